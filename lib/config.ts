@@ -1,0 +1,178 @@
+import { ConfigError } from './errors.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export type SlackConfig =
+  | { readonly mode: 'bot'; readonly token: string; readonly channel: string; readonly apiUrl?: string }
+  | { readonly mode: 'webhook'; readonly webhookUrl: string }
+  | { readonly mode: 'off' };
+
+export interface WebhookSecretsConfig {
+  /** Secrets Manager secret holding `{"github": "...", "gitlab": "..."}` (each may be a list, for rotation). */
+  readonly secretArn?: string;
+  readonly github: readonly string[];
+  readonly gitlab: readonly string[];
+}
+
+export interface Config {
+  readonly stage: string;
+  readonly region: string;
+  readonly tableName: string;
+  readonly fleetConfigPath?: string;
+  readonly dynamodbEndpoint?: string;
+  readonly secretsManagerEndpoint?: string;
+  readonly stsEndpoint?: string;
+  readonly webhookSecrets: WebhookSecretsConfig;
+  readonly slack: SlackConfig;
+  /** SQS queue feeding `fanout`; absent locally, where the in-process queue is used. */
+  readonly queueUrl?: string;
+  /** SQS queue feeding `track` (delayed, re-enqueues itself). */
+  readonly trackQueueUrl?: string;
+  readonly apiToken?: string;
+  readonly maxBodyBytes: number;
+  readonly deliveryTtlSeconds: number;
+  readonly trackDeadlineSeconds: number;
+  readonly trackIntervalSeconds: number;
+  readonly trackMaxIntervalSeconds: number;
+  readonly reconcileIntervalSeconds: number;
+  readonly missedWebhookGraceSeconds: number;
+  readonly refreshConcurrency: number;
+  readonly port: number;
+  readonly logLevel: LogLevel;
+}
+
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const MB = 1024 * 1024;
+
+/**
+ * Reads and validates every setting once (at cold start). The first problem found stops start-up with
+ * one line naming the setting; values are never echoed, since some of them are secrets.
+ */
+export function loadConfig(env: Env): Config {
+  const slack = slackConfig(env);
+  const webhookSecrets: WebhookSecretsConfig = {
+    ...optional('secretArn', arn(env, 'WEBHOOK_SECRET_ARN', 'secretsmanager')),
+    github: secretList(env, 'GITHUB_WEBHOOK_SECRET'),
+    gitlab: secretList(env, 'GITLAB_WEBHOOK_TOKEN'),
+  };
+  const trackIntervalSeconds = integer(env, 'TRACK_INTERVAL_SECONDS', 5, 1, 900);
+  const config: Config = {
+    stage: text(env, 'STAGE') ?? 'local',
+    region: text(env, 'AWS_REGION') ?? text(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    tableName: required(env, 'TABLE_NAME'),
+    ...optional('fleetConfigPath', text(env, 'FLEET_CONFIG')),
+    ...optional('dynamodbEndpoint', url(env, 'DYNAMODB_ENDPOINT')),
+    ...optional('secretsManagerEndpoint', url(env, 'SECRETS_MANAGER_ENDPOINT')),
+    ...optional('stsEndpoint', url(env, 'STS_ENDPOINT')),
+    webhookSecrets,
+    slack,
+    ...optional('queueUrl', url(env, 'QUEUE_URL')),
+    ...optional('trackQueueUrl', url(env, 'TRACK_QUEUE_URL')),
+    ...optional('apiToken', text(env, 'API_TOKEN')),
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
+    deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
+    trackDeadlineSeconds: integer(env, 'TRACK_DEADLINE_SECONDS', 600, 10, 24 * 3600),
+    trackIntervalSeconds,
+    trackMaxIntervalSeconds: integer(
+      env,
+      'TRACK_MAX_INTERVAL_SECONDS',
+      Math.max(30, trackIntervalSeconds),
+      trackIntervalSeconds,
+      900,
+    ),
+    reconcileIntervalSeconds: integer(env, 'RECONCILE_INTERVAL_SECONDS', 300, 1, 24 * 3600),
+    missedWebhookGraceSeconds: integer(env, 'MISSED_WEBHOOK_GRACE_SECONDS', 120, 0, 24 * 3600),
+    refreshConcurrency: integer(env, 'REFRESH_CONCURRENCY', 10, 1, 200),
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'INFO'),
+  };
+  if (config.queueUrl !== undefined && config.trackQueueUrl === undefined) {
+    throw new ConfigError('TRACK_QUEUE_URL', 'is required when QUEUE_URL is set');
+  }
+  return Object.freeze(config);
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function required(env: Env, name: string): string {
+  const value = text(env, name);
+  if (value === undefined) throw new ConfigError(name, 'is required');
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, 'must be a whole number');
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return value;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be an absolute http(s) URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(name, 'must be an absolute http(s) URL');
+  }
+  return raw;
+}
+
+function arn(env: Env, name: string, service: string): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  if (!new RegExp(`^arn:aws[a-z-]*:${service}:[a-z0-9-]+:\\d{12}:`).test(raw)) {
+    throw new ConfigError(name, `must be an ARN of ${service}`);
+  }
+  return raw;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const match = values.find((v) => v === raw.toUpperCase() || v === raw);
+  if (match === undefined) throw new ConfigError(name, `must be one of ${values.join(', ')}`);
+  return match;
+}
+
+/** Several comma-separated values are accepted so a secret can be rotated without downtime. */
+function secretList(env: Env, name: string): readonly string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const values = raw.split(',').map((v) => v.trim());
+  if (values.some((v) => v === ''))
+    throw new ConfigError(name, 'has an empty entry in its comma-separated list');
+  return values;
+}
+
+function slackConfig(env: Env): SlackConfig {
+  const webhookUrl = url(env, 'SLACK_WEBHOOK_URL');
+  const token = text(env, 'SLACK_BOT_TOKEN');
+  const channel = text(env, 'SLACK_CHANNEL');
+  const apiUrl = url(env, 'SLACK_API_URL');
+  if (webhookUrl !== undefined && token !== undefined) {
+    throw new ConfigError('SLACK_WEBHOOK_URL', 'and SLACK_BOT_TOKEN are exclusive; set one');
+  }
+  if (token !== undefined) {
+    if (channel === undefined) throw new ConfigError('SLACK_CHANNEL', 'is required with SLACK_BOT_TOKEN');
+    return { mode: 'bot', token, channel, ...optional('apiUrl', apiUrl) };
+  }
+  if (channel !== undefined) throw new ConfigError('SLACK_BOT_TOKEN', 'is required with SLACK_CHANNEL');
+  if (webhookUrl !== undefined) return { mode: 'webhook', webhookUrl };
+  return { mode: 'off' };
+}

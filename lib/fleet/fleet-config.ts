@@ -1,0 +1,63 @@
+/** The fleet file (`FLEET_CONFIG`), after validation. See README "Fleet file". */
+
+export type ClusterAuth =
+  | { readonly token: string }
+  | { readonly tokenSecret: string }
+  | { readonly eks: { readonly clusterName: string; readonly region: string; readonly roleArn?: string } };
+
+export const SECRET_POLICIES = ['block', 'warn', 'off'] as const;
+export type SecretPolicy = (typeof SECRET_POLICIES)[number];
+
+export interface ClusterConfig {
+  /** Unique; used in records and routes. */
+  readonly name: string;
+  readonly server: string;
+  /** Base64 PEM of the cluster CA. */
+  readonly caData?: string;
+  readonly auth: ClusterAuth;
+  /** This cluster runs Argo CD; Applications and ApplicationSets live in this namespace. */
+  readonly argocd?: { readonly namespace: string };
+  /** This cluster runs Flux; GitRepositories live in this namespace. */
+  readonly flux?: { readonly namespace: string };
+  /** Concurrent refresh PATCHes against this cluster (default: REFRESH_CONCURRENCY). */
+  readonly concurrency?: number;
+  /** Per-request timeout against this cluster's API, in milliseconds (default 10000). */
+  readonly timeoutMs?: number;
+  /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
+  readonly secretPolicy?: SecretPolicy;
+}
+
+export const REPOSITORY_PROVIDERS = ['github', 'gitlab', 'generic'] as const;
+export type RepositoryProvider = (typeof REPOSITORY_PROVIDERS)[number];
+
+export interface RepositoryConfig {
+  readonly url: string;
+  /** Secrets Manager secret holding the token (plain string, or JSON `{"token": "..."}`, or `{"username","password"}`). */
+  readonly tokenSecret?: string;
+  /** Literal token (local/testing only). */
+  readonly token?: string;
+  /** Which compare API to call; guessed from the host when absent. */
+  readonly provider?: RepositoryProvider;
+  /** Provider API base URL (GitHub Enterprise, self-hosted GitLab, tests). */
+  readonly apiUrl?: string;
+}
+
+/** A SecretStore/ClusterSecretStore stand-in for stores that are neither in Git nor on a fleet cluster. */
+export interface StoreOverride {
+  readonly kind: 'SecretStore' | 'ClusterSecretStore';
+  readonly name: string;
+  /** SecretStore only: the namespace it lives in (absent: any namespace). */
+  readonly namespace?: string;
+  readonly cluster?: string;
+  readonly service: 'SecretsManager' | 'ParameterStore';
+  readonly region: string;
+  readonly role?: string;
+  readonly prefix?: string;
+}
+
+export interface FleetConfig {
+  readonly clusters: readonly ClusterConfig[];
+  readonly repositories: readonly RepositoryConfig[];
+  readonly secretPolicy: SecretPolicy;
+  readonly secretStores: readonly StoreOverride[];
+}

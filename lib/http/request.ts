@@ -1,0 +1,54 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { BadRequestError, PayloadTooLargeError } from '../errors.js';
+
+/** A provider-neutral HTTP request: lower-case header names, the raw body bytes (verify before parse). */
+export interface HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly pathParameters: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+/**
+ * Decodes an API Gateway HTTP API (payload v2) or Lambda Function URL event. The size check runs on the
+ * encoded length before anything is decoded, so an oversize body costs nothing.
+ */
+export function fromApiGatewayEvent(event: APIGatewayProxyEventV2, maxBodyBytes: number): HttpRequest {
+  const raw = event.body ?? '';
+  const size = event.isBase64Encoded ? Buffer.byteLength(raw, 'base64') : Buffer.byteLength(raw, 'utf8');
+  if (size > maxBodyBytes) throw new PayloadTooLargeError(maxBodyBytes);
+  const body = event.isBase64Encoded ? decodeBase64(raw) : Buffer.from(raw, 'utf8');
+  return {
+    method: event.requestContext?.http?.method ?? 'GET',
+    path: event.rawPath ?? '/',
+    headers: lowerCaseKeys(event.headers ?? {}),
+    query: definedValues(event.queryStringParameters ?? {}),
+    pathParameters: definedValues(event.pathParameters ?? {}),
+    body,
+  };
+}
+
+function decodeBase64(raw: string): Buffer {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(raw.replace(/\s+/g, ''))) {
+    throw new BadRequestError('body is marked base64 but is not');
+  }
+  return Buffer.from(raw, 'base64');
+}
+
+function lowerCaseKeys(headers: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+function definedValues(values: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,20 @@
+import type { Trigger } from '../rollouts/model.js';
+import type { PushEvent } from '../webhook/push-event.js';
+
+/** Webhook → fanout: one push to match, preflight and refresh across the fleet. */
+export interface PushMessage {
+  readonly type: 'push';
+  readonly trigger: Trigger;
+  readonly event: PushEvent;
+}
+
+/** Fanout → track (and track → itself): follow one rollout until every app ends or the deadline passes. */
+export interface TrackMessage {
+  readonly type: 'track';
+  readonly sha: string;
+  /** ISO time after which unfinished apps become `timeout`. */
+  readonly deadline: string;
+  readonly attempt: number;
+}
+
+export type QueueMessage = PushMessage | TrackMessage;

@@ -1,0 +1,114 @@
+import type { SecretCheck } from '../secrets/secret-check.js';
+
+export const TRIGGERS = ['webhook', 'schedule', 'manual'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+
+export const TARGET_KINDS = ['Application', 'ApplicationSet', 'GitRepository'] as const;
+export type TargetKind = (typeof TARGET_KINDS)[number];
+
+export const APP_STATES = [
+  'matched',
+  'blocked',
+  'refreshed',
+  'syncing',
+  'synced',
+  'out-of-sync',
+  'failed',
+  'degraded',
+  'timeout',
+  'error',
+] as const;
+export type AppState = (typeof APP_STATES)[number];
+
+export const ROLLOUT_STATUSES = [
+  'pending',
+  'in-progress',
+  'succeeded',
+  'failed',
+  'partial',
+  'blocked',
+] as const;
+export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
+
+/** Why fan-out did or did not refresh an object whose repository matched the push. */
+export const DECISIONS = [
+  'revision-miss',
+  'paths-miss',
+  'refreshed',
+  'refreshed-unknown-files',
+  'blocked',
+  'error',
+] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** One object on one cluster of the fleet. */
+export interface AppTarget {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly kind: TargetKind;
+}
+
+export const TERMINAL_STATES: ReadonlySet<AppState> = new Set([
+  'blocked',
+  'synced',
+  'out-of-sync',
+  'failed',
+  'degraded',
+  'timeout',
+  'error',
+]);
+
+/** States only move forward: a lower rank never overwrites a higher one. */
+export const STATE_RANK: Readonly<Record<AppState, number>> = {
+  matched: 0,
+  refreshed: 1,
+  syncing: 2,
+  blocked: 3,
+  synced: 3,
+  'out-of-sync': 3,
+  failed: 3,
+  degraded: 3,
+  timeout: 3,
+  error: 3,
+};
+
+export function isTerminal(state: AppState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+export interface AppRecord extends AppTarget {
+  readonly state: AppState;
+  readonly decision?: Decision;
+  readonly syncStatus?: string;
+  readonly health?: string;
+  readonly revision?: string;
+  readonly message?: string;
+  readonly refreshedAt?: string;
+  readonly finishedAt?: string;
+  readonly secrets?: readonly SecretCheck[];
+}
+
+export type StateCounts = Partial<Record<AppState, number>>;
+
+export function countStates(states: Iterable<AppState>): StateCounts {
+  const counts: StateCounts = {};
+  for (const state of states) counts[state] = (counts[state] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * The rollout's summary status, derived from its apps only:
+ * nothing ended yet → pending/in-progress; all synced → succeeded; none synced → failed
+ * (or blocked when every unfinished-looking app is held back); some synced → partial.
+ */
+export function deriveRolloutStatus(states: readonly AppState[]): RolloutStatus {
+  if (states.length === 0) return 'succeeded';
+  if (states.some((s) => !isTerminal(s))) {
+    return states.every((s) => s === 'matched') ? 'pending' : 'in-progress';
+  }
+  const synced = states.filter((s) => s === 'synced').length;
+  if (synced === states.length) return 'succeeded';
+  if (states.every((s) => s === 'blocked' || s === 'synced')) return synced === 0 ? 'blocked' : 'partial';
+  return synced === 0 ? 'failed' : 'partial';
+}

@@ -1,0 +1,27 @@
+export const SECRET_OUTCOMES = [
+  'ok',
+  'missing-secret',
+  'missing-property',
+  'not-json',
+  'access-denied',
+  'unsupported',
+  'error',
+  'not-rendered',
+] as const;
+export type SecretOutcome = (typeof SECRET_OUTCOMES)[number];
+
+/** The outcome of one ExternalSecret reference. Never carries a secret value. */
+export interface SecretCheck {
+  /** `namespace/name` of the ExternalSecret. */
+  readonly externalSecret: string;
+  /** `spec.data[0]`, `spec.dataFrom[1].extract`, … */
+  readonly field: string;
+  readonly key?: string;
+  readonly property?: string;
+  readonly version?: string;
+  readonly store?: string;
+  readonly outcome: SecretOutcome;
+  readonly message?: string;
+  /** Post-sync: the ExternalSecret's Ready condition reason (`SecretSynced`, `SecretSyncedError`). */
+  readonly syncReason?: string;
+}

@@ -1,0 +1,69 @@
+export const GIT_PROVIDERS = ['github', 'gitlab'] as const;
+export type GitProvider = (typeof GIT_PROVIDERS)[number];
+
+export const REF_TYPES = ['branch', 'tag'] as const;
+export type RefType = (typeof REF_TYPES)[number];
+
+/** Why a push's changed-file list cannot be trusted to be complete. */
+export const UNKNOWN_FILES_REASONS = [
+  'no-commit-list',
+  'truncated',
+  'forced',
+  'created',
+  'compare-failed',
+] as const;
+export type UnknownFilesReason = (typeof UNKNOWN_FILES_REASONS)[number];
+
+/**
+ * Unknown is not empty: a known-empty list (an empty commit) refreshes nothing path-filtered,
+ * an unknown list refreshes everything whose repository and revision match (fail open).
+ */
+export type ChangedFiles =
+  | { readonly known: true; readonly files: readonly string[] }
+  | { readonly known: false; readonly reason: UnknownFilesReason };
+
+export interface PushRepository {
+  /** `org/repo` or `group/subgroup/project`, for display. */
+  readonly fullName: string;
+  /** The repository's web URL (GitHub `html_url`, GitLab `web_url`). */
+  readonly webUrl: string;
+  /** Every URL form the payload gives (web, clone over HTTPS, SSH, git://). */
+  readonly urls: readonly string[];
+  readonly defaultBranch?: string;
+  /** Provider API base, e.g. `https://api.github.com` or `https://gitlab.example/api/v4`. */
+  readonly apiBaseUrl?: string;
+  /** GitLab numeric project id (compare API). */
+  readonly projectId?: number;
+}
+
+export interface PushAuthor {
+  readonly name: string;
+  readonly username?: string;
+}
+
+/** One provider-neutral push: nothing downstream of the provider edge reads provider payloads. */
+export interface PushEvent {
+  readonly provider: GitProvider;
+  readonly deliveryId: string;
+  readonly repo: PushRepository;
+  /** Full ref as pushed, e.g. `refs/heads/main` or `refs/tags/v1.2.0`. */
+  readonly ref: string;
+  readonly refType: RefType;
+  /** Short name: `main`, `release/1.0`, `v1.2.0`. */
+  readonly refName: string;
+  readonly before: string;
+  readonly after: string;
+  /** A branch push to the repository's default branch (tags never touch it, unlike Argo CD). */
+  readonly touchedDefaultBranch: boolean;
+  readonly created: boolean;
+  readonly deleted: boolean;
+  readonly forced: boolean;
+  readonly author: PushAuthor;
+  readonly commitTitle: string;
+  readonly commitUrl?: string;
+  readonly changedFiles: ChangedFiles;
+  /** ISO-8601 time the delivery was received. */
+  readonly receivedAt: string;
+}
+
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
