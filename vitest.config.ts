@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     reporters: ['default'],
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

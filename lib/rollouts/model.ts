@@ -112,3 +112,43 @@ export function deriveRolloutStatus(states: readonly AppState[]): RolloutStatus 
   if (states.every((s) => s === 'blocked' || s === 'synced')) return synced === 0 ? 'blocked' : 'partial';
   return synced === 0 ? 'failed' : 'partial';
 }
+
+export type DecisionCounts = Partial<Record<Decision, number>>;
+
+/** The commit-level record: what was pushed, and the status derived from its apps. */
+export interface RolloutSummary {
+  readonly sha: string;
+  readonly repo: string;
+  readonly repoUrl: string;
+  readonly ref: string;
+  /** Every ref this commit arrived on (a branch push and a tag at the same commit share one rollout). */
+  readonly refs: readonly string[];
+  readonly provider?: string;
+  readonly trigger: Trigger;
+  readonly receivedAt: string;
+  readonly status: RolloutStatus;
+  readonly counts: StateCounts;
+  readonly decisions: DecisionCounts;
+  readonly author?: string;
+  readonly commitTitle?: string;
+  readonly commitUrl?: string;
+  /** Found by the scheduled reconciliation: the webhook for this commit never arrived. */
+  readonly missedWebhook?: boolean;
+  readonly deadline?: string;
+  readonly finishedAt?: string;
+}
+
+export interface Rollout extends RolloutSummary {
+  readonly apps: readonly AppRecord[];
+}
+
+/** One per-object decision of fan-out, kept for apps that were not refreshed (misses) as well. */
+export interface DecisionRecord extends AppTarget {
+  readonly decision: Decision;
+  readonly detail?: string;
+}
+
+/** An app record as stored, with the version its conditional writes use. */
+export interface StoredApp extends AppRecord {
+  readonly version: number;
+}

@@ -1,0 +1,57 @@
+import type { AppRecord, AppTarget, DecisionRecord, Rollout, RolloutSummary, StoredApp } from './model.js';
+
+export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'>;
+
+/** What every app record of a rollout repeats, so history entries stand on their own. */
+export type RolloutMeta = Pick<RolloutSummary, 'sha' | 'repo' | 'ref' | 'trigger' | 'receivedAt'>;
+
+export type AppChange = Partial<Omit<AppRecord, keyof AppTarget>>;
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor?: string;
+}
+
+/** Written by fan-out: the rollout, its decisions, and one claim + record per refreshed app. */
+export interface RolloutWriter {
+  /** Creates the rollout for this commit, or adds `ref` to the one that exists. */
+  start(rollout: NewRollout): Promise<'created' | 'exists'>;
+  recordDecisions(sha: string, decisions: readonly DecisionRecord[]): Promise<void>;
+  /**
+   * Creates the app record (state `matched`) if absent and claims the right to refresh it; false when it was
+   * claimed less than `windowSeconds` ago (a second delivery of the same commit does not patch twice).
+   */
+  claimRefresh(meta: RolloutMeta, target: AppTarget, now: Date, windowSeconds: number): Promise<boolean>;
+  /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
+  recordApp(meta: RolloutMeta, record: AppRecord): Promise<void>;
+}
+
+/** Forward-only, conditional state changes: two pollers racing never lose an update or move a state back. */
+export interface AppStateWriter {
+  transition(
+    sha: string,
+    target: AppTarget,
+    change: AppChange,
+    expectedVersion: number,
+  ): Promise<'updated' | 'conflict'>;
+  /** Recomputes the rollout's counts and status from its apps (monotonic: a stale view never overwrites). */
+  syncSummary(sha: string): Promise<RolloutSummary | undefined>;
+}
+
+export interface RolloutReader {
+  get(sha: string): Promise<Rollout | undefined>;
+  listApps(sha: string): Promise<readonly StoredApp[]>;
+  decisions(sha: string): Promise<readonly DecisionRecord[]>;
+  history(
+    target: Pick<AppTarget, 'cluster' | 'namespace' | 'name'>,
+    page: { limit: number; cursor?: string },
+  ): Promise<Page<HistoryEntry>>;
+}
+
+export interface HistoryEntry extends AppRecord {
+  readonly sha: string;
+  readonly repo: string;
+  readonly ref: string;
+  readonly trigger: string;
+  readonly receivedAt: string;
+}

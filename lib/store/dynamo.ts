@@ -1,0 +1,46 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface TableRef {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+/** One document client per cold start; `endpoint` points it at dynalite locally and in tests. */
+export function createTableRef(options: { tableName: string; region: string; endpoint?: string }): TableRef {
+  const client = new DynamoDBClient({
+    region: options.region,
+    ...(options.endpoint === undefined
+      ? {}
+      : { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  });
+  const doc = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return { doc, tableName: options.tableName };
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Opaque pagination cursor: the LastEvaluatedKey, base64url JSON. */
+export function encodeCursor(key: Record<string, unknown> | undefined): string | undefined {
+  return key === undefined ? undefined : Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {
+    // fall through: a cursor that does not decode is the caller's mistake
+  }
+  return undefined;
+}
+
+export function epochSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}

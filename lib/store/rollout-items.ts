@@ -1,0 +1,129 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { AppRecord, DecisionRecord, RolloutSummary, StoredApp } from '../rollouts/model.js';
+import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
+import { decodeCursor, encodeCursor, type TableRef } from './dynamo.js';
+import { GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+export async function queryAll(table: TableRef, pk: string, skPrefix: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ConsistentRead: true,
+        ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
+const SUMMARY_FIELDS = [
+  'sha',
+  'repo',
+  'repoUrl',
+  'ref',
+  'refs',
+  'provider',
+  'trigger',
+  'receivedAt',
+  'status',
+  'counts',
+  'decisions',
+  'author',
+  'commitTitle',
+  'commitUrl',
+  'missedWebhook',
+  'deadline',
+  'finishedAt',
+] as const;
+
+const APP_FIELDS = [
+  'cluster',
+  'namespace',
+  'name',
+  'kind',
+  'state',
+  'decision',
+  'syncStatus',
+  'health',
+  'revision',
+  'message',
+  'refreshedAt',
+  'finishedAt',
+  'secrets',
+] as const;
+
+function pick(item: Item, fields: readonly string[]): Item {
+  const out: Item = {};
+  for (const field of fields) if (item[field] !== undefined) out[field] = item[field];
+  return out;
+}
+
+export function summaryFromItem(item: Item): RolloutSummary {
+  return pick(item, SUMMARY_FIELDS) as unknown as RolloutSummary;
+}
+
+export function appFromItem(item: Item): StoredApp {
+  return { ...(pick(item, APP_FIELDS) as unknown as AppRecord), version: Number(item.version ?? 0) };
+}
+
+function historyFromItem(item: Item): HistoryEntry {
+  return {
+    ...(pick(item, APP_FIELDS) as unknown as AppRecord),
+    sha: String(item.sha),
+    repo: String(item.repo),
+    ref: String(item.ref),
+    trigger: String(item.trigger),
+    receivedAt: String(item.receivedAt),
+  };
+}
+
+export function dynamoRolloutReader(table: TableRef): RolloutReader {
+  const listApps = async (sha: string) => (await queryAll(table, rolloutPk(sha), 'APP#')).map(appFromItem);
+  return {
+    async get(sha) {
+      const { Item } = await table.doc.send(
+        new GetCommand({
+          TableName: table.tableName,
+          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+          ConsistentRead: true,
+        }),
+      );
+      if (Item === undefined) return undefined;
+      const apps = (await listApps(sha)).map(({ version: _version, ...app }) => app);
+      return { ...summaryFromItem(Item), apps };
+    },
+    listApps,
+    async decisions(sha) {
+      const chunks = await queryAll(table, rolloutPk(sha), 'DECISIONS#');
+      return chunks.flatMap((chunk) => (chunk.decisions ?? []) as DecisionRecord[]);
+    },
+    async history(target, page) {
+      const start = decodeCursor(page.cursor);
+      const result = await table.doc.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          IndexName: GSI1,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': historyPk(target) },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+        }),
+      );
+      const nextCursor = encodeCursor(result.LastEvaluatedKey);
+      return {
+        items: (result.Items ?? []).map(historyFromItem),
+        ...(nextCursor === undefined ? {} : { nextCursor }),
+      };
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import { createTableRef } from '../../../lib/store/dynamo.js';
+import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
+import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
+import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+
+const app = (name: string, cluster = 'hub'): AppTarget => ({
+  cluster,
+  namespace: 'argocd',
+  name,
+  kind: 'Application',
+});
+
+let counter = 0;
+function meta(receivedAt = '2026-11-30T10:00:00.000Z'): RolloutMeta {
+  counter += 1;
+  return {
+    sha: counter.toString(16).padStart(40, 'c'),
+    repo: 'org/gitops',
+    ref: 'refs/heads/main',
+    trigger: 'webhook',
+    receivedAt,
+  };
+}
+
+describe('the DynamoDB rollout records', () => {
+  let table: TestTable;
+  let writer: ReturnType<typeof dynamoRolloutWriter>;
+  let reader: ReturnType<typeof dynamoRolloutReader>;
+  const now = new Date('2026-11-30T10:00:05.000Z');
+
+  beforeAll(async () => {
+    table = await startTestTable();
+    const ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    writer = dynamoRolloutWriter(ref, 86400);
+    reader = dynamoRolloutReader(ref);
+  });
+  afterAll(async () => table.close());
+
+  async function started(m = meta()) {
+    await writer.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    return m;
+  }
+
+  it('creates one rollout per commit and adds the refs of later pushes of the same commit', async () => {
+    const m = await started();
+    expect(
+      await writer.start({ ...m, ref: 'refs/tags/v1.0.0', repoUrl: 'https://github.com/org/gitops' }),
+    ).toBe('exists');
+    expect(
+      await writer.start({ ...m, ref: 'refs/tags/v1.0.0', repoUrl: 'https://github.com/org/gitops' }),
+    ).toBe('exists');
+    expect((await reader.get(m.sha))?.refs).toEqual(['refs/heads/main', 'refs/tags/v1.0.0']);
+  });
+
+  it('lets a second delivery of the same commit within the window skip the refresh', async () => {
+    const m = await started();
+    expect(await writer.claimRefresh(m, app('web'), now, 60)).toBe(true);
+    expect(await writer.claimRefresh(m, app('web'), new Date(now.getTime() + 30_000), 60)).toBe(false);
+    expect(await writer.claimRefresh(m, app('web'), new Date(now.getTime() + 61_000), 60)).toBe(true);
+    expect((await reader.listApps(m.sha)).map((a) => a.state)).toEqual(['matched']);
+  });
+
+  it('never moves an app back to an earlier state when a redelivery records it again', async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('api'), state: 'synced', decision: 'refreshed' });
+    await writer.recordApp(m, { ...app('api'), state: 'refreshed', decision: 'refreshed' });
+    expect((await reader.listApps(m.sha))[0]?.state).toBe('synced');
+  });
+
+  it('lets exactly one of two pollers racing on the same version write its change', async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('cart'), state: 'refreshed' });
+    const [stored] = await reader.listApps(m.sha);
+    const results = await Promise.all([
+      writer.transition(m.sha, app('cart'), { state: 'syncing' }, stored?.version ?? 0),
+      writer.transition(m.sha, app('cart'), { state: 'synced', health: 'Healthy' }, stored?.version ?? 0),
+    ]);
+    expect(results.sort()).toEqual(['conflict', 'updated']);
+  });
+
+  it('refuses a transition to an earlier state even at the current version', async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('search'), state: 'failed' });
+    const [stored] = await reader.listApps(m.sha);
+    expect(await writer.transition(m.sha, app('search'), { state: 'syncing' }, stored?.version ?? 0)).toBe(
+      'conflict',
+    );
+  });
+
+  it.each([
+    { states: ['refreshed', 'synced'], status: 'in-progress' },
+    { states: ['synced', 'synced'], status: 'succeeded' },
+    { states: ['synced', 'failed'], status: 'partial' },
+    { states: ['degraded', 'timeout'], status: 'failed' },
+    { states: ['blocked', 'blocked'], status: 'blocked' },
+  ] as const)('derives the summary status $status from apps $states', async ({ states, status }) => {
+    const m = await started();
+    for (const [i, state] of states.entries()) await writer.recordApp(m, { ...app(`a${i}`), state });
+    const summary = await writer.syncSummary(m.sha);
+    expect(summary?.status).toBe(status);
+    expect(Object.values(summary?.counts ?? {}).reduce((a, b) => a + b, 0)).toBe(states.length);
+  });
+
+  it('marks a rollout that matched no app as succeeded', async () => {
+    const m = await started();
+    expect((await writer.syncSummary(m.sha))?.status).toBe('succeeded');
+  });
+
+  it('keeps decisions of apps that were not refreshed, with counts on the summary', async () => {
+    const m = await started();
+    await writer.recordDecisions(m.sha, [
+      { ...app('x'), decision: 'paths-miss' },
+      { ...app('y'), decision: 'revision-miss' },
+      { ...app('z'), decision: 'paths-miss' },
+    ]);
+    expect(await reader.decisions(m.sha)).toHaveLength(3);
+    expect((await reader.get(m.sha))?.decisions).toEqual({ 'paths-miss': 2, 'revision-miss': 1 });
+  });
+
+  it('serves an app history newest first, page by page', async () => {
+    const times = ['2026-11-28T10:00:00.000Z', '2026-11-29T10:00:00.000Z', '2026-11-30T10:00:00.000Z'];
+    for (const t of times) {
+      const m = await started(meta(t));
+      await writer.recordApp(m, { ...app('ledger', 'spoke-a'), state: 'synced' });
+    }
+    const first = await reader.history(app('ledger', 'spoke-a'), { limit: 2 });
+    expect(first.items.map((h) => h.receivedAt)).toEqual([times[2], times[1]]);
+    expect(first.nextCursor).toBeDefined();
+    const second = await reader.history(app('ledger', 'spoke-a'), {
+      limit: 2,
+      cursor: first.nextCursor ?? '',
+    });
+    expect(second.items.map((h) => h.receivedAt)).toEqual([times[0]]);
+  });
+});
