@@ -1,0 +1,90 @@
+import type { SQSEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryQueue } from '../../../infra/local/memory-queue.js';
+
+const options = { batchSize: 10, visibilityTimeoutMs: 50, maxReceiveCount: 3, pollMs: 5 };
+
+describe('the in-process queue', () => {
+  const queues: MemoryQueue<unknown>[] = [];
+  const queue = <M>() => {
+    const q = new MemoryQueue<M>('test');
+    queues.push(q as MemoryQueue<unknown>);
+    return q;
+  };
+  afterEach(() => {
+    for (const q of queues.splice(0)) q.stop();
+  });
+
+  it('delivers each message as an SQS record whose body is the JSON sent', async () => {
+    const q = queue<{ n: number }>();
+    const seen: number[] = [];
+    q.start(async (event: SQSEvent) => {
+      for (const r of event.Records) seen.push((JSON.parse(r.body) as { n: number }).n);
+      return { batchItemFailures: [] };
+    }, options);
+    await q.send({ n: 1 });
+    await q.send({ n: 2 });
+    await q.idle();
+    expect(seen.sort()).toEqual([1, 2]);
+    expect(q.depth).toBe(0);
+  });
+
+  it('holds a delayed message back until its delay has passed', async () => {
+    const q = queue<string>();
+    const at: number[] = [];
+    const sent = Date.now();
+    q.start(async () => {
+      at.push(Date.now() - sent);
+      return { batchItemFailures: [] };
+    }, options);
+    await q.send('later', { delaySeconds: 0.2 });
+    await q.idle(1000);
+    expect(at[0]).toBeGreaterThanOrEqual(190);
+  });
+
+  it('redelivers only the messages a batch reported as failed', async () => {
+    const q = queue<string>();
+    const receives: string[] = [];
+    q.start(async (event) => {
+      const failures = [];
+      for (const r of event.Records) {
+        receives.push(JSON.parse(r.body) as string);
+        if (JSON.parse(r.body) === 'flaky' && r.attributes.ApproximateReceiveCount === '1') {
+          failures.push({ itemIdentifier: r.messageId });
+        }
+      }
+      return { batchItemFailures: failures };
+    }, options);
+    await q.send('ok');
+    await q.send('flaky');
+    await q.idle(1000);
+    expect(receives.filter((r) => r === 'ok')).toHaveLength(1);
+    expect(receives.filter((r) => r === 'flaky')).toHaveLength(2);
+  });
+
+  it('moves a message that keeps failing to the dead-letter list after maxReceiveCount receives', async () => {
+    const q = queue<string>();
+    let calls = 0;
+    q.start(async () => {
+      calls += 1;
+      throw new Error('boom');
+    }, options);
+    await q.send('poison');
+    await q.idle(1000);
+    expect(calls).toBe(3);
+    expect(q.deadLetters.map((d) => JSON.parse(d.body))).toEqual(['poison']);
+  });
+
+  it('brings back a message whose handler outlives the visibility timeout', async () => {
+    const q = queue<string>();
+    let calls = 0;
+    q.start(async () => {
+      calls += 1;
+      if (calls === 1) await new Promise((r) => setTimeout(r, 200));
+      return { batchItemFailures: [] };
+    }, options);
+    await q.send('slow');
+    await q.idle(1000);
+    expect(calls).toBe(2);
+  });
+});
