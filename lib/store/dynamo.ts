@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError } from '../errors.js';
 
 export interface TableRef {
   readonly doc: DynamoDBDocumentClient;
@@ -38,7 +39,19 @@ export function decodeCursor(cursor: string | undefined): Record<string, unknown
   } catch {
     // fall through: a cursor that does not decode is the caller's mistake
   }
-  return undefined;
+  throw new BadRequestError('cursor is not valid');
+}
+
+/** A start key DynamoDB rejects came from the caller's cursor: their mistake, not ours. */
+export async function withCallerCursor<T>(cursor: string | undefined, query: () => Promise<T>): Promise<T> {
+  try {
+    return await query();
+  } catch (error) {
+    if (cursor !== undefined && (error as { name?: string }).name === 'ValidationException') {
+      throw new BadRequestError('cursor is not valid', { cause: error });
+    }
+    throw error;
+  }
 }
 
 export function epochSeconds(date: Date): number {

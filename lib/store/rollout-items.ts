@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppRecord, DecisionRecord, RolloutSummary, StoredApp } from '../rollouts/model.js';
 import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
-import { decodeCursor, encodeCursor, type TableRef } from './dynamo.js';
+import { decodeCursor, encodeCursor, type TableRef, withCallerCursor } from './dynamo.js';
 import { GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -108,16 +108,18 @@ export function dynamoRolloutReader(table: TableRef): RolloutReader {
     },
     async history(target, page) {
       const start = decodeCursor(page.cursor);
-      const result = await table.doc.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          IndexName: GSI1,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': historyPk(target) },
-          ScanIndexForward: false,
-          Limit: page.limit,
-          ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-        }),
+      const result = await withCallerCursor(page.cursor, () =>
+        table.doc.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            IndexName: GSI1,
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': historyPk(target) },
+            ScanIndexForward: false,
+            Limit: page.limit,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        ),
       );
       const nextCursor = encodeCursor(result.LastEvaluatedKey);
       return {

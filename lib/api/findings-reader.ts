@@ -1,0 +1,16 @@
+import type { Page } from '../rollouts/rollout-store.js';
+
+export interface FindingFilter {
+  readonly cluster?: string;
+  readonly severity?: string;
+  readonly rule?: string;
+  /** Include findings that have been resolved (default: open ones only). */
+  readonly includeResolved?: boolean;
+}
+
+export interface FindingsReader {
+  list(
+    filter: FindingFilter,
+    page: { limit: number; cursor?: string },
+  ): Promise<Page<Record<string, unknown>>>;
+}

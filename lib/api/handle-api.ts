@@ -1,0 +1,113 @@
+import { BadRequestError, NotFoundError } from '../errors.js';
+import type { HttpRequest } from '../http/request.js';
+import { errorResponse, type HttpResponse, json } from '../http/response.js';
+import type { Logger } from '../ports.js';
+import type { AppRecord } from '../rollouts/model.js';
+import type { RolloutReader } from '../rollouts/rollout-store.js';
+import { requireBearer } from './auth.js';
+import type { FindingsReader } from './findings-reader.js';
+
+export interface ApiDeps {
+  readonly rollouts: RolloutReader;
+  readonly findings: FindingsReader;
+  readonly apiToken?: string;
+  readonly health: () => Promise<Record<string, unknown>>;
+  readonly logger: Logger;
+}
+
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
+
+/** The read API: `GET /rollouts/{sha}`, `/apps/{cluster}/{namespace}/{name}/history`, `/findings`, `/healthz`. */
+export async function handleApi(request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
+  try {
+    if (request.method !== 'GET')
+      return json(405, { error: 'method-not-allowed', message: 'only GET is served' });
+    requireBearer(request.headers, deps.apiToken);
+    const segments = request.path
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeSegment);
+    const [head, ...rest] = segments;
+    if (head === 'healthz' && rest.length === 0) return json(200, { status: 'ok', ...(await deps.health()) });
+    if (head === 'rollouts' && rest.length === 1) return await rollout(rest[0] ?? '', deps);
+    if (head === 'apps' && rest.length === 4 && rest[3] === 'history')
+      return await history(rest, request, deps);
+    if (head === 'findings' && rest.length === 0) return await findings(request, deps);
+    throw new NotFoundError(`no route for GET ${request.path}`);
+  } catch (error) {
+    return errorResponse(error, deps.logger);
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BadRequestError('the path is not valid percent-encoding');
+  }
+}
+
+async function rollout(rawSha: string, deps: ApiDeps): Promise<HttpResponse> {
+  const sha = rawSha.toLowerCase();
+  if (!SHA.test(sha))
+    throw new BadRequestError('sha must be a full 40- or 64-character hexadecimal commit id');
+  const found = await deps.rollouts.get(sha);
+  if (found === undefined) throw new NotFoundError(`no rollout for commit ${sha}`);
+  return json(200, { ...found, apps: found.apps.map(withDuration) });
+}
+
+function withDuration(app: AppRecord): AppRecord & { durationSeconds?: number } {
+  if (app.refreshedAt === undefined || app.finishedAt === undefined) return app;
+  const seconds = (Date.parse(app.finishedAt) - Date.parse(app.refreshedAt)) / 1000;
+  return Number.isFinite(seconds) && seconds >= 0 ? { ...app, durationSeconds: Math.round(seconds) } : app;
+}
+
+async function history(rest: string[], request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
+  const [cluster = '', namespace = '', name = ''] = rest;
+  for (const [field, value] of [
+    ['cluster', cluster],
+    ['namespace', namespace],
+    ['name', name],
+  ] as const) {
+    if (!NAME.test(value)) throw new BadRequestError(`${field} must be a Kubernetes name`);
+  }
+  const page = pageOf(request);
+  const result = await deps.rollouts.history({ cluster, namespace, name }, page);
+  return json(200, { cluster, namespace, name, items: result.items, nextCursor: result.nextCursor ?? null });
+}
+
+async function findings(request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
+  const { cluster, severity, rule, resolved } = request.query;
+  if (severity !== undefined && !SEVERITIES.has(severity)) {
+    throw new BadRequestError(`severity must be one of ${[...SEVERITIES].join(', ')}`);
+  }
+  if (cluster !== undefined && !NAME.test(cluster))
+    throw new BadRequestError('cluster must be a Kubernetes name');
+  if (rule !== undefined && !/^[a-z0-9-]{1,64}$/.test(rule))
+    throw new BadRequestError('rule must be a rule id');
+  if (resolved !== undefined && resolved !== 'true' && resolved !== 'false') {
+    throw new BadRequestError('resolved must be true or false');
+  }
+  const result = await deps.findings.list(
+    {
+      ...(cluster === undefined ? {} : { cluster }),
+      ...(severity === undefined ? {} : { severity }),
+      ...(rule === undefined ? {} : { rule }),
+      includeResolved: resolved === 'true',
+    },
+    pageOf(request),
+  );
+  return json(200, { items: result.items, nextCursor: result.nextCursor ?? null });
+}
+
+function pageOf(request: HttpRequest): { limit: number; cursor?: string } {
+  const { limit: rawLimit, cursor } = request.query;
+  const limit = rawLimit === undefined ? 50 : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    throw new BadRequestError('limit must be 1 to 500');
+  if (cursor !== undefined && !/^[A-Za-z0-9_-]{1,2048}$/.test(cursor))
+    throw new BadRequestError('cursor is not valid');
+  return { limit, ...(cursor === undefined ? {} : { cursor }) };
+}

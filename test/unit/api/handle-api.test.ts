@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { type ApiDeps, handleApi } from '../../../lib/api/handle-api.js';
+import type { HttpRequest } from '../../../lib/http/request.js';
+import { createMemoryLogger } from '../../../lib/logger.js';
+import type { Rollout } from '../../../lib/rollouts/model.js';
+
+const SHA = 'abcdef0123456789abcdef0123456789abcdef01';
+const rollout: Rollout = {
+  sha: SHA,
+  repo: 'org/gitops',
+  repoUrl: 'https://github.com/org/gitops',
+  ref: 'refs/heads/main',
+  refs: ['refs/heads/main'],
+  trigger: 'webhook',
+  receivedAt: '2026-11-30T10:00:00.000Z',
+  status: 'succeeded',
+  counts: { synced: 1 },
+  decisions: { refreshed: 1 },
+  apps: [
+    {
+      cluster: 'hub',
+      namespace: 'argocd',
+      name: 'web',
+      kind: 'Application',
+      state: 'synced',
+      refreshedAt: '2026-11-30T10:00:01.000Z',
+      finishedAt: '2026-11-30T10:00:31.000Z',
+    },
+  ],
+};
+
+function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
+  return {
+    rollouts: {
+      get: async (sha) => (sha === SHA ? rollout : undefined),
+      listApps: async () => [],
+      decisions: async () => [],
+      history: async (_target, page) => ({ items: [], ...(page.cursor ? {} : { nextCursor: 'next' }) }),
+    },
+    findings: { list: async () => ({ items: [{ rule: 'drift' }] }) },
+    health: async () => ({ table: 'ok' }),
+    logger: createMemoryLogger(),
+    ...overrides,
+  };
+}
+
+const get = (
+  path: string,
+  query: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): HttpRequest => ({
+  method: 'GET',
+  path,
+  query,
+  headers,
+  pathParameters: {},
+  body: Buffer.alloc(0),
+});
+
+describe('the read API', () => {
+  it('serves a rollout with each app and its sync duration', async () => {
+    const response = await handleApi(get(`/rollouts/${SHA}`), deps());
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({
+      sha: SHA,
+      status: 'succeeded',
+      apps: [{ name: 'web', durationSeconds: 30 }],
+    });
+  });
+
+  it('finds a rollout by an upper-case sha', async () => {
+    expect((await handleApi(get(`/rollouts/${SHA.toUpperCase()}`), deps())).statusCode).toBe(200);
+  });
+
+  it.each([
+    { name: 'a short sha is a 400', path: '/rollouts/abcdef0', status: 400 },
+    { name: 'an unknown commit is a 404', path: `/rollouts/${'0'.repeat(40)}`, status: 404 },
+    { name: 'an unknown route is a 404', path: '/nothing', status: 404 },
+    { name: 'a bad app name is a 400', path: '/apps/hub/argocd/Bad_Name/history', status: 400 },
+    { name: 'broken percent-encoding is a 400', path: '/apps/hub/%E0%A4%A/x/history', status: 400 },
+  ])('$name', async ({ path, status }) => {
+    expect((await handleApi(get(path), deps())).statusCode).toBe(status);
+  });
+
+  it.each([
+    { name: 'a limit above 500', query: { limit: '501' } },
+    { name: 'a limit that is not a number', query: { limit: 'ten' } },
+    { name: 'a cursor with odd characters', query: { cursor: 'a b' } },
+  ])('answers 400 to $name', async ({ query }) => {
+    expect((await handleApi(get('/apps/hub/argocd/web/history', query), deps())).statusCode).toBe(400);
+  });
+
+  it('pages an app history with a cursor', async () => {
+    const body = JSON.parse(
+      (await handleApi(get('/apps/hub/argocd/web/history', { limit: '5' }), deps())).body,
+    );
+    expect(body).toMatchObject({ cluster: 'hub', namespace: 'argocd', name: 'web', nextCursor: 'next' });
+  });
+
+  it.each([
+    { query: { severity: 'urgent' } },
+    { query: { cluster: 'Not A Cluster' } },
+    { query: { rule: 'drop table' } },
+    { query: { resolved: 'maybe' } },
+  ])('answers 400 to findings filtered by $query', async ({ query }) => {
+    expect((await handleApi(get('/findings', query), deps())).statusCode).toBe(400);
+  });
+
+  it('lists findings', async () => {
+    const response = await handleApi(get('/findings', { severity: 'high' }), deps());
+    expect(JSON.parse(response.body)).toEqual({ items: [{ rule: 'drift' }], nextCursor: null });
+  });
+
+  it('answers healthz', async () => {
+    expect(JSON.parse((await handleApi(get('/healthz'), deps())).body)).toEqual({
+      status: 'ok',
+      table: 'ok',
+    });
+  });
+
+  describe('with API_TOKEN set', () => {
+    const withToken = deps({ apiToken: 's3cret-token' });
+
+    it.each([
+      { name: 'no Authorization header', headers: {} },
+      { name: 'a wrong token', headers: { authorization: 'Bearer nope' } },
+      { name: 'a Basic scheme', headers: { authorization: 'Basic s3cret-token' } },
+    ])('answers 401 to $name', async ({ headers }) => {
+      expect((await handleApi(get('/healthz', {}, headers), withToken)).statusCode).toBe(401);
+    });
+
+    it('serves a caller with the right bearer token', async () => {
+      const response = await handleApi(
+        get('/healthz', {}, { authorization: 'Bearer s3cret-token' }),
+        withToken,
+      );
+      expect(response.statusCode).toBe(200);
+    });
+  });
+
+  it('answers a generic 500 without the cause when a store fails', async () => {
+    const logger = createMemoryLogger();
+    const failing = deps({
+      logger,
+      rollouts: {
+        ...deps().rollouts,
+        get: async () => Promise.reject(new Error('dynamo said secret-ish things')),
+      },
+    });
+    const response = await handleApi(get(`/rollouts/${SHA}`), failing);
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toContain('secret-ish');
+    expect(logger.lines.some((l) => l.level === 'error')).toBe(true);
+  });
+
+  it('refuses other methods', async () => {
+    expect((await handleApi({ ...get('/healthz'), method: 'POST' }, deps())).statusCode).toBe(405);
+  });
+});
