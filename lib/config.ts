@@ -176,3 +176,8 @@ function slackConfig(env: Env): SlackConfig {
   if (webhookUrl !== undefined) return { mode: 'webhook', webhookUrl };
   return { mode: 'off' };
 }
+
+/** The only place the process environment is read (Lambda cold start, local stack). */
+export function loadConfigFromProcess(): Config {
+  return loadConfig(process.env);
+}

@@ -1,0 +1,15 @@
+import type { HttpRequest } from './http/request.js';
+import type { HttpResponse } from './http/response.js';
+import type { Logger } from './ports.js';
+import type { PushMessage, TrackMessage } from './queue/messages.js';
+
+/** What the five functions do, independent of how Lambda or the local stack call them. */
+export interface App {
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  webhook(request: HttpRequest, provider: string): Promise<HttpResponse>;
+  api(request: HttpRequest): Promise<HttpResponse>;
+  fanout(message: PushMessage): Promise<void>;
+  track(message: TrackMessage): Promise<void>;
+  reconcile(): Promise<Record<string, unknown>>;
+}
