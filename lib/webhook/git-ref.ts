@@ -19,10 +19,3 @@ export function parseRef(ref: string): ParsedRef | undefined {
   }
   return undefined;
 }
-
-/** Caller-supplied text echoed in an answer or a log line: bounded and free of control characters. */
-export function quoted(text: string, max = 100): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-  const clean = text.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return JSON.stringify(clean.length > max ? `${clean.slice(0, max)}…` : clean);
-}

@@ -1,6 +1,6 @@
 import { commitList, unionCommitFiles, unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
-import { parseRef, quoted } from './git-ref.js';
+import { parseRef } from './git-ref.js';
 import {
   firstLine,
   httpUrl,
@@ -12,6 +12,7 @@ import {
   optionalBoolean,
   optionalRecord,
   optionalString,
+  quoted,
   requireCommitSha,
   requireRecord,
   requireString,

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { DeliveryMeta, NormalizedPush, ParsedDelivery } from './delivery.js';
-import { quoted } from './git-ref.js';
 import { normalizeGitHubPush } from './github.js';
 import { normalizeGitLabPush } from './gitlab.js';
 import { headerValue } from './headers.js';
-import { isRecord, type JsonRecord } from './payload-fields.js';
+import { isRecord, type JsonRecord, quoted } from './payload-fields.js';
 import { type GitProvider, isGitProvider } from './push-event.js';
 import type { WebhookSecrets } from './secret-source.js';
 import { type UnverifiedReason, verifyGitHubSignature, verifyGitLabToken } from './verify.js';

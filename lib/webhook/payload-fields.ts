@@ -89,3 +89,10 @@ export function wrongType(path: string, expected: string): BadRequestError {
 export function notAnObject(): BadRequestError {
   return new BadRequestError('push payload must be a JSON object', { code: 'invalid-payload' });
 }
+
+/** Caller-supplied text echoed in an answer or a log line: bounded and free of control characters. */
+export function quoted(text: string, max = 100): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+  const clean = text.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return JSON.stringify(clean.length > max ? `${clean.slice(0, max)}…` : clean);
+}
