@@ -73,7 +73,7 @@ export function normalizeGitHubPush(payload: unknown, meta: DeliveryMeta): Norma
       ...(pusher === undefined ? {} : { pusher }),
       commitTitle: firstLine(optionalString(headCommit, 'message')),
       ...(commitUrl === undefined ? {} : { commitUrl }),
-      changedFiles: githubChangedFiles(payload, { before, after, created, deleted, forced }),
+      changedFiles: githubChangedFiles(payload, { before, after: pushedSha, created, deleted, forced }),
       receivedAt: meta.receivedAt,
     },
   };

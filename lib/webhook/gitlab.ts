@@ -40,14 +40,20 @@ export function normalizeGitLabPush(payload: unknown, meta: DeliveryMeta): Norma
 
   const deleted = isZeroSha(pushedSha);
   const checkoutSha = optionalString(payload, 'checkout_sha')?.toLowerCase();
-  const after = !deleted && isCommitSha(checkoutSha) ? checkoutSha : pushedSha;
+  const after = parsed.refType === 'tag' && !deleted && isCommitSha(checkoutSha) ? checkoutSha : pushedSha;
   const commits = commitList(payload);
   const head = headCommit(commits, after);
   const pusher = gitlabPusher(payload);
   const author = person(optionalRecord(head, 'author')) ?? pusher ?? { name: 'unknown' };
   const commitUrl =
     httpUrl(optionalString(head, 'url')) ?? (deleted ? undefined : `${repo.webUrl}/-/commit/${after}`);
-  const push = { before, after, created: isZeroSha(before), deleted, tag: parsed.refType === 'tag' };
+  const push = {
+    before,
+    after: pushedSha,
+    created: isZeroSha(before),
+    deleted,
+    tag: parsed.refType === 'tag',
+  };
 
   return {
     kind: 'push',
