@@ -1,6 +1,10 @@
 export const GIT_PROVIDERS = ['github', 'gitlab'] as const;
 export type GitProvider = (typeof GIT_PROVIDERS)[number];
 
+export function isGitProvider(value: string): value is GitProvider {
+  return (GIT_PROVIDERS as readonly string[]).includes(value);
+}
+
 export const REF_TYPES = ['branch', 'tag'] as const;
 export type RefType = (typeof REF_TYPES)[number];
 
@@ -52,13 +56,20 @@ export interface PushEvent {
   /** Short name: `main`, `release/1.0`, `v1.2.0`. */
   readonly refName: string;
   readonly before: string;
+  /**
+   * The commit the ref points at after the push: the rollout's SHA. An annotated tag is peeled to its
+   * commit (the payload's `after` is then the tag object). All zeros when the ref was deleted.
+   */
   readonly after: string;
   /** A branch push to the repository's default branch (tags never touch it, unlike Argo CD). */
   readonly touchedDefaultBranch: boolean;
   readonly created: boolean;
   readonly deleted: boolean;
   readonly forced: boolean;
+  /** The head commit's author when the payload names one, else the pusher. */
   readonly author: PushAuthor;
+  /** Who pushed (GitHub `pusher`, GitLab `user_name`/`user_username`), when the payload says. */
+  readonly pusher?: PushAuthor;
   readonly commitTitle: string;
   readonly commitUrl?: string;
   readonly changedFiles: ChangedFiles;

@@ -1,0 +1,25 @@
+import type { PushEvent } from './push-event.js';
+
+/** What the edge knows about a delivery before reading its body. */
+export interface DeliveryMeta {
+  readonly deliveryId: string;
+  /** ISO-8601 time the delivery was received. */
+  readonly receivedAt: string;
+}
+
+/** What a provider normaliser makes of a push payload. */
+export type NormalizedPush =
+  | { readonly kind: 'push'; readonly event: PushEvent }
+  | { readonly kind: 'ignored'; readonly reason: string };
+
+interface DeliveryHeader {
+  readonly deliveryId: string;
+  /** The provider's event name (`push`, `Push Hook`, `System Hook`…), for records and logs. */
+  readonly eventName: string;
+}
+
+/** A verified, well-formed delivery: a push to process, a ping to answer, or something to ignore. */
+export type ParsedDelivery =
+  | (DeliveryHeader & { readonly kind: 'push'; readonly event: PushEvent })
+  | (DeliveryHeader & { readonly kind: 'ping' })
+  | (DeliveryHeader & { readonly kind: 'ignored'; readonly reason: string });

@@ -1,0 +1,142 @@
+import { AppError, PayloadTooLargeError } from '../errors.js';
+import type { HttpRequest } from '../http/request.js';
+import { describeError, errorResponse, type HttpResponse, json } from '../http/response.js';
+import type { Clock, DeliveryStore, Logger, Queue } from '../ports.js';
+import type { PushMessage } from '../queue/messages.js';
+import type { ParsedDelivery } from './delivery.js';
+import { parseDelivery, parseProvider, WebhookUnauthorizedError } from './parse-delivery.js';
+import { isGitProvider } from './push-event.js';
+import type { WebhookSecretSource } from './secret-source.js';
+
+export interface WebhookDeps {
+  readonly secrets: WebhookSecretSource;
+  readonly deliveries: DeliveryStore;
+  readonly queue: Queue<PushMessage>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Checked again here in case a caller skipped `fromApiGatewayEvent`'s check; default 10 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The webhook request core: verify, parse, de-duplicate, record, enqueue, answer fast. A caller's
+ * mistake gets a 4xx; only our own failures (secrets, store, queue) get a 5xx, which the provider
+ * retries. Signatures, tokens and secrets never reach a log line or an answer.
+ */
+export async function handleWebhook(
+  request: HttpRequest,
+  provider: string,
+  deps: WebhookDeps,
+): Promise<HttpResponse> {
+  const logger = deps.logger.child({ provider: isGitProvider(provider) ? provider : 'unknown' });
+  if (request.method.toUpperCase() !== 'POST') {
+    return json(405, { error: 'method-not-allowed', message: 'use POST' }, { allow: 'POST' });
+  }
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_WEBHOOK_BODY_BYTES;
+  try {
+    if (request.body.length > maxBodyBytes) throw new PayloadTooLargeError(maxBodyBytes);
+    parseProvider(provider);
+  } catch (error) {
+    return rejected(error, logger);
+  }
+
+  let secrets: Awaited<ReturnType<WebhookSecretSource>>;
+  try {
+    secrets = await deps.secrets();
+  } catch (error) {
+    logger.error('webhook secrets unavailable', { error: describeError(error) });
+    return unavailable();
+  }
+
+  let delivery: ParsedDelivery;
+  try {
+    delivery = await parseDelivery({
+      provider,
+      headers: request.headers,
+      body: request.body,
+      secrets,
+      receivedAt: deps.clock.now().toISOString(),
+    });
+  } catch (error) {
+    return rejected(error, logger);
+  }
+
+  const log = logger.child({ delivery: delivery.deliveryId, event: delivery.eventName });
+  switch (delivery.kind) {
+    case 'ping':
+      log.info('webhook ping');
+      return json(200, { ok: true, event: 'ping' });
+    case 'ignored':
+      log.info('webhook ignored', { reason: delivery.reason });
+      return json(202, { ignored: delivery.reason });
+    case 'push':
+      return accept(delivery, log, deps);
+  }
+}
+
+async function accept(
+  delivery: Extract<ParsedDelivery, { kind: 'push' }>,
+  logger: Logger,
+  deps: WebhookDeps,
+): Promise<HttpResponse> {
+  const { event, deliveryId } = delivery;
+  const log = logger.child({ repo: event.repo.fullName, ref: event.ref, sha: event.after });
+  let outcome: 'recorded' | 'duplicate';
+  try {
+    outcome = await deps.deliveries.recordOnce({
+      provider: event.provider,
+      deliveryId,
+      event: delivery.eventName,
+      repo: event.repo.webUrl,
+      ref: event.ref,
+      sha: event.after,
+      receivedAt: event.receivedAt,
+    });
+  } catch (error) {
+    log.error('delivery record failed', { error: describeError(error) });
+    return unavailable();
+  }
+  if (outcome === 'duplicate') {
+    log.info('webhook duplicate');
+    return json(200, { duplicate: true });
+  }
+  try {
+    await deps.queue.send(
+      { type: 'push', trigger: 'webhook', event },
+      { deduplicationId: `${event.provider}:${deliveryId}` },
+    );
+  } catch (error) {
+    log.error('enqueue failed', { error: describeError(error) });
+    // Undo the record so the provider's retry is processed rather than answered as a duplicate.
+    await deps.deliveries.forget(event.provider, deliveryId).catch((forgetError: unknown) => {
+      log.error('delivery forget failed', { error: describeError(forgetError) });
+    });
+    return unavailable();
+  }
+  const files = event.changedFiles;
+  log.info('webhook accepted', {
+    refType: event.refType,
+    changedFiles: files.known ? files.files.length : `unknown (${files.reason})`,
+  });
+  return json(202, { delivery: deliveryId, rollout: event.after });
+}
+
+function rejected(error: unknown, logger: Logger): HttpResponse {
+  if (error instanceof WebhookUnauthorizedError) {
+    logger.warn('webhook unauthorized', {
+      security: 'high',
+      metric: 'webhook_unauthorized',
+      reason: error.reason,
+    });
+  } else if (error instanceof AppError && error.status < 500) {
+    logger.info('webhook rejected', { status: error.status, code: error.code, message: error.message });
+  }
+  return errorResponse(error, logger);
+}
+
+/** Our failure, not the caller's: a 503 tells the provider to try again. */
+function unavailable(): HttpResponse {
+  return json(503, { error: 'unavailable', message: 'temporarily unavailable, retry later' });
+}
