@@ -1,0 +1,109 @@
+import type { Application, ApplicationSource } from '../argocd/application.js';
+import type { ApplicationSet, GitGenerator } from '../argocd/application-set.js';
+import { FLUX_DEFAULT_BRANCH, fluxRefMatches, type GitRepository } from '../flux/git-repository.js';
+import type { ChangedFiles } from '../webhook/push-event.js';
+import {
+  cleanPath,
+  type PathsVerdict,
+  pathsCoverChanges,
+  refreshPaths,
+  rulesCoverChanges,
+} from './manifest-paths.js';
+import { type PushedRef, revisionMatches } from './revision.js';
+
+export type MatchDecision = 'revision-miss' | PathsVerdict;
+
+export interface Verdict {
+  readonly decision: MatchDecision;
+  /** Short and value-free (never a URL: it may carry credentials). */
+  readonly reason: string;
+  /** An Application's hydrator dry source matched: ask Argo CD to hydrate as well. */
+  readonly hydrate: boolean;
+}
+
+const RANK: Readonly<Record<MatchDecision, number>> = {
+  'revision-miss': 0,
+  'paths-miss': 1,
+  'refreshed-unknown-files': 2,
+  refreshed: 3,
+};
+
+/** The object's verdict is its best part's: refreshed once if any source or generator matches. */
+function best(verdicts: readonly Verdict[]): Verdict | undefined {
+  let top: Verdict | undefined;
+  for (const v of verdicts) {
+    if (!top || RANK[v.decision] > RANK[top.decision]) top = v;
+    else if (top.decision === v.decision && v.hydrate) top = { ...top, hydrate: true };
+  }
+  return top;
+}
+
+const pushed = (push: PushedRef): string => `${push.refType} ${push.refName}`;
+
+function pathsReason(verdict: PathsVerdict, label: string, push: PushedRef, changed: ChangedFiles): string {
+  const follows = `${label} follows ${pushed(push)}`;
+  if (verdict === 'refreshed-unknown-files') {
+    return `${follows}; changed files unknown (${changed.known ? 'n/a' : changed.reason})`;
+  }
+  return verdict === 'refreshed'
+    ? `${follows}; paths cover a changed file`
+    : `${follows}; no changed file under its paths`;
+}
+
+function sourceLabel(app: Application, source: ApplicationSource, index: number): string {
+  if (source.hydrator) return `${source.hydrator}Source`;
+  return app.sources.length === 1 ? 'source' : `sources[${index}]`;
+}
+
+function sourcePaths(app: Application, source: ApplicationSource): string[] {
+  // Argo CD: the hydrator's sync source refreshes on its own path only, whatever the annotation says.
+  if (source.hydrator === 'sync') return [cleanPath(source.path)];
+  return refreshPaths(app.manifestGeneratePaths, source.path);
+}
+
+export function decideApplication(
+  app: Application,
+  keys: ReadonlySet<string>,
+  push: PushedRef,
+  changed: ChangedFiles,
+): Verdict | undefined {
+  const verdicts = app.sources.flatMap((source, i): Verdict[] => {
+    if (source.repoKey === undefined || !keys.has(source.repoKey)) return [];
+    const label = sourceLabel(app, source, i);
+    if (!revisionMatches(source.targetRevision, push)) {
+      const reason = `${label} targetRevision '${source.targetRevision}' does not follow ${pushed(push)}`;
+      return [{ decision: 'revision-miss', reason, hydrate: false }];
+    }
+    const decision = pathsCoverChanges(sourcePaths(app, source), changed);
+    const hydrate = source.hydrator === 'dry' && decision !== 'paths-miss';
+    return [{ decision, reason: pathsReason(decision, label, push, changed), hydrate }];
+  });
+  return best(verdicts);
+}
+
+function decideGenerator(gen: GitGenerator, push: PushedRef, changed: ChangedFiles): Verdict {
+  if (!revisionMatches(gen.revision, push)) {
+    const reason = `${gen.where} revision '${gen.revision}' does not follow ${pushed(push)}`;
+    return { decision: 'revision-miss', reason, hydrate: false };
+  }
+  const decision = rulesCoverChanges([...gen.directories, ...gen.files], changed);
+  return { decision, reason: pathsReason(decision, gen.where, push, changed), hydrate: false };
+}
+
+export function decideApplicationSet(
+  appSet: ApplicationSet,
+  keys: ReadonlySet<string>,
+  push: PushedRef,
+  changed: ChangedFiles,
+): Verdict | undefined {
+  const generators = appSet.gitGenerators.filter((gen) => keys.has(gen.repoKey));
+  return best(generators.map((gen) => decideGenerator(gen, push, changed)));
+}
+
+export function decideGitRepository(repo: GitRepository, push: PushedRef): Verdict {
+  const fields = Object.entries(repo.ref).map(([field, value]) => `${field} ${value}`);
+  const ref = fields.join(', ') || `branch ${FLUX_DEFAULT_BRANCH} by default`;
+  return fluxRefMatches(repo.ref, push)
+    ? { decision: 'refreshed', reason: `ref (${ref}) follows ${pushed(push)}`, hydrate: false }
+    : { decision: 'revision-miss', reason: `ref (${ref}) does not follow ${pushed(push)}`, hydrate: false };
+}
