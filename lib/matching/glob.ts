@@ -4,7 +4,7 @@
  * alternatives, `\` escapes. Case-sensitive. Argo CD's `filepath.Match` treats `**` like `*`; we do not.
  */
 const META = /[*?[{\\]/;
-const REGEX_SPECIAL = /[.+^$()|[\]{}\\/-]/g;
+const REGEX_SPECIAL = /[.*+?^$()|[\]{}\\/-]/g;
 const ANY = '[^]';
 const CACHE_LIMIT = 4096;
 const cache = new Map<string, RegExp | null>();

@@ -42,10 +42,8 @@ function splitSchemeless(text: string): Authority | undefined {
 }
 
 function trimPath(path: string): string {
-  let p = path.replace(/^\/+/, '');
-  if (p.endsWith('/')) p = p.slice(0, -1);
-  if (p.endsWith('.git')) p = p.slice(0, -'.git'.length);
-  return p;
+  const withoutSlash = path.endsWith('/') ? path.slice(0, -1) : path;
+  return withoutSlash.endsWith('.git') ? withoutSlash.slice(0, -'.git'.length) : withoutSlash;
 }
 
 /**
