@@ -28,14 +28,12 @@ const RANK: Readonly<Record<MatchDecision, number>> = {
   refreshed: 3,
 };
 
-/** The object's verdict is its best part's: refreshed once if any source or generator matches. */
+/** The object's verdict is its best part's (refreshed once if any part matches); any dry match hydrates. */
 function best(verdicts: readonly Verdict[]): Verdict | undefined {
   let top: Verdict | undefined;
-  for (const v of verdicts) {
-    if (!top || RANK[v.decision] > RANK[top.decision]) top = v;
-    else if (top.decision === v.decision && v.hydrate) top = { ...top, hydrate: true };
-  }
-  return top;
+  for (const v of verdicts) if (!top || RANK[v.decision] > RANK[top.decision]) top = v;
+  const hydrate = verdicts.some((v) => v.hydrate);
+  return top && (top.hydrate === hydrate ? top : { ...top, hydrate });
 }
 
 const pushed = (push: PushedRef): string => `${push.refType} ${push.refName}`;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildMatchIndex, type FleetObject, type MatchResult } from '../../../lib/matching/match-index.js';
+import type { PushEvent } from '../../../lib/webhook/push-event.js';
 import {
   application,
   applicationSet,
@@ -186,6 +187,24 @@ describe('multi-source and hydrator applications', () => {
   });
 });
 
+describe('hydrator with dry and sync sources on one branch', () => {
+  it('hydrates when the dry source matched, even if the sync source matched too', () => {
+    const index = buildMatchIndex([
+      app(
+        'hub',
+        application('same-branch', {
+          sourceHydrator: {
+            drySource: { repoURL: REPO, targetRevision: 'main', path: 'dry' },
+            syncSource: { targetBranch: 'main', path: 'hydrated' },
+          },
+        }),
+      ),
+    ]);
+    const [match] = index.match(branchPush('main'), files('hydrated/a.yaml', 'dry/b.yaml')).matches;
+    expect(match).toMatchObject({ decision: 'refreshed', hydrate: true });
+  });
+});
+
 describe('ApplicationSets and Flux GitRepositories', () => {
   const index = buildMatchIndex([
     {
@@ -289,5 +308,32 @@ describe('objects that fail to parse', () => {
   it('does not report a failure to pushes of other repositories', () => {
     const push = branchPush('main', { repo: { urls: [OTHER] } });
     expect(index.match(push, files('a')).failures).toEqual([]);
+  });
+});
+
+describe('a whole PushEvent', () => {
+  it('is accepted as the push to match, with its own changed files', () => {
+    const event: PushEvent = {
+      provider: 'github',
+      deliveryId: 'd-1',
+      repo: { fullName: 'acme/gitops', webUrl: REPO, urls: [`${REPO}.git`], defaultBranch: 'main' },
+      ref: 'refs/heads/main',
+      refType: 'branch',
+      refName: 'main',
+      before: 'a'.repeat(40),
+      after: 'b'.repeat(40),
+      touchedDefaultBranch: true,
+      created: false,
+      deleted: false,
+      forced: false,
+      author: { name: 'Ada' },
+      commitTitle: 'change web',
+      changedFiles: files('apps/web/d.yaml'),
+      receivedAt: '2030-01-01T00:00:00.000Z',
+    };
+    const index = buildMatchIndex([
+      app('hub', application('web', { source: gitSource(REPO, 'apps/web') }, { [PATHS]: '.' })),
+    ]);
+    expect(decisions(index.match(event, event.changedFiles))).toEqual({ 'hub/Application/web': 'refreshed' });
   });
 });
