@@ -38,8 +38,15 @@ function best(verdicts: readonly Verdict[]): Verdict | undefined {
 
 const pushed = (push: PushedRef): string => `${push.refType} ${push.refName}`;
 
-function pathsReason(verdict: PathsVerdict, label: string, push: PushedRef, changed: ChangedFiles): string {
+function pathsReason(
+  verdict: PathsVerdict,
+  label: string,
+  filtered: boolean,
+  push: PushedRef,
+  changed: ChangedFiles,
+): string {
   const follows = `${label} follows ${pushed(push)}`;
+  if (!filtered) return `${follows}; no path filter`;
   if (verdict === 'refreshed-unknown-files') {
     return `${follows}; changed files unknown (${changed.known ? 'n/a' : changed.reason})`;
   }
@@ -72,9 +79,10 @@ export function decideApplication(
       const reason = `${label} targetRevision '${source.targetRevision}' does not follow ${pushed(push)}`;
       return [{ decision: 'revision-miss', reason, hydrate: false }];
     }
-    const decision = pathsCoverChanges(sourcePaths(app, source), changed);
-    const hydrate = source.hydrator === 'dry' && decision !== 'paths-miss';
-    return [{ decision, reason: pathsReason(decision, label, push, changed), hydrate }];
+    const paths = sourcePaths(app, source);
+    const decision = pathsCoverChanges(paths, changed);
+    const reason = pathsReason(decision, label, paths.length > 0, push, changed);
+    return [{ decision, reason, hydrate: source.hydrator === 'dry' && decision !== 'paths-miss' }];
   });
   return best(verdicts);
 }
@@ -84,8 +92,13 @@ function decideGenerator(gen: GitGenerator, push: PushedRef, changed: ChangedFil
     const reason = `${gen.where} revision '${gen.revision}' does not follow ${pushed(push)}`;
     return { decision: 'revision-miss', reason, hydrate: false };
   }
-  const decision = rulesCoverChanges([...gen.directories, ...gen.files], changed);
-  return { decision, reason: pathsReason(decision, gen.where, push, changed), hydrate: false };
+  const rules = [...gen.directories, ...gen.files];
+  const decision = rulesCoverChanges(rules, changed);
+  return {
+    decision,
+    reason: pathsReason(decision, gen.where, rules.length > 0, push, changed),
+    hydrate: false,
+  };
 }
 
 export function decideApplicationSet(

@@ -72,6 +72,25 @@ describe('buildMatchIndex', () => {
     expect(result['hub/Application/unfiltered']).toBe(unfiltered);
   });
 
+  it.each([
+    ['an unfiltered app', 'unfiltered', files('a'), 'source follows branch main; no path filter'],
+    [
+      'a filtered app with a covered file',
+      'web',
+      files('apps/web/x'),
+      'source follows branch main; paths cover a changed file',
+    ],
+    [
+      'a filtered app with unknown files',
+      'web',
+      unknownFiles,
+      'source follows branch main; changed files unknown (truncated)',
+    ],
+  ] as const)('explains %s', (_name, name, changed, reason) => {
+    const match = index.match(branchPush('main'), changed).matches.find((m) => m.target.name === name);
+    expect(match?.reason).toBe(reason);
+  });
+
   it('explains a decision without the repository URL', () => {
     const withToken = buildMatchIndex([
       app(
