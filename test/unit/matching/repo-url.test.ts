@@ -43,6 +43,11 @@ describe('canonicalRepoKey', () => {
       'https://ghe.example.com:8443/org/repo',
     ],
     ['a GitLab subgroup path', 'git@gitlab.example.com:a/b/c/d.git', 'https://gitlab.example.com/a/b/c/d'],
+    [
+      'an ssh. alias of a self-hosted host, as Argo CD allows',
+      'git@ssh.git.example.com:o/r',
+      'https://git.example.com/o/r',
+    ],
   ])('matches %s', (_name, a, b) => {
     expect(canonicalRepoKey(a)).toBeDefined();
     expect(canonicalRepoKey(a)).toBe(canonicalRepoKey(b));
@@ -76,6 +81,10 @@ describe('canonicalRepoKey', () => {
     ['a host with odd characters', 'https://git!hub.com/acme/gitops'],
   ])('returns undefined for %s', (_name, url) => {
     expect(canonicalRepoKey(url)).toBeUndefined();
+  });
+
+  it('does not fold ssh. off a two-label host', () => {
+    expect(canonicalRepoKey('https://ssh.com/acme/gitops')).toBe('ssh.com/acme/gitops');
   });
 
   it('never keeps credentials in the key', () => {
