@@ -136,6 +136,8 @@ export interface RolloutSummary {
   readonly missedWebhook?: boolean;
   readonly deadline?: string;
   readonly finishedAt?: string;
+  /** Clusters fan-out could not read, with the reason; each counts as an `error` in the status. */
+  readonly clusterErrors?: Readonly<Record<string, string>>;
 }
 
 export interface Rollout extends RolloutSummary {

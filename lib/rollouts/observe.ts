@@ -17,7 +17,8 @@ export function observeApplicationSet(appSet: unknown): ObservedState {
     ? (obj(obj(appSet).status).conditions as unknown[]).map(obj)
     : [];
   const error = conditions.find((c) => c.type === 'ErrorOccurred' && c.status === 'True');
-  if (error !== undefined) return { state: 'failed', message: str(error.message) ?? 'ApplicationSet reports an error' };
+  if (error !== undefined)
+    return { state: 'failed', message: str(error.message) ?? 'ApplicationSet reports an error' };
   return { state: 'synced', message: 'ApplicationSet regenerated its Applications' };
 }
 
@@ -33,7 +34,8 @@ export function observeGitRepository(repository: unknown, sha: string): Observed
   const base = revision === undefined ? {} : { revision };
   if (revision !== undefined && (revision === sha || revision.endsWith(`:${sha}`))) {
     if (ready?.status === 'True') return { state: 'synced', ...base, syncStatus: 'Ready' };
-    if (ready?.status === 'False') return { state: 'failed', ...base, message: str(ready.message) ?? 'not ready' };
+    if (ready?.status === 'False')
+      return { state: 'failed', ...base, message: str(ready.message) ?? 'not ready' };
     return { state: 'syncing', ...base, message: 'waiting for Ready' };
   }
   if (ready?.status === 'False' && str(ready.reason)?.includes('Failed')) {

@@ -35,7 +35,21 @@ export interface AppStateWriter {
     expectedVersion: number,
   ): Promise<'updated' | 'conflict'>;
   /** Recomputes the rollout's counts and status from its apps (monotonic: a stale view never overwrites). */
-  syncSummary(sha: string): Promise<RolloutSummary | undefined>;
+  syncSummary(sha: string): Promise<(RolloutSummary & { readonly appsVersion: number }) | undefined>;
+}
+
+/**
+ * One polling chain per rollout. Fan-out claims tracking (false: a chain is alive and will see the new apps);
+ * the chain releases it only if no app changed since its last summary (false: keep polling).
+ */
+export interface TrackingClaims {
+  claimTracking(sha: string, until: string, now: Date): Promise<boolean>;
+  releaseTracking(sha: string, appsVersion: number): Promise<boolean>;
+}
+
+/** A cluster fan-out could not read (listing failed): kept on the rollout until a retry reads it. */
+export interface ClusterErrors {
+  recordClusterError(sha: string, cluster: string, message: string | undefined): Promise<void>;
 }
 
 export interface RolloutReader {

@@ -1,6 +1,6 @@
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { type AppState, STATE_RANK, type StoredApp, type TargetKind, isTerminal } from './model.js';
+import { type AppState, isTerminal, STATE_RANK, type StoredApp, type TargetKind } from './model.js';
 import { observeTarget } from './observe.js';
 import type { AppChange, AppStateWriter, RolloutReader } from './rollout-store.js';
 
@@ -41,7 +41,11 @@ export async function trackRollout(message: TrackMessage, deps: TrackDeps): Prom
   const now = deps.clock.now();
   const pastDeadline = now.getTime() >= Date.parse(message.deadline);
   let apps = await deps.rollouts.listApps(message.sha);
-  const live = await readLive(apps.filter((a) => !isTerminal(a.state)), deps, log);
+  const live = await readLive(
+    apps.filter((a) => !isTerminal(a.state)),
+    deps,
+    log,
+  );
 
   let changed = 0;
   let conflicts = await applyChanges(apps, live, message.sha, pastDeadline, now, deps);
@@ -61,7 +65,10 @@ export async function trackRollout(message: TrackMessage, deps: TrackDeps): Prom
     .reduce((sum, [, count]) => sum + (count ?? 0), 0);
   const requeued = unfinished > 0 && !pastDeadline;
   if (requeued) {
-    const delaySeconds = Math.min(deps.intervalSeconds * 2 ** Math.min(message.attempt + 1, 10), deps.maxIntervalSeconds);
+    const delaySeconds = Math.min(
+      deps.intervalSeconds * 2 ** Math.min(message.attempt + 1, 10),
+      deps.maxIntervalSeconds,
+    );
     const untilDeadline = Math.max(1, Math.ceil((Date.parse(message.deadline) - now.getTime()) / 1000));
     await deps.queue.send(
       { ...message, attempt: message.attempt + 1 },
@@ -146,7 +153,12 @@ async function decide(
   if (isTerminal(change.state ?? app.state) && change.finishedAt === undefined) {
     change = { ...change, finishedAt: now.toISOString() };
   }
-  if (change.state !== undefined && isTerminal(change.state) && deps.onEnd !== undefined && live?.object !== undefined) {
+  if (
+    change.state !== undefined &&
+    isTerminal(change.state) &&
+    deps.onEnd !== undefined &&
+    live?.object !== undefined
+  ) {
     change = { ...change, ...(await deps.onEnd(sha, app, live.object)) };
   }
   return differs(app, change) ? change : undefined;

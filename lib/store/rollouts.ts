@@ -6,15 +6,16 @@ import {
   type DecisionRecord,
   deriveRolloutStatus,
   isTerminal,
-  type RolloutSummary,
   STATE_RANK,
 } from '../rollouts/model.js';
 import type {
   AppChange,
   AppStateWriter,
+  ClusterErrors,
   NewRollout,
   RolloutMeta,
   RolloutWriter,
+  TrackingClaims,
 } from '../rollouts/rollout-store.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, historyPk, historySk, rolloutPk, SUMMARY_SK } from './keys.js';
@@ -23,7 +24,20 @@ import { queryAll, summaryFromItem } from './rollout-items.js';
 const DECISIONS_PER_ITEM = 2000;
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
-export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): RolloutWriter & AppStateWriter {
+export type DynamoRolloutWriter = RolloutWriter & AppStateWriter & TrackingClaims & ClusterErrors;
+
+async function getSummaryItem(table: TableRef, sha: string) {
+  const { Item } = await table.doc.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
+export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): DynamoRolloutWriter {
   const expiresAt = (iso: string) => epochSeconds(new Date(iso)) + ttlSeconds;
 
   const appKeys = (meta: RolloutMeta, target: AppTarget) => ({
@@ -62,6 +76,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Rollou
               status: 'pending',
               counts: {},
               decisions: {},
+              clusterErrors: {},
               appsVersion: 0,
               expiresAt: expiresAt(rollout.receivedAt),
             },
@@ -218,10 +233,18 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Rollou
     },
 
     async syncSummary(sha: string) {
+      const before = await getSummaryItem(table, sha);
+      if (before === undefined) return undefined;
       const apps = await queryAll(table, rolloutPk(sha), 'APP#');
-      const states = apps.map((a) => a.state as AppRecord['state']);
-      const appsVersion = apps.reduce((sum, a) => sum + Number(a.version ?? 0), 0);
-      const finished = states.length > 0 && states.every(isTerminal);
+      const clusterErrors = Object.keys((before.clusterErrors ?? {}) as Record<string, string>);
+      const states = [
+        ...apps.map((a) => a.state as AppRecord['state']),
+        ...clusterErrors.map((): AppRecord['state'] => 'error'),
+      ];
+      // Versions only grow, so the sum orders views: a stale one never overwrites a newer one.
+      const version =
+        apps.reduce((sum, a) => sum + Number(a.version ?? 0), 0) + Number(before.errorsVersion ?? 0);
+      const finished = apps.length > 0 && states.every(isTerminal);
       const finishedAt = finished
         ? apps
             .map((a) => String(a.finishedAt ?? a.updatedAt ?? ''))
@@ -234,14 +257,14 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Rollou
             TableName: table.tableName,
             Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
             UpdateExpression: `SET #status = :status, counts = :counts, appsVersion = :v${finishedAt ? ', finishedAt = :f' : ' REMOVE finishedAt'}`,
-            // Versions only grow, so an equal sum is the same view; it may differ in status only for a rollout with no apps.
+            // An equal sum is the same view; it may differ in status only for a rollout with no apps yet.
             ConditionExpression:
               'attribute_exists(pk) AND (attribute_not_exists(appsVersion) OR appsVersion < :v OR (appsVersion = :v AND #status <> :status))',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
               ':status': deriveRolloutStatus(states),
               ':counts': countStates(states),
-              ':v': appsVersion,
+              ':v': version,
               ...(finishedAt ? { ':f': finishedAt } : {}),
             },
           }),
@@ -249,14 +272,72 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Rollou
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
-      const { Item } = await table.doc.send(
-        new GetCommand({
-          TableName: table.tableName,
-          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-          ConsistentRead: true,
-        }),
-      );
-      return Item === undefined ? undefined : (summaryFromItem(Item) satisfies RolloutSummary);
+      const after = await getSummaryItem(table, sha);
+      return after === undefined
+        ? undefined
+        : { ...summaryFromItem(after), appsVersion: Number(after.appsVersion ?? 0) };
+    },
+
+    async claimTracking(sha: string, until: string, now: Date) {
+      try {
+        await table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression: 'SET trackingUntil = :until',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(trackingUntil) OR trackingUntil < :now)',
+            ExpressionAttributeValues: { ':until': until, ':now': now.toISOString() },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async releaseTracking(sha: string, appsVersion: number) {
+      try {
+        await table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression: 'REMOVE trackingUntil',
+            ConditionExpression: 'appsVersion = :v',
+            ExpressionAttributeValues: { ':v': appsVersion },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async recordClusterError(sha: string, cluster: string, message: string | undefined) {
+      try {
+        await table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression:
+              message === undefined
+                ? 'REMOVE clusterErrors.#c SET errorsVersion = if_not_exists(errorsVersion, :zero) + :one'
+                : 'SET clusterErrors.#c = :m, errorsVersion = if_not_exists(errorsVersion, :zero) + :one',
+            ConditionExpression:
+              message === undefined ? 'attribute_exists(clusterErrors.#c)' : 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#c': cluster },
+            ExpressionAttributeValues: {
+              ':zero': 0,
+              ':one': 1,
+              ...(message === undefined ? {} : { ':m': message }),
+            },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
     },
   };
 }
