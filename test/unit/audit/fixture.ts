@@ -46,3 +46,8 @@ export const NOW = new Date('2026-08-01T12:00:00Z');
 export function input(overrides: Partial<AuditInput> & { application?: unknown } = {}): AuditInput {
   return { cluster: 'hub-eu', application: application(), now: NOW, ...overrides };
 }
+
+/** Manifests from inline objects, each in its own file. */
+export function manifests(...docs: readonly Record<string, unknown>[]): NonNullable<AuditInput['manifests']> {
+  return { docs: docs.map((doc, i) => ({ path: `apps/web/${i}.yaml`, doc })) };
+}
