@@ -39,33 +39,40 @@ export function buildFindingsDigest(
   const { created, resolved } = changes;
   if (created.length === 0 && resolved.length === 0) return undefined;
   let budget = Math.max(0, options.maxItems ?? 20);
-  const blocks: DigestBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: headline(created, resolved) } },
-  ];
-  const left: string[] = [];
+  const header: DigestBlock = {
+    type: 'header',
+    text: { type: 'plain_text', text: headline(created, resolved) },
+  };
+  const sections: { block: DigestBlock; title: 'New' | 'Resolved'; lines: number }[] = [];
+  const more = { New: 0, Resolved: 0 };
   for (const [title, findings] of [
     ['New', created],
     ['Resolved', resolved],
   ] as const) {
-    let more = 0;
     for (const severity of SEVERITIES) {
       const group = sorted(findings.filter((f) => f.severity === severity));
       if (group.length === 0) continue;
       const shown = group.slice(0, budget);
       budget -= shown.length;
-      more += group.length - shown.length;
+      more[title] += group.length - shown.length;
       if (shown.length === 0) continue;
       const heading = `*${title} · ${LABEL[severity]}* (${group.length})`;
-      for (const text of chunk(heading, shown.map(line))) blocks.push(section(text));
+      for (const part of chunk(heading, shown.map(line))) {
+        sections.push({ block: section(part.text), title, lines: part.lines });
+      }
     }
-    if (more > 0) left.push(`${more} more ${title.toLowerCase()}`);
   }
-  const capped = blocks.slice(0, BLOCK_LIMIT - 1);
-  if (left.length > 0 || capped.length < blocks.length) {
-    const text = left.length > 0 ? `…and ${left.join(', ')}` : '…and more (message limit)';
-    capped.push({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+  // Slack takes at most 50 blocks: the header, the sections that fit, and the closing count.
+  const kept = sections.slice(0, BLOCK_LIMIT - 2);
+  for (const dropped of sections.slice(kept.length)) more[dropped.title] += dropped.lines;
+  const blocks: DigestBlock[] = [header, ...kept.map((s) => s.block)];
+  const left = (['New', 'Resolved'] as const).flatMap((t) =>
+    more[t] > 0 ? [`${more[t]} more ${t.toLowerCase()}`] : [],
+  );
+  if (left.length > 0) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${left.join(', ')}` }] });
   }
-  return { text: fallback(created, resolved), blocks: capped };
+  return { text: fallback(created, resolved), blocks };
 }
 
 function headline(created: readonly Finding[], resolved: readonly Finding[]): string {
@@ -99,18 +106,18 @@ function sorted(findings: readonly Finding[]): Finding[] {
   return [...findings].sort((a, b) => key(a).localeCompare(key(b)));
 }
 
-/** Splits lines into section texts under Slack's limit, repeating nothing but the first heading. */
-function chunk(heading: string, lines: readonly string[]): string[] {
-  const texts: string[] = [];
-  let current = heading;
+/** Splits lines into section texts under Slack's limit; only the first carries the heading. */
+function chunk(heading: string, lines: readonly string[]): { text: string; lines: number }[] {
+  const parts: { text: string; lines: number }[] = [];
+  let current = { text: heading, lines: 0 };
   for (const item of lines) {
-    if (current.length + 1 + item.length > SECTION_LIMIT) {
-      texts.push(current);
-      current = item;
-    } else current = `${current}\n${item}`;
+    if (current.text.length + 1 + item.length > SECTION_LIMIT) {
+      parts.push(current);
+      current = { text: item, lines: 1 };
+    } else current = { text: `${current.text}\n${item}`, lines: current.lines + 1 };
   }
-  texts.push(current);
-  return texts;
+  parts.push(current);
+  return parts;
 }
 
 function section(text: string): DigestBlock {

@@ -1,5 +1,5 @@
 import type { ApplicationView } from '../application.js';
-import { parseTime } from '../k8s-object.js';
+import { observations } from '../history.js';
 import { type AuditContext, type AuditRule, capped, draft } from '../rule.js';
 import type { AuditInput, JsonValue } from '../types.js';
 
@@ -53,17 +53,14 @@ function atCurrentRevision(app: ApplicationView, input: AuditInput): string | un
 
 /** When the latest unbroken run of OutOfSync observations at this revision began, per the history. */
 function outOfSyncSince(context: AuditContext, revision: string): number | undefined {
-  const entries = (context.input.history ?? [])
-    .map((entry) => ({ entry, at: parseTime(entry.at) }))
-    .filter((e): e is { entry: (typeof e)['entry']; at: number } => e.at !== undefined)
-    .sort((a, b) => a.at - b.at);
+  const entries = observations(context.input.history);
   const first = revision.split(',')[0];
   let since: number | undefined;
   for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e === undefined || e.entry.syncStatus !== 'OutOfSync') break;
-    if (e.entry.revision !== undefined && e.entry.revision !== first && e.entry.revision !== revision) break;
-    since = e.at;
+    const entry = entries[i];
+    if (entry === undefined || entry.syncStatus !== 'OutOfSync') break;
+    if (entry.revision !== undefined && entry.revision !== first && entry.revision !== revision) break;
+    since = entry.at;
   }
   return since;
 }

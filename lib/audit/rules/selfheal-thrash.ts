@@ -1,6 +1,6 @@
-import { parseTime } from '../k8s-object.js';
+import { type Observation, observations } from '../history.js';
 import { type AuditRule, capped, draft } from '../rule.js';
-import type { JsonValue, SyncHistoryEntry } from '../types.js';
+import type { JsonValue } from '../types.js';
 
 export const selfHealThrashRule: AuditRule = {
   id: 'selfheal-thrash',
@@ -12,7 +12,7 @@ export const selfHealThrashRule: AuditRule = {
     const { input, options, app } = context;
     const from = input.now.getTime() - options.thrashWindowMs;
     const byRevision = new Map<string, number[]>();
-    for (const [revision, entries] of groupByRevision(input.history ?? [])) {
+    for (const [revision, entries] of groupByRevision(observations(input.history))) {
       const flips: number[] = [];
       for (let i = 1; i < entries.length; i++) {
         const previous = entries[i - 1];
@@ -52,19 +52,13 @@ export const selfHealThrashRule: AuditRule = {
   },
 };
 
-/** Sync observations per revision, in time order; entries without a revision or a readable time are left out. */
-function groupByRevision(
-  history: readonly SyncHistoryEntry[],
-): Map<string, { at: number; syncStatus?: string }[]> {
-  const groups = new Map<string, { at: number; syncStatus?: string }[]>();
+/** Synced/OutOfSync observations per revision, in time order; those without a revision are left out. */
+function groupByRevision(history: readonly Observation[]): Map<string, Observation[]> {
+  const groups = new Map<string, Observation[]>();
   for (const entry of history) {
-    const at = parseTime(entry.at);
-    if (at === undefined || entry.revision === undefined || entry.revision === '') continue;
+    if (entry.revision === undefined) continue;
     if (entry.syncStatus !== 'Synced' && entry.syncStatus !== 'OutOfSync') continue;
-    const group = groups.get(entry.revision) ?? [];
-    group.push({ at, syncStatus: entry.syncStatus });
-    groups.set(entry.revision, group);
+    groups.set(entry.revision, [...(groups.get(entry.revision) ?? []), entry]);
   }
-  for (const group of groups.values()) group.sort((a, b) => a.at - b.at);
   return groups;
 }
