@@ -43,6 +43,8 @@ export interface LocalSecretsManager {
   readonly endpoint: string;
   readonly requests: RecordedRequest[];
   count(operation: string): number;
+  /** The role the STS double issued these credentials for. */
+  roleOf(accessKeyId: string | undefined): string | undefined;
   put(seed: SeedSecret): void;
   remove(name: string): void;
   close(): Promise<void>;
@@ -225,6 +227,7 @@ export async function startLocalSecretsManager(
     endpoint: `http://127.0.0.1:${port}`,
     requests,
     count: (operation) => requests.filter((r) => r.operation === operation).length,
+    roleOf: (accessKeyId) => (accessKeyId === undefined ? undefined : issued.get(accessKeyId)),
     put,
     remove: (name) => void secrets.delete(name),
     close: () =>

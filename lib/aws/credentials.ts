@@ -27,7 +27,7 @@ export function assumeRoleCredentials(options: {
   stsEndpoint?: string;
   sessionName?: string;
   clock?: Clock;
-}): () => Promise<AwsCredentials> {
+}): (() => Promise<AwsCredentials>) & { destroy(): void } {
   const clock = options.clock ?? systemClock;
   const sts = new STSClient({
     region: options.region,
@@ -69,11 +69,12 @@ export function assumeRoleCredentials(options: {
     }
   };
 
-  return async () => {
+  const provider = async (): Promise<AwsCredentials> => {
     if (cached && clock.now().getTime() < cached.refreshAt) return cached.credentials;
     inFlight ??= assume().finally(() => {
       inFlight = undefined;
     });
     return inFlight;
   };
+  return Object.assign(provider, { destroy: () => sts.destroy() });
 }

@@ -1,6 +1,6 @@
 import { UpstreamError } from '../errors.js';
 import { type Clock, type SecretReader, systemClock } from '../ports.js';
-import type { SecretsManagerApi } from '../secrets/secrets-manager-api.js';
+import { type SecretsManagerApi, SecretsManagerError } from '../secrets/secrets-manager-api.js';
 
 /**
  * The orchestrator's own secrets (webhook secrets, cluster and repository tokens), read with its own
@@ -26,13 +26,11 @@ export function createSecretReader(options: {
         throw new UpstreamError(`secret ${secretId} has no value`, { retryable: false });
       return value;
     } catch (error) {
-      if (error instanceof UpstreamError && !(error.cause instanceof Error)) {
-        throw new UpstreamError(`reading secret ${secretId}: ${error.message}`, {
-          retryable: error.retryable,
-          cause: error,
-        });
-      }
-      throw error;
+      if (!(error instanceof SecretsManagerError)) throw error;
+      throw new UpstreamError(`reading secret ${secretId}: ${error.awsCode}: ${error.message}`, {
+        retryable: error.retryable,
+        cause: error,
+      });
     }
   };
 

@@ -41,6 +41,7 @@ export function createSecretsManagerApi(
   options: SecretsManagerAdapterOptions = {},
 ): SecretsManagerApi & { destroy(): void } {
   const clients = new Map<string, SecretsManagerClient>();
+  const stsClients: { destroy(): void }[] = [];
 
   const clientFor = (target: AwsTarget): SecretsManagerClient => {
     const key = targetKey(target);
@@ -49,7 +50,7 @@ export function createSecretsManagerApi(
     let credentials: CredentialSource | undefined = options.credentials;
     const roles = [...(target.additionalRoles ?? []), ...(target.role ? [target.role] : [])];
     roles.forEach((roleArn, i) => {
-      credentials = assumeRoleCredentials({
+      const assumed = assumeRoleCredentials({
         parent: credentials,
         roleArn,
         region: target.region,
@@ -57,6 +58,8 @@ export function createSecretsManagerApi(
         ...(options.stsEndpoint ? { stsEndpoint: options.stsEndpoint } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
       });
+      stsClients.push(assumed);
+      credentials = assumed;
     });
     const client = new SecretsManagerClient({
       region: target.region,
@@ -134,6 +137,7 @@ export function createSecretsManagerApi(
       }),
     destroy: () => {
       for (const client of clients.values()) client.destroy();
+      for (const sts of stsClients.splice(0)) sts.destroy();
       clients.clear();
     },
   };

@@ -182,12 +182,13 @@ function checkExtractValue(base: Base, ref: RemoteRef, value: JsonValue): Secret
     };
   }
   const entries = Object.entries(parsed);
-  for (const [key, item] of entries) {
+  for (const item of Object.values(parsed)) {
     const text = typeof item === 'string' ? item : JSON.stringify(item);
     const problem =
       decodingProblem(ref.decodingStrategy, text) ??
       nullByteProblem(ref.nullBytePolicy, decodedText(ref.decodingStrategy, text));
-    if (problem) return { ...base, outcome: 'error', message: `failure decoding key ${key}: ${problem}` };
+    if (problem)
+      return { ...base, outcome: 'error', message: `a value of the extracted object fails: ${problem}` };
   }
   if (entries.length === 0)
     return { ...base, outcome: 'ok', esoGap: 'empty-value', message: 'JSON object has no keys' };
