@@ -1,18 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { secretsManagerOperations } from './secrets-manager-operations.js';
 import {
   type Caller,
-  CREATED_EPOCH_SECONDS,
   DoubleError,
-  type Filter,
-  findSecret,
-  listEntry,
-  matchesFilters,
-  readValue,
   type SeedSecret,
   type StoredSecret,
   storeSecret,
 } from './secrets-manager-state.js';
+import { assumeRoleXml, stsErrorXml } from './sts.js';
 
 export type { SeedSecret, SeedVersion } from './secrets-manager-state.js';
 
@@ -51,7 +47,6 @@ export interface LocalSecretsManager {
 }
 
 const JSON_TYPE = 'application/x-amz-json-1.1';
-const NOT_FOUND = "Secrets Manager can't find the specified secret.";
 
 export async function startLocalSecretsManager(
   options: LocalSecretsManagerOptions = {},
@@ -65,83 +60,7 @@ export async function startLocalSecretsManager(
   const issued = new Map<string, string>();
   let requestCounter = 0;
 
-  const page = <T>(items: readonly T[], body: Record<string, unknown>, max: number) => {
-    const start =
-      typeof body.NextToken === 'string' ? Number(Buffer.from(body.NextToken, 'base64url').toString()) : 0;
-    const wanted = typeof body.MaxResults === 'number' ? Math.min(body.MaxResults, max) : max;
-    const size = Math.max(1, Math.min(wanted, options.pageSize ?? wanted));
-    const end = start + size;
-    return {
-      items: items.slice(start, end),
-      ...(end < items.length ? { NextToken: Buffer.from(String(end)).toString('base64url') } : {}),
-    };
-  };
-
-  const visible = (body: Record<string, unknown>) => {
-    const filters = (Array.isArray(body.Filters) ? body.Filters : []) as Filter[];
-    return [...secrets.values()].filter(
-      (s) => (body.IncludePlannedDeletion === true || !s.deletedPending) && matchesFilters(s, filters),
-    );
-  };
-
-  const batchEntry = (secret: StoredSecret, caller: Caller, secretId: string) => {
-    try {
-      return { value: readValue(secret, caller, {}) };
-    } catch (error) {
-      if (!(error instanceof DoubleError)) throw error;
-      return { error: { SecretId: secretId, ErrorCode: error.type, Message: error.message } };
-    }
-  };
-
-  const operations: Record<
-    string,
-    (body: Record<string, unknown>, caller: Caller) => Record<string, unknown>
-  > = {
-    GetSecretValue: (body, caller) => {
-      const secret = findSecret(secrets.values(), String(body.SecretId ?? ''));
-      if (!secret) throw new DoubleError('ResourceNotFoundException', NOT_FOUND);
-      return readValue(secret, caller, {
-        ...(typeof body.VersionId === 'string' ? { versionId: body.VersionId } : {}),
-        ...(typeof body.VersionStage === 'string' ? { versionStage: body.VersionStage } : {}),
-      });
-    },
-    BatchGetSecretValue: (body, caller) => {
-      const ids = Array.isArray(body.SecretIdList) ? (body.SecretIdList as string[]) : undefined;
-      if ((ids === undefined) === (body.Filters === undefined)) {
-        throw new DoubleError(
-          'InvalidParameterException',
-          'Either SecretIdList or Filters must be provided, but not both.',
-        );
-      }
-      if (ids && ids.length > 20)
-        throw new DoubleError('ValidationException', 'SecretIdList has more than 20 members');
-      const entries = ids
-        ? ids.map((id) => {
-            const secret = findSecret(secrets.values(), id);
-            return secret
-              ? batchEntry(secret, caller, id)
-              : { error: { SecretId: id, ErrorCode: 'ResourceNotFoundException', Message: NOT_FOUND } };
-          })
-        : undefined;
-      const paged = entries ? { items: entries } : page(visible(body), body, 20);
-      const results = entries ?? (paged.items as StoredSecret[]).map((s) => batchEntry(s, caller, s.arn));
-      return {
-        SecretValues: results.flatMap((r) => ('value' in r && r.value ? [r.value] : [])),
-        Errors: results.flatMap((r) => ('error' in r && r.error ? [r.error] : [])),
-        ...('NextToken' in paged ? { NextToken: paged.NextToken } : {}),
-      };
-    },
-    ListSecrets: (body) => {
-      const { items, ...token } = page(visible(body), body, 100);
-      return { SecretList: items.map(listEntry), ...token };
-    },
-    DescribeSecret: (body) => {
-      const secret = findSecret(secrets.values(), String(body.SecretId ?? ''));
-      if (!secret) throw new DoubleError('ResourceNotFoundException', NOT_FOUND);
-      const { SecretVersionsToStages, ...entry } = listEntry(secret);
-      return { ...entry, VersionIdsToStages: SecretVersionsToStages };
-    },
-  };
+  const operations = secretsManagerOperations(secrets, options);
 
   const handleSecretsManager = (operation: string, raw: string, caller: Caller, res: ServerResponse) => {
     const body = parseBody(raw);
@@ -184,12 +103,11 @@ export async function startLocalSecretsManager(
     const accessKeyId = `ASIALOCAL${String(issued.size + 1).padStart(11, '0')}`;
     issued.set(accessKeyId, roleArn);
     const session = form.get('RoleSessionName') ?? 'session';
-    const expiration = new Date((CREATED_EPOCH_SECONDS + 10 * 365 * 86400) * 1000).toISOString();
     send(
       res,
       200,
       'text/xml',
-      `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials><AccessKeyId>${accessKeyId}</AccessKeyId><SecretAccessKey>local-secret-${accessKeyId}</SecretAccessKey><SessionToken>local-token-${accessKeyId}</SessionToken><Expiration>${expiration}</Expiration></Credentials><AssumedRoleUser><AssumedRoleId>AROALOCAL:${session}</AssumedRoleId><Arn>${roleArn}/${session}</Arn></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>local-${++requestCounter}</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+      assumeRoleXml({ accessKeyId, roleArn, session, requestId: `local-${++requestCounter}` }),
     );
   };
 
@@ -243,12 +161,7 @@ export async function startLocalSecretsManager(
   }
 
   function stsError(res: ServerResponse, status: number, code: string, message: string): void {
-    send(
-      res,
-      status,
-      'text/xml',
-      `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>local-${requestCounter}</RequestId></ErrorResponse>`,
-    );
+    send(res, status, 'text/xml', stsErrorXml(code, message, `local-${requestCounter}`));
   }
 }
 

@@ -3,8 +3,8 @@ import { failureOutcome } from './aws-failure.js';
 import { mapWithLimit } from './concurrency.js';
 import type { ExternalSecretDoc, RemoteRef, SecretReference } from './external-secret.js';
 import { resolveFind } from './find.js';
-import { type JsonValue, resultText } from './gjson-path.js';
-import { isJsonObject, lookupProperty, parseJson } from './property.js';
+import type { JsonValue } from './gjson-path.js';
+import { lookupProperty } from './property.js';
 import type { SecretCheck } from './secret-check.js';
 import {
   createResolutionCache,
@@ -16,7 +16,7 @@ import {
 } from './secret-fetcher.js';
 import type { SecretsManagerApi } from './secrets-manager-api.js';
 import type { ResolvedStore } from './store-resolution.js';
-import { decodedText, decodingProblem, nullByteProblem } from './value-checks.js';
+import { checkDataValue, checkExtractValue } from './value-checks.js';
 
 export type CheckableReference = Exclude<SecretReference, { type: 'invalid' }>;
 
@@ -141,56 +141,4 @@ function evaluate(
     value = found.value;
   }
   return reference.type === 'data' ? checkDataValue(base, ref, value) : checkExtractValue(base, ref, value);
-}
-
-type Base = Omit<SecretCheck, 'outcome'>;
-
-function checkDataValue(base: Base, ref: RemoteRef, value: JsonValue): SecretCheck {
-  const text = resultText(value);
-  const problem =
-    decodingProblem(ref.decodingStrategy, text) ??
-    nullByteProblem(ref.nullBytePolicy, decodedText(ref.decodingStrategy, text));
-  if (problem) return { ...base, outcome: 'error', message: problem };
-  if (text === '') {
-    const what = value === null ? 'JSON null' : 'empty';
-    return {
-      ...base,
-      outcome: 'ok',
-      esoGap: 'empty-value',
-      message: `value is ${what}: ESO writes an empty key`,
-    };
-  }
-  return { ...base, outcome: 'ok' };
-}
-
-function checkExtractValue(base: Base, ref: RemoteRef, value: JsonValue): SecretCheck {
-  // gjson hands ESO text; a string holding a JSON object is as good as an object.
-  const parsed = typeof value === 'string' ? parseJson(value) : value;
-  if (parsed === null) {
-    return {
-      ...base,
-      outcome: 'ok',
-      esoGap: 'empty-value',
-      message: 'value is JSON null: extract yields no keys',
-    };
-  }
-  if (!isJsonObject(parsed)) {
-    return {
-      ...base,
-      outcome: 'not-json',
-      message: `unable to unmarshal secret ${ref.key}: not a JSON object`,
-    };
-  }
-  const entries = Object.entries(parsed);
-  for (const item of Object.values(parsed)) {
-    const text = typeof item === 'string' ? item : JSON.stringify(item);
-    const problem =
-      decodingProblem(ref.decodingStrategy, text) ??
-      nullByteProblem(ref.nullBytePolicy, decodedText(ref.decodingStrategy, text));
-    if (problem)
-      return { ...base, outcome: 'error', message: `a value of the extracted object fails: ${problem}` };
-  }
-  if (entries.length === 0)
-    return { ...base, outcome: 'ok', esoGap: 'empty-value', message: 'JSON object has no keys' };
-  return { ...base, outcome: 'ok', message: `${entries.length} keys` };
 }
