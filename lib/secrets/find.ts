@@ -73,12 +73,16 @@ export async function resolveFind(
       const result = await fetcher.fetch(request);
       if (!result.ok) {
         const outcome = failureOutcome(result.failure);
+        const policy = b.externalSecret.deletionPolicy;
+        // A listed name the store prefix turns into a missing secret is NoSecretErr, which ESO skips.
+        const skipped = outcome.noSecretErr && policy !== 'Retain';
         return [
           {
             ...base,
             key: request.secretId,
             outcome: outcome.outcome,
-            message: `find (${described}): ${outcome.message} (secret ${request.secretId})`,
+            message: `find (${described}): ${outcome.message} (secret ${request.secretId})${skipped ? `; ESO skips it (deletionPolicy: ${policy})` : ''}`,
+            ...(skipped ? { blocking: false, esoGap: 'skipped-missing' as const } : {}),
           },
         ];
       }

@@ -545,3 +545,50 @@ describe('policies', () => {
     expect(result).toEqual({ checks: [], verdict: 'pass', summary: 'no ExternalSecrets' });
   });
 });
+
+describe('dataFrom.find with a store prefix, as ESO reads it', () => {
+  let sm: TestSecretsManager;
+  beforeAll(async () => {
+    sm = await startTestSecretsManager({
+      secrets: [
+        { name: 'app/one', string: '{}' },
+        { name: 'prod/app/one', string: '{}' },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await sm.close();
+  });
+
+  it.each([
+    ['reads each listed name with the prefix prepended again', 'Retain', 'ok', undefined],
+    [
+      'skips a prefixed name that does not exist under deletionPolicy Delete',
+      'Delete',
+      'missing-secret',
+      false,
+    ],
+  ] as const)('%s', async (_name, deletionPolicy, outcome, blocking) => {
+    const regexp = deletionPolicy === 'Retain' ? '^app/' : '^prod/app/';
+    const result = await preflightApp(
+      {
+        documents: [
+          store('prefixed', { prefix: 'prod/' }),
+          externalSecret(
+            'es',
+            { target: { deletionPolicy }, dataFrom: [{ find: { name: { regexp } } }] },
+            'prefixed',
+          ),
+        ],
+        clusterStores: [],
+        overrides: [],
+        policy: 'block',
+        namespace: 'shop',
+      },
+      { api: sm.api, logger: createMemoryLogger() },
+    );
+    expect(result.checks[0]).toMatchObject({ outcome });
+    if (blocking !== undefined)
+      expect(result.checks[0]).toMatchObject({ blocking, key: 'prod/prod/app/one' });
+  });
+});
