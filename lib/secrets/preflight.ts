@@ -147,5 +147,5 @@ function summarize(
   const parts = [...counts].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
   const blocking = checks.filter((c) => c.blocking).length;
   const tail = verdict === 'block' ? `; blocked by ${blocking} reference${blocking === 1 ? '' : 's'}` : '';
-  return `${externalSecrets} ExternalSecret${externalSecrets === 1 ? '' : 's'}, ${checks.length} checks: ${parts}${tail}`;
+  return `${externalSecrets} ExternalSecret${externalSecrets === 1 ? '' : 's'}, ${checks.length} check${checks.length === 1 ? '' : 's'}: ${parts}${tail}`;
 }

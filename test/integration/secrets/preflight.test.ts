@@ -163,7 +163,7 @@ describe('preflightApp against the Secrets Manager double through the real SDK c
       property: 'user',
       blocking: true,
     });
-    expect(result.summary).toBe('1 ExternalSecret, 1 checks: 1 missing-property; blocked by 1 reference');
+    expect(result.summary).toBe('1 ExternalSecret, 1 check: 1 missing-property; blocked by 1 reference');
   });
 
   it('prefers a literal dotted key over the nested path', async () => {
