@@ -10,6 +10,13 @@ export const SECRET_OUTCOMES = [
 ] as const;
 export type SecretOutcome = (typeof SECRET_OUTCOMES)[number];
 
+/**
+ * Why ESO reports `SecretSynced` although the target Secret lacks a usable value: a missing secret it
+ * skips (`deletionPolicy: Delete/Merge`, a `find` matching nothing), or a value that is JSON `null` or empty.
+ */
+export const ESO_GAPS = ['skipped-missing', 'empty-value'] as const;
+export type EsoGap = (typeof ESO_GAPS)[number];
+
 /** The outcome of one ExternalSecret reference. Never carries a secret value. */
 export interface SecretCheck {
   /** `namespace/name` of the ExternalSecret. */
@@ -24,4 +31,7 @@ export interface SecretCheck {
   readonly message?: string;
   /** Post-sync: the ExternalSecret's Ready condition reason (`SecretSynced`, `SecretSyncedError`). */
   readonly syncReason?: string;
+  /** Preflight: this check held the app back (set on every check of a preflight result). */
+  readonly blocking?: boolean;
+  readonly esoGap?: EsoGap;
 }
