@@ -16,7 +16,8 @@ export interface FleetObject {
   readonly raw: unknown;
 }
 
-export type IndexedObject = { readonly cluster: string } & (
+/** `raw` is kept for what fan-out reads beyond matching (annotations, destination stores). */
+export type IndexedObject = { readonly cluster: string; readonly raw: unknown } & (
   | { readonly kind: 'Application'; readonly value: Application }
   | { readonly kind: 'ApplicationSet'; readonly value: ApplicationSet }
   | { readonly kind: 'GitRepository'; readonly value: GitRepository }
@@ -61,11 +62,11 @@ function parseFleetObject(object: FleetObject): Parsed<IndexedObject> {
     parsed.ok ? { ok: true, value: make(parsed.value) } : parsed;
   switch (kind) {
     case 'Application':
-      return wrap(parseApplication(raw), (value) => ({ cluster, kind, value }));
+      return wrap(parseApplication(raw), (value) => ({ cluster, kind, value, raw }));
     case 'ApplicationSet':
-      return wrap(parseApplicationSet(raw), (value) => ({ cluster, kind, value }));
+      return wrap(parseApplicationSet(raw), (value) => ({ cluster, kind, value, raw }));
     case 'GitRepository':
-      return wrap(parseGitRepository(raw), (value) => ({ cluster, kind, value }));
+      return wrap(parseGitRepository(raw), (value) => ({ cluster, kind, value, raw }));
     default:
       return { ok: false, reason: `unsupported kind ${String(kind)}` };
   }
