@@ -52,6 +52,7 @@ export interface SlackReceiver {
   /** The id a channel name is given (`#deploys` and `deploys` alike). */
   channelId(name: string): string;
   injectFault(fault: SlackFault): void;
+  clearFaults(): void;
   /** As if a person deleted the message: later updates answer `message_not_found`. */
   deleteMessage(ts: string): void;
   close(): Promise<void>;
@@ -196,12 +197,16 @@ export async function startSlackReceiver(options: SlackReceiverOptions = {}): Pr
     webhookUrl: (path = 'T000/B000/local') => `${base}/hooks/${path}`,
     messages: (channel) =>
       stored.filter(
-        (m) => m.threadTs === undefined && (channel === undefined || m.channel === channelId(channel)),
+        (m) =>
+          m.threadTs === undefined &&
+          (channel === undefined ||
+            m.channel === (channel.startsWith('hook:') ? channel : channelId(channel))),
       ),
     replies: (threadTs) => stored.filter((m) => m.threadTs === threadTs),
     calls: () => [...calls],
     channelId,
     injectFault: (fault) => faults.push({ ...fault }),
+    clearFaults: () => faults.splice(0),
     deleteMessage: (ts) => {
       const index = stored.findIndex((m) => m.ts === ts);
       if (index >= 0) stored.splice(index, 1);
