@@ -134,7 +134,8 @@ export async function startSlackReceiver(options: SlackReceiverOptions = {}): Pr
       print(threadTs === undefined ? 'posted' : 'replied', message);
       return { status: 200, body: { ok: true, channel, ts: message.ts, message: { text, ts: message.ts } } };
     }
-    // chat.update wants the channel id that chat.postMessage answered with, as Slack does
+    // chat.update wants the channel id that chat.postMessage answered with, not a #name
+    if (![...channelIds.values()].includes(body.channel)) return slackError('channel_not_found');
     const message = stored.find((m) => m.channel === body.channel && m.ts === body.ts);
     if (message === undefined) return slackError('message_not_found');
     Object.assign(message, { text, blocks, edits: message.edits + 1 });
