@@ -64,6 +64,13 @@ export type NoticeDraft = { -readonly [K in keyof SlackNoticeUpdate]?: SlackNoti
   repliedApps: readonly string[];
 };
 
-export function withoutUndefined(update: NoticeDraft): SlackNoticeUpdate {
-  return Object.fromEntries(Object.entries(update).filter(([, v]) => v !== undefined)) as SlackNoticeUpdate;
+const UPDATE_FIELDS = ['ts', 'channelId', 'contentHash', 'progress'] as const;
+
+/** The fields a save writes, dropping cleared ones (and the version bookkeeping of a read notice). */
+export function withoutUndefined(draft: NoticeDraft): SlackNoticeUpdate {
+  const kept = UPDATE_FIELDS.filter((field) => draft[field] !== undefined).map((field) => [
+    field,
+    draft[field],
+  ]);
+  return { ...Object.fromEntries(kept), repliedApps: [...draft.repliedApps] } as SlackNoticeUpdate;
 }

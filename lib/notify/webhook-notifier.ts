@@ -37,8 +37,8 @@ interface WebhookPlan {
 
 /**
  * Webhook mode: messages cannot be edited, so one message goes out for each failed or blocked app as
- * soon as it is seen, and one summary when the rollout ends. Failures first seen in the ending notice
- * are left to the summary, which names them, rather than sent twice at the same moment.
+ * soon as it is seen, and one summary when the rollout ends. Failures first seen in the notice that
+ * sends the summary are left to it, as it names them, rather than sent twice at the same moment.
  */
 export async function notifyWithWebhook(
   snapshot: RolloutSnapshot,
@@ -58,7 +58,8 @@ export async function notifyWithWebhook(
       const final = ended && current?.contentHash === undefined;
       if (!ended) ctx.log.skip('final-message', 'not-ended');
       else if (!final) ctx.log.skip('final-message', 'already-sent');
-      const batch = ended
+      // the end message names every failure, so those it carries need no message of their own
+      const batch = final
         ? { single: [], overflow: [] }
         : batchFailures(pending, ctx.limits.maxNoticesPerCall);
       if (!final && pending.length === 0) return undefined;

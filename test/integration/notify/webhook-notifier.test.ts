@@ -85,6 +85,14 @@ describe('notifier, webhook mode, real @slack/webhook against the local Slack do
     expect(JSON.stringify(only?.blocks)).toContain('*timeout* · `hub-eu` argocd/web');
   });
 
+  it('still sends a failure seen after the end message went out', async () => {
+    const t = setup();
+    await t.notifier.notify(t.snapshot([appRecord('web', { state: 'synced' })]));
+    const later = await t.notifier.notify(t.snapshot([appRecord('web', { state: 'degraded' })]));
+    expect(later.sent).toEqual([{ action: 'failure-message', app: 'hub-eu/argocd/web' }]);
+    expect(t.texts()).toHaveLength(2);
+  });
+
   it('sends a blocked app its own message naming the ExternalSecret, key and property', async () => {
     const t = setup();
     const blocked = appRecord('shop', {
