@@ -128,7 +128,7 @@ async function send(
   const thread = { channel: state.channelId ?? ctx.channel, threadTs: state.ts ?? base.ts };
   // `replyKeys` are put back for a later notice when this reply does not go out
   const reply = async (replyKeys: readonly string[], build: () => SlackMessage, app?: string) => {
-    if (!halted) {
+    if (!halted && !ctx.log.outOfTime('reply')) {
       try {
         await ctx.api.postMessage({ ...thread, ...build() });
         ctx.log.markSent('reply', app === undefined ? { apps: replyKeys.length } : { app });

@@ -16,7 +16,19 @@ export class NoticeLog {
   private readonly skipped: NoticeSkipped[] = [];
   private readonly errors: NoticeError[] = [];
 
-  constructor(private readonly logger: Logger) {}
+  /** `deadline` (ms since epoch, by `now`) bounds how long one notice may keep calling Slack. */
+  constructor(
+    private readonly logger: Logger,
+    private readonly deadline = Number.POSITIVE_INFINITY,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** True once the notice has used its time; the call is then left to the next notice. */
+  outOfTime(action: NoticeAction): boolean {
+    if (this.now() < this.deadline) return false;
+    this.skip(action, 'deferred');
+    return true;
+  }
 
   markSent(action: NoticeAction, detail: { app?: string; apps?: number } = {}): void {
     this.sent.push({ action, ...detail });

@@ -1,4 +1,4 @@
-import type { Logger } from '../ports.js';
+import { type Clock, type Logger, systemClock } from '../ports.js';
 import { notifyWithBot } from './bot-notifier.js';
 import { NoticeLog } from './notice-log.js';
 import type { SlackNotice, SlackNoticeStore } from './notice-store.js';
@@ -15,15 +15,22 @@ export type SlackTarget =
 export interface NotifierLimits extends MessageLimits {
   /** Per-app notices sent by one call; beyond it the rest share one overflow notice. */
   readonly maxNoticesPerCall: number;
+  /** Time one notice may spend calling Slack (Retry-After waits included); the rest waits for the next. */
+  readonly maxNoticeSeconds: number;
 }
 
-export const DEFAULT_NOTIFIER_LIMITS: NotifierLimits = { ...DEFAULT_MESSAGE_LIMITS, maxNoticesPerCall: 10 };
+export const DEFAULT_NOTIFIER_LIMITS: NotifierLimits = {
+  ...DEFAULT_MESSAGE_LIMITS,
+  maxNoticesPerCall: 10,
+  maxNoticeSeconds: 20,
+};
 
 export interface NotifierDeps {
   readonly slack: SlackTarget;
   readonly store: SlackNoticeStore;
   readonly logger: Logger;
   readonly limits?: Partial<NotifierLimits>;
+  readonly clock?: Clock;
 }
 
 /** The notifier port the composition root hands to `track` (and anything else that ends a rollout). */
@@ -47,8 +54,11 @@ export async function notifyRollout(
   previousNotice: SlackNotice | undefined,
   deps: NotifierDeps,
 ): Promise<NotifyResult> {
-  const log = new NoticeLog(deps.logger.child({ sha: snapshot.sha, repo: snapshot.repo.fullName }));
   const limits = { ...DEFAULT_NOTIFIER_LIMITS, ...deps.limits };
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now().getTime();
+  const logger = deps.logger.child({ sha: snapshot.sha, repo: snapshot.repo.fullName });
+  const log = new NoticeLog(logger, now() + limits.maxNoticeSeconds * 1000, now);
   try {
     const slack = deps.slack;
     if (slack.mode === 'bot') {

@@ -4,6 +4,7 @@ import type { RetryBudget } from './bounded-retry.js';
 import type { SlackTarget } from './rollout-notifier.js';
 import { createSlackApi } from './slack-client.js';
 import { createSlackWebhook } from './slack-webhook.js';
+import type { SlackMessage } from './types.js';
 
 export interface SlackTargetOptions {
   readonly logger: Logger;
@@ -30,4 +31,13 @@ export function createSlackTarget(config: SlackConfig, options: SlackTargetOptio
     return { mode: 'webhook', webhook: createSlackWebhook({ url: config.webhookUrl, ...transport }) };
   }
   return { mode: 'off' };
+}
+
+/**
+ * One message to wherever Slack notices go, for notices that are not a rollout's (the reconcile
+ * digest of new and resolved findings). Throws SlackDeliveryError; does nothing when Slack is off.
+ */
+export async function postToSlack(target: SlackTarget, message: SlackMessage): Promise<void> {
+  if (target.mode === 'bot') await target.api.postMessage({ channel: target.channel, ...message });
+  else if (target.mode === 'webhook') await target.webhook.send(message);
 }

@@ -48,6 +48,7 @@ export const SKIP_REASONS = [
   'stale-snapshot',
   'claimed-elsewhere',
   'not-ended',
+  'deferred',
   'slack-off',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];

@@ -83,7 +83,7 @@ export async function notifyWithWebhook(
     apps: readonly string[],
     detail: Detail,
   ) => {
-    if (!halted) {
+    if (!halted && !ctx.log.outOfTime(action)) {
       try {
         await ctx.webhook.send(message);
         ctx.log.markSent(action, detail);

@@ -268,6 +268,25 @@ describe('notifier, bot mode, real @slack/web-api against the local Slack double
     expect(again.sent).toEqual([{ action: 'update' }]);
   });
 
+  it('leaves what does not fit in its time to the next notice', async () => {
+    const t = setup();
+    let time = Date.now();
+    // every reading is 30 s later than the last, past the 20 s a notice may take
+    const slowClock = {
+      now: () => {
+        time += 30_000;
+        return new Date(time);
+      },
+    };
+    const failed = t.snapshot([appRecord('web', { state: 'failed' }), appRecord('api', { state: 'failed' })]);
+    const first = await notifyRollout(failed, undefined, { ...t.deps, clock: slowClock });
+    expect(first.sent).toEqual([{ action: 'post' }]);
+    expect(first.skipped).toEqual([{ action: 'reply', reason: 'deferred' }]);
+    const next = await t.notifier.notify(failed);
+    expect(next.sent.map((s) => s.action)).toEqual(['reply', 'reply']);
+    expect(receiver.replies(t.root().ts)).toHaveLength(2);
+  });
+
   it('reports a notice state outage as an error instead of throwing', async () => {
     const t = setup();
     const broken: SlackNoticeStore = { ...store, claim: () => Promise.reject(new Error('dynamodb down')) };

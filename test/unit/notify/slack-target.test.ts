@@ -3,7 +3,7 @@ import { loadConfig } from '../../../lib/config.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { SlackNoticeStore } from '../../../lib/notify/notice-store.js';
 import { createRolloutNotifier, noticeChannelKey } from '../../../lib/notify/rollout-notifier.js';
-import { createSlackTarget } from '../../../lib/notify/slack-target.js';
+import { createSlackTarget, postToSlack } from '../../../lib/notify/slack-target.js';
 import { appRecord, rolloutSnapshot } from '../../helpers/slack.js';
 
 const base = { TABLE_NAME: 't' };
@@ -53,5 +53,31 @@ describe('createRolloutNotifier', () => {
       { action: 'store', failure: 'store', message: 'slack notice state: throttled' },
     ]);
     expect(sent).toBe(0);
+  });
+});
+
+describe('postToSlack', () => {
+  it.each([
+    ['bot mode posts to the configured channel', 'bot', [['post', '#deploys', 'digest']]],
+    ['webhook mode sends through the webhook', 'webhook', [['send', 'digest']]],
+    ['off sends nothing', 'off', []],
+  ] as const)('%s', async (_name, mode, expected) => {
+    const calls: unknown[][] = [];
+    const api = {
+      postMessage: async (input: { channel: string; text: string }) => {
+        calls.push(['post', input.channel, input.text]);
+        return { ts: '1.1', channel: 'C1' };
+      },
+      updateMessage: async () => ({ ts: '1.1', channel: 'C1' }),
+    };
+    const webhook = {
+      send: async (message: { text: string }) => {
+        calls.push(['send', message.text]);
+      },
+    };
+    const target =
+      mode === 'bot' ? { mode, api, channel: '#deploys' } : mode === 'webhook' ? { mode, webhook } : { mode };
+    await postToSlack(target, { text: 'digest', blocks: [] });
+    expect(calls).toEqual(expected);
   });
 });
