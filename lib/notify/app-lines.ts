@@ -1,0 +1,91 @@
+import type { AppRecord, AppState, RolloutStatus } from '../rollouts/model.js';
+import type { SecretCheck } from '../secrets/secret-check.js';
+import { code, escapeMrkdwn, folded, safeText } from './mrkdwn.js';
+
+export const STATUS_EMOJI: Readonly<Record<RolloutStatus, string>> = {
+  pending: ':hourglass:',
+  'in-progress': ':hourglass_flowing_sand:',
+  succeeded: ':white_check_mark:',
+  failed: ':x:',
+  partial: ':warning:',
+  blocked: ':no_entry:',
+};
+
+export const STATE_EMOJI: Readonly<Record<AppState, string>> = {
+  matched: ':white_circle:',
+  refreshed: ':arrows_counterclockwise:',
+  syncing: ':hourglass_flowing_sand:',
+  synced: ':white_check_mark:',
+  'out-of-sync': ':large_yellow_circle:',
+  failed: ':x:',
+  degraded: ':warning:',
+  timeout: ':alarm_clock:',
+  error: ':boom:',
+  blocked: ':no_entry:',
+};
+
+/** `cluster` ns/name, with the kind when it is not an Application; escaped for mrkdwn. */
+export function appLabel(app: AppRecord): string {
+  const kind = app.kind === 'Application' ? '' : ` (${app.kind})`;
+  return `${code(escapeMrkdwn(app.cluster))} ${escapeMrkdwn(`${app.namespace}/${app.name}`)}${kind}`;
+}
+
+/** Secret checks that explain a block or a warning; `ok` and the informational `not-rendered` are left out. */
+export function secretProblems(app: AppRecord): readonly SecretCheck[] {
+  return (app.secrets ?? []).filter((s) => s.outcome !== 'ok' && s.outcome !== 'not-rendered');
+}
+
+/** ExternalSecret, key and property by name (never a value), then the outcome. */
+export function describeSecret(check: SecretCheck): string {
+  const parts = [`ExternalSecret ${code(safeText(check.externalSecret, 120))}`];
+  if (check.key !== undefined) parts.push(`key ${code(safeText(check.key, 200))}`);
+  if (check.property !== undefined) parts.push(`property ${code(safeText(check.property, 120))}`);
+  return `${parts.join(' ')}: ${check.outcome}`;
+}
+
+/** Sync and health as Argo CD reports them, e.g. `OutOfSync/Degraded`. */
+export function syncHealth(app: AppRecord): string | undefined {
+  const parts = [app.syncStatus, app.health].filter((p): p is string => p !== undefined && p !== '');
+  return parts.length === 0 ? undefined : safeText(parts.join('/'), 60);
+}
+
+/** The short reason shown in the rollout message, on one line. */
+export function shortReason(app: AppRecord, maxChars: number): string | undefined {
+  const problems = secretProblems(app);
+  if (app.state === 'blocked' && problems.length > 0) {
+    const shown = problems.slice(0, 2).map(describeSecret).join('; ');
+    const more = problems.length > 2 ? ` (+${problems.length - 2} more)` : '';
+    return `${shown}${more}`;
+  }
+  if (app.message !== undefined && folded(app.message) !== '') return safeText(folded(app.message), maxChars);
+  return syncHealth(app);
+}
+
+/** One line per app in the rollout message. */
+export function appLine(app: AppRecord, maxReasonChars: number): string {
+  const reason = shortReason(app, maxReasonChars);
+  const head = `${STATE_EMOJI[app.state]} *${app.state}* · ${appLabel(app)}`;
+  return reason === undefined ? head : `${head} — ${reason}`;
+}
+
+/** The detail of one failed or blocked app for its own notice: every secret problem, the full message. */
+export function appDetail(app: AppRecord, maxMessageChars: number): string {
+  const lines = [`${STATE_EMOJI[app.state]} *${app.state}* · ${appLabel(app)}`];
+  const status = syncHealth(app);
+  const revision = app.revision === undefined ? undefined : code(safeText(app.revision.slice(0, 12), 12));
+  const facts = [status, revision === undefined ? undefined : `revision ${revision}`].filter(Boolean);
+  if (facts.length > 0) lines.push(facts.join(' · '));
+  for (const check of secretProblems(app).slice(0, 10)) {
+    const note = check.message === undefined ? '' : ` — ${safeText(folded(check.message), 300)}`;
+    lines.push(`• ${describeSecret(check)}${note}`);
+  }
+  const extra = secretProblems(app).length - 10;
+  if (extra > 0) lines.push(`• and ${extra} more ExternalSecret problems`);
+  if (app.message !== undefined && app.message.trim() !== '') {
+    const quoted = safeText(app.message.trim(), maxMessageChars)
+      .split(/\r?\n/)
+      .map((line) => `>${line}`);
+    lines.push(...quoted);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,134 @@
+import { APP_STATES, type AppRecord, countStates } from '../rollouts/model.js';
+import { appDetail, appLine, STATE_EMOJI, STATUS_EMOJI } from './app-lines.js';
+import { context, divider, header, packSections, SLACK_LIMITS, section } from './blocks.js';
+import { code, escapeMrkdwn, link, oneLine, redactCredentials, safeText, truncate } from './mrkdwn.js';
+import { compareApps } from './notice-plan.js';
+import type { RolloutSnapshot, SlackBlock, SlackMessage } from './types.js';
+
+export interface MessageLimits {
+  /** Apps listed by name in the rollout message; the rest are counted ("and N more"). */
+  readonly maxAppsListed: number;
+  /** Characters of an app's reason in the rollout message. */
+  readonly maxReasonChars: number;
+  /** Characters of an app's message in its own notice. */
+  readonly maxDetailChars: number;
+}
+
+export const DEFAULT_MESSAGE_LIMITS: MessageLimits = {
+  maxAppsListed: 40,
+  maxReasonChars: 200,
+  maxDetailChars: 2000,
+};
+
+export function shortSha(sha: string): string {
+  return sha.slice(0, 7);
+}
+
+export function shortRef(ref: string): string {
+  return ref.replace(/^refs\/(heads|tags)\//, '');
+}
+
+/** The one message of a rollout: what was pushed, how far it got, and every app that is not synced. */
+export function renderRolloutMessage(
+  snapshot: RolloutSnapshot,
+  limits: MessageLimits = DEFAULT_MESSAGE_LIMITS,
+): SlackMessage {
+  const apps = snapshot.apps;
+  const notSynced = apps.filter((app) => app.state !== 'synced').sort(compareApps);
+  const top: SlackBlock[] = [
+    header(
+      `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,
+    ),
+    section(commitLines(snapshot)),
+    section(`${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}`),
+  ];
+  const blocks = [...top];
+  if (notSynced.length > 0) {
+    const listed = notSynced.slice(0, limits.maxAppsListed);
+    const room = SLACK_LIMITS.blocksPerMessage - top.length - 2;
+    const packed = packSections(
+      listed.map((app) => appLine(app, limits.maxReasonChars)),
+      room,
+    );
+    blocks.push(divider, ...packed.blocks);
+    const more = notSynced.length - listed.length + packed.left;
+    if (more > 0) blocks.push(context(`…and ${more} more ${more === 1 ? 'app' : 'apps'} not synced`));
+  }
+  return { text: fallbackText(snapshot), blocks };
+}
+
+/**
+ * The notice of one failed or blocked app: a thread reply under the rollout message (bot mode), or a
+ * message of its own that also says which push it belongs to (`standalone`, webhook mode).
+ */
+export function renderAppNotice(
+  snapshot: RolloutSnapshot,
+  app: AppRecord,
+  options: { readonly standalone: boolean; readonly limits?: MessageLimits },
+): SlackMessage {
+  const limits = options.limits ?? DEFAULT_MESSAGE_LIMITS;
+  const blocks: SlackBlock[] = options.standalone ? [section(commitLines(snapshot))] : [];
+  const packed = packSections(
+    appDetail(app, limits.maxDetailChars).split('\n'),
+    SLACK_LIMITS.blocksPerMessage - blocks.length,
+  );
+  blocks.push(...packed.blocks);
+  const where = `${app.cluster} ${app.namespace}/${app.name}`;
+  const prefix = options.standalone ? `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ` : '';
+  return { text: plain(`${prefix}${where} ${app.state}`), blocks };
+}
+
+/** One notice naming many failed or blocked apps, so a mass failure costs one call. */
+export function renderOverflowNotice(
+  snapshot: RolloutSnapshot,
+  apps: readonly AppRecord[],
+  options: { readonly standalone: boolean; readonly limits?: MessageLimits },
+): SlackMessage {
+  const limits = options.limits ?? DEFAULT_MESSAGE_LIMITS;
+  const intro = `${apps.length} more apps failed or were blocked:`;
+  const blocks: SlackBlock[] = options.standalone ? [section(commitLines(snapshot))] : [];
+  const listed = apps.slice(0, limits.maxAppsListed);
+  const packed = packSections(
+    [intro, ...listed.map((app) => appLine(app, limits.maxReasonChars))],
+    SLACK_LIMITS.blocksPerMessage - blocks.length - 1,
+  );
+  blocks.push(...packed.blocks);
+  const more = apps.length - listed.length + packed.left;
+  if (more > 0) blocks.push(context(`…and ${more} more`));
+  const prefix = options.standalone ? `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ` : '';
+  return { text: plain(`${prefix}${apps.length} more apps failed or were blocked`), blocks };
+}
+
+function commitLines(snapshot: RolloutSnapshot): string {
+  const repo = link(snapshot.repo.webUrl, `*${escapeMrkdwn(snapshot.repo.fullName)}*`);
+  const sha = link(snapshot.commitUrl, code(escapeMrkdwn(shortSha(snapshot.sha))));
+  const ref = code(safeText(shortRef(snapshot.ref), 100));
+  const author = safeText(oneLine(snapshot.author), 80);
+  const title = safeText(oneLine(snapshot.commitTitle), 200);
+  const trigger = snapshot.trigger === 'webhook' ? '' : ` (${snapshot.trigger})`;
+  const head = `${repo} ${sha} on ${ref} by ${author}${trigger}`;
+  return title === '' ? head : `${head}\n>${title}`;
+}
+
+function countsLine(apps: readonly AppRecord[]): string {
+  const counts = countStates(apps.map((app) => app.state));
+  const parts = APP_STATES.filter((state) => (counts[state] ?? 0) > 0).map(
+    (state) => `${STATE_EMOJI[state]} ${counts[state]} ${state}`,
+  );
+  const total = `${apps.length} ${apps.length === 1 ? 'app' : 'apps'}`;
+  return parts.length === 0 ? total : `${total}: ${parts.join(' · ')}`;
+}
+
+function fallbackText(snapshot: RolloutSnapshot): string {
+  const counts = countStates(snapshot.apps.map((app) => app.state));
+  const summary = APP_STATES.filter((state) => (counts[state] ?? 0) > 0)
+    .map((state) => `${counts[state]} ${state}`)
+    .join(', ');
+  const head = `${snapshot.repo.fullName} ${shortSha(snapshot.sha)} (${shortRef(snapshot.ref)}) by ${oneLine(snapshot.author)}: ${snapshot.status}`;
+  return plain(summary === '' ? head : `${head} — ${summary}`);
+}
+
+/** Fallback text is read as mrkdwn too: escape it, mask credentials, keep it short. */
+function plain(text: string): string {
+  return escapeMrkdwn(truncate(redactCredentials(text), SLACK_LIMITS.fallbackText));
+}

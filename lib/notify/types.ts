@@ -1,0 +1,84 @@
+import type { AppRecord, RolloutStatus, Trigger } from '../rollouts/model.js';
+
+/** What the notifier reads of one rollout: the summary plus every app record, as stored. */
+export interface RolloutSnapshot {
+  readonly sha: string;
+  readonly repo: { readonly fullName: string; readonly webUrl: string };
+  /** Full ref as pushed (`refs/heads/main`) or a short name. */
+  readonly ref: string;
+  readonly trigger: Trigger;
+  readonly author: string;
+  readonly commitTitle: string;
+  readonly commitUrl?: string;
+  readonly status: RolloutStatus;
+  readonly apps: readonly AppRecord[];
+}
+
+export interface PlainText {
+  readonly type: 'plain_text';
+  readonly text: string;
+  readonly emoji?: boolean;
+}
+
+export interface MrkdwnText {
+  readonly type: 'mrkdwn';
+  readonly text: string;
+}
+
+/** The few Block Kit blocks the messages use (a structural subset of Slack's `KnownBlock`). */
+export type SlackBlock =
+  | { readonly type: 'header'; readonly text: PlainText }
+  | { readonly type: 'section'; readonly text: MrkdwnText }
+  | { readonly type: 'divider' }
+  | { readonly type: 'context'; readonly elements: readonly MrkdwnText[] };
+
+/** A message ready to send: `text` is the fallback shown in notifications and screen readers. */
+export interface SlackMessage {
+  readonly text: string;
+  readonly blocks: readonly SlackBlock[];
+}
+
+/** What Slack calls were made, skipped or failed for one notice; the notifier never throws. */
+export const NOTICE_ACTIONS = ['post', 'update', 'reply', 'failure-message', 'final-message'] as const;
+export type NoticeAction = (typeof NOTICE_ACTIONS)[number];
+
+export const SKIP_REASONS = [
+  'unchanged',
+  'already-sent',
+  'stale-snapshot',
+  'claimed-elsewhere',
+  'not-ended',
+  'deferred',
+  'slack-off',
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+export const NOTICE_FAILURES = ['rate-limited', 'unavailable', 'rejected', 'store'] as const;
+export type NoticeFailure = (typeof NOTICE_FAILURES)[number];
+
+export interface NoticeSent {
+  readonly action: NoticeAction;
+  /** `cluster/namespace/name` (kind when not an Application) for per-app notices. */
+  readonly app?: string;
+  /** Several apps named in one overflow reply. */
+  readonly apps?: number;
+}
+
+export interface NoticeSkipped {
+  readonly action: NoticeAction;
+  readonly reason: SkipReason;
+}
+
+export interface NoticeError {
+  readonly action: NoticeAction | 'store';
+  readonly failure: NoticeFailure;
+  /** Safe to log: never a token, webhook URL or secret value. */
+  readonly message: string;
+  readonly app?: string;
+}
+
+export interface NotifyResult {
+  readonly sent: readonly NoticeSent[];
+  readonly skipped: readonly NoticeSkipped[];
+  readonly errors: readonly NoticeError[];
+}
