@@ -6,6 +6,12 @@ export interface PushMessage {
   readonly type: 'push';
   readonly trigger: Trigger;
   readonly event: PushEvent;
+  /** Only these clusters (a retry of clusters that could not be listed); absent: the whole fleet. */
+  readonly clusters?: readonly string[];
+  /** Retries of unreadable clusters so far. */
+  readonly attempt?: number;
+  /** Sent by the scheduled reconciliation for a commit whose webhook never arrived. */
+  readonly missedWebhook?: boolean;
 }
 
 /** Fanout → track (and track → itself): follow one rollout until every app ends or the deadline passes. */

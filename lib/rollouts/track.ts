@@ -2,7 +2,7 @@ import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
 import { type AppState, isTerminal, STATE_RANK, type StoredApp, type TargetKind } from './model.js';
 import { observeTarget } from './observe.js';
-import type { AppChange, AppStateWriter, RolloutReader } from './rollout-store.js';
+import type { AppChange, AppStateWriter, RolloutReader, TrackingClaims } from './rollout-store.js';
 
 export interface LiveLister {
   /** One LIST per kind on the cluster, keyed by `liveKey(kind, namespace, name)`. */
@@ -12,7 +12,7 @@ export interface LiveLister {
 export const liveKey = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
 
 export interface TrackDeps {
-  readonly rollouts: RolloutReader & AppStateWriter;
+  readonly rollouts: RolloutReader & AppStateWriter & TrackingClaims;
   readonly live: LiveLister;
   /** Runs once when an app ends (the ExternalSecret post-sync check); returns fields to record with the end. */
   readonly onEnd?: (sha: string, app: StoredApp, live: unknown) => Promise<AppChange>;
@@ -63,7 +63,12 @@ export async function trackRollout(message: TrackMessage, deps: TrackDeps): Prom
   const unfinished = Object.entries(summary?.counts ?? {})
     .filter(([state]) => !isTerminal(state as AppState))
     .reduce((sum, [, count]) => sum + (count ?? 0), 0);
-  const requeued = unfinished > 0 && !pastDeadline;
+  // Ending releases the tracking claim only if no app changed since our summary; otherwise a later delivery
+  // added apps this chain must follow, so it keeps polling.
+  const ending = unfinished === 0 || pastDeadline;
+  const released = ending && (pastDeadline || (await deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0)));
+  if (pastDeadline && ending) await deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0);
+  const requeued = !released;
   if (requeued) {
     const delaySeconds = Math.min(
       deps.intervalSeconds * 2 ** Math.min(message.attempt + 1, 10),

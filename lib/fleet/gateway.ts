@@ -1,0 +1,19 @@
+import type { AppTarget, TargetKind } from '../rollouts/model.js';
+
+/** One cluster of the fleet as fan-out and track see it: list the kinds it holds, patch one object. */
+export interface FleetCluster {
+  readonly name: string;
+  /** The kinds this cluster holds (Application/ApplicationSet with Argo CD, GitRepository with Flux). */
+  readonly kinds: readonly TargetKind[];
+  /** Concurrent refresh PATCHes against this cluster. */
+  readonly concurrency: number;
+  /** One LIST of a kind in its namespace. */
+  list(kind: TargetKind): Promise<readonly unknown[]>;
+  /** JSON merge patch of one object, retried (409/429/5xx/timeouts) a bounded number of times. */
+  patch(target: AppTarget, patch: object): Promise<void>;
+}
+
+export interface FleetGateway {
+  readonly clusters: readonly FleetCluster[];
+  cluster(name: string): FleetCluster | undefined;
+}

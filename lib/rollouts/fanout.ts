@@ -1,0 +1,312 @@
+import {
+  applicationRefreshPatch,
+  applicationSetRefreshPatch,
+  gitRepositoryRefreshPatch,
+} from '../argocd/refresh-patch.js';
+import { errorMessage } from '../errors.js';
+import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
+import { buildMatchIndex, type FleetObject, type ObjectMatch } from '../matching/match-index.js';
+import type { Clock, Logger, Queue } from '../ports.js';
+import type { PushMessage, TrackMessage } from '../queue/messages.js';
+import type { SecretCheck } from '../secrets/secret-check.js';
+import type { ChangedFiles, PushEvent } from '../webhook/push-event.js';
+import { mapSettled } from './concurrency.js';
+import type { AppRecord, DecisionRecord } from './model.js';
+import type {
+  AppStateWriter,
+  ClusterErrors,
+  RolloutMeta,
+  RolloutWriter,
+  TrackingClaims,
+} from './rollout-store.js';
+
+export interface PreflightVerdict {
+  readonly verdict: 'pass' | 'warn' | 'block';
+  readonly checks: readonly SecretCheck[];
+  readonly summary?: string;
+}
+
+/** Checks an Application's ExternalSecrets at the pushed commit before it is refreshed. */
+export type Preflight = (match: ObjectMatch, event: PushEvent) => Promise<PreflightVerdict>;
+
+export interface FanoutDeps {
+  readonly fleet: FleetGateway;
+  readonly rollouts: RolloutWriter & AppStateWriter & TrackingClaims & ClusterErrors;
+  /** Fills in an unknown file list from the provider's compare API; returns it unchanged when it cannot. */
+  readonly changedFiles: (event: PushEvent) => Promise<ChangedFiles>;
+  readonly preflight: Preflight;
+  readonly notify: (sha: string) => Promise<void>;
+  readonly pushQueue: Queue<PushMessage>;
+  readonly trackQueue: Queue<TrackMessage>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly trackDeadlineSeconds: number;
+  readonly trackIntervalSeconds: number;
+  /** A second delivery of the same commit within this window does not patch an app again. */
+  readonly refreshWindowSeconds?: number;
+  /** Times a cluster that could not be listed is tried again (delayed) before its error is final. */
+  readonly clusterRetries?: number;
+}
+
+export interface FanoutResult {
+  readonly matched: number;
+  readonly refreshed: number;
+  readonly blocked: number;
+  readonly errors: number;
+  readonly unreadableClusters: readonly string[];
+}
+
+const REFRESH_DECISIONS = new Set(['refreshed', 'refreshed-unknown-files']);
+
+/**
+ * One push across the fleet: list each cluster once (in parallel), match, preflight ExternalSecrets, refresh
+ * with bounded concurrency per cluster, and record an outcome for every object whose repository matched.
+ * A cluster that is down or slow never hides the others: its failure is recorded and retried on its own.
+ */
+export async function fanoutPush(message: PushMessage, deps: FanoutDeps): Promise<FanoutResult> {
+  const { event } = message;
+  const sha = event.after;
+  const log = deps.logger.child({ delivery: event.deliveryId, repo: event.repo.fullName, sha });
+  const now = deps.clock.now();
+  const meta: RolloutMeta = {
+    sha,
+    repo: event.repo.fullName,
+    ref: event.ref,
+    trigger: message.trigger,
+    receivedAt: event.receivedAt,
+  };
+  const deadline = new Date(now.getTime() + deps.trackDeadlineSeconds * 1000).toISOString();
+  await deps.rollouts.start({
+    ...meta,
+    repoUrl: event.repo.webUrl,
+    provider: event.provider,
+    author: event.author.name,
+    commitTitle: event.commitTitle,
+    ...(event.commitUrl === undefined ? {} : { commitUrl: event.commitUrl }),
+    ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
+    deadline,
+  });
+
+  const clusters = deps.fleet.clusters.filter(
+    (c) => message.clusters === undefined || message.clusters.includes(c.name),
+  );
+  const [files, listed] = await Promise.all([deps.changedFiles(event), listClusters(clusters)]);
+  const unreadable = listed.flatMap((l) => (l.error === undefined ? [] : [l]));
+  const index = buildMatchIndex(listed.flatMap((l) => l.objects));
+  const { matches, failures } = index.match(event, files);
+
+  const decisions: DecisionRecord[] = failures.map((f) => ({
+    cluster: f.cluster,
+    kind: f.kind,
+    namespace: f.namespace ?? '',
+    name: f.name ?? '',
+    decision: 'error',
+    detail: f.reason,
+  }));
+  const candidates: ObjectMatch[] = [];
+  for (const m of matches) {
+    if (REFRESH_DECISIONS.has(m.decision)) candidates.push(m);
+    else decisions.push({ ...m.target, decision: m.decision, detail: m.reason });
+  }
+
+  const outcomes = await refreshAll(candidates, meta, event, deps, log);
+  decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
+  await deps.rollouts.recordDecisions(sha, decisions);
+  await recordUnreadable(message, unreadable, deps, log);
+
+  const summary = await deps.rollouts.syncSummary(sha);
+  const refreshed = outcomes.filter((o) => o.state === 'refreshed').length;
+  if (refreshed > 0 && (await deps.rollouts.claimTracking(sha, deadline, now))) {
+    await deps.trackQueue.send(
+      { type: 'track', sha, deadline, attempt: 0 },
+      { delaySeconds: deps.trackIntervalSeconds },
+    );
+  }
+  if (candidates.length > 0 || unreadable.length > 0) await deps.notify(sha);
+  const result = {
+    matched: candidates.length,
+    refreshed,
+    blocked: outcomes.filter((o) => o.state === 'blocked').length,
+    errors: outcomes.filter((o) => o.state === 'error').length + failures.length,
+    unreadableClusters: unreadable.map((u) => u.cluster),
+  };
+  log.info('push fanned out', {
+    ...result,
+    decisions: decisions.length,
+    status: summary?.status,
+    files: files.known,
+  });
+  return result;
+}
+
+interface Listed {
+  readonly cluster: string;
+  readonly objects: FleetObject[];
+  readonly error?: string;
+}
+
+async function listClusters(clusters: readonly FleetCluster[]): Promise<Listed[]> {
+  return Promise.all(
+    clusters.map(async (cluster): Promise<Listed> => {
+      try {
+        const lists = await Promise.all(
+          cluster.kinds.map(async (kind) =>
+            (await cluster.list(kind)).map((raw) => ({ cluster: cluster.name, kind, raw })),
+          ),
+        );
+        return { cluster: cluster.name, objects: lists.flat() };
+      } catch (error) {
+        return { cluster: cluster.name, objects: [], error: errorMessage(error) };
+      }
+    }),
+  );
+}
+
+interface Outcome {
+  readonly target: ObjectMatch['target'];
+  readonly state: 'refreshed' | 'blocked' | 'error';
+  readonly decision: 'refreshed' | 'refreshed-unknown-files' | 'blocked' | 'error';
+  readonly detail: string;
+}
+
+async function refreshAll(
+  candidates: readonly ObjectMatch[],
+  meta: RolloutMeta,
+  event: PushEvent,
+  deps: FanoutDeps,
+  log: Logger,
+): Promise<Outcome[]> {
+  const byCluster = new Map<string, ObjectMatch[]>();
+  for (const c of candidates)
+    byCluster.set(c.target.cluster, [...(byCluster.get(c.target.cluster) ?? []), c]);
+  const perCluster = await Promise.all(
+    [...byCluster].map(async ([name, matches]) => {
+      const cluster = deps.fleet.cluster(name);
+      const limit = cluster?.concurrency ?? 10;
+      const settled = await mapSettled(matches, limit, (m) => refreshOne(m, cluster, meta, event, deps));
+      return settled.map((s, i): Outcome => {
+        if (s.ok) return s.value;
+        const target = (matches[i] as ObjectMatch).target;
+        log.error('refresh outcome not recorded', {
+          cluster: name,
+          app: target.name,
+          error: errorMessage(s.error),
+        });
+        return { target, state: 'error', decision: 'error', detail: errorMessage(s.error) };
+      });
+    }),
+  );
+  return perCluster.flat();
+}
+
+async function refreshOne(
+  match: ObjectMatch,
+  cluster: FleetCluster | undefined,
+  meta: RolloutMeta,
+  event: PushEvent,
+  deps: FanoutDeps,
+): Promise<Outcome> {
+  const { target } = match;
+  const decision = match.decision as 'refreshed' | 'refreshed-unknown-files';
+  const base = { ...target, decision } satisfies Partial<AppRecord>;
+  let secrets: readonly SecretCheck[] | undefined;
+  if (match.object.kind === 'Application') {
+    const verdict = await deps.preflight(match, event).catch(
+      (error: unknown): PreflightVerdict => ({
+        verdict: 'warn',
+        checks: [],
+        summary: `preflight failed: ${errorMessage(error)}`,
+      }),
+    );
+    secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
+    if (verdict.verdict === 'block') {
+      const message = verdict.summary ?? 'an ExternalSecret reference does not resolve';
+      await deps.rollouts.recordApp(meta, {
+        ...base,
+        state: 'blocked',
+        decision: 'blocked',
+        message,
+        ...(secrets ? { secrets } : {}),
+      });
+      return { target, state: 'blocked', decision: 'blocked', detail: message };
+    }
+  }
+  const now = deps.clock.now();
+  if (!(await deps.rollouts.claimRefresh(meta, target, now, deps.refreshWindowSeconds ?? 60))) {
+    return {
+      target,
+      state: 'refreshed',
+      decision,
+      detail: 'refreshed by an earlier delivery of this commit',
+    };
+  }
+  try {
+    if (cluster === undefined) throw new Error(`cluster ${target.cluster} is not in the fleet`);
+    const patch = patchFor(match, deps.clock);
+    if (patch !== undefined) await cluster.patch(target, patch);
+    const message = patch === undefined ? 'a hard refresh was already pending' : undefined;
+    await deps.rollouts.recordApp(meta, {
+      ...base,
+      state: 'refreshed',
+      refreshedAt: now.toISOString(),
+      ...(message === undefined ? {} : { message }),
+      ...(secrets ? { secrets } : {}),
+    });
+    return { target, state: 'refreshed', decision, detail: match.reason };
+  } catch (error) {
+    const message = `refresh failed: ${errorMessage(error)}`;
+    await deps.rollouts.recordApp(meta, {
+      ...base,
+      state: 'error',
+      decision: 'error',
+      message,
+      ...(secrets ? { secrets } : {}),
+    });
+    return { target, state: 'error', decision: 'error', detail: message };
+  }
+}
+
+function patchFor(match: ObjectMatch, clock: Clock): object | undefined {
+  switch (match.object.kind) {
+    case 'Application':
+      return applicationRefreshPatch(match.object.value, { hydrate: match.hydrate });
+    case 'ApplicationSet':
+      return applicationSetRefreshPatch();
+    case 'GitRepository':
+      return gitRepositoryRefreshPatch(clock);
+  }
+}
+
+async function recordUnreadable(
+  message: PushMessage,
+  unreadable: readonly Listed[],
+  deps: FanoutDeps,
+  log: Logger,
+) {
+  const attempt = message.attempt ?? 0;
+  const retries = deps.clusterRetries ?? 3;
+  const sha = message.event.after;
+  const read = deps.fleet.clusters
+    .map((c) => c.name)
+    .filter(
+      (n) =>
+        (message.clusters === undefined || message.clusters.includes(n)) &&
+        !unreadable.some((u) => u.cluster === n),
+    );
+  for (const name of read) await deps.rollouts.recordClusterError(sha, name, undefined);
+  for (const u of unreadable) {
+    const final = attempt >= retries;
+    log.warn('cluster unreadable', { cluster: u.cluster, error: u.error, attempt, final });
+    await deps.rollouts.recordClusterError(
+      sha,
+      u.cluster,
+      `cannot list objects: ${u.error ?? 'unknown error'}${final ? ` (gave up after ${attempt + 1} attempts)` : ' (retrying)'}`,
+    );
+  }
+  if (unreadable.length > 0 && attempt < retries) {
+    await deps.pushQueue.send(
+      { ...message, clusters: unreadable.map((u) => u.cluster), attempt: attempt + 1 },
+      { delaySeconds: 30 * (attempt + 1) },
+    );
+  }
+}
