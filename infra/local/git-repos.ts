@@ -58,12 +58,12 @@ export async function createBareRepo(
   await mkdir(gitDir, { recursive: true });
   await git(['init', '--quiet', '--bare', `--initial-branch=${branch}`, gitDir]);
   const sha = await writeCommit(gitDir, {
+    ref: `refs/heads/${branch}`,
     parent: undefined,
     changes: files,
     message: 'initial commit',
     author: options.author ?? DEFAULT_AUTHOR,
   });
-  await git(['update-ref', `refs/heads/${branch}`, sha], { gitDir });
   for (const tagName of options.tags ?? []) await git(['tag', tagName, sha], { gitDir });
   return sha;
 }
@@ -80,12 +80,12 @@ export async function commitFiles(
     () => undefined,
   );
   const after = await writeCommit(gitDir, {
+    ref,
     parent: before,
     changes: options.changes,
     message: options.message,
     author: options.author ?? DEFAULT_AUTHOR,
   });
-  await git(['update-ref', ref, after], { gitDir });
   const base = before ?? (await git(['hash-object', '-t', 'tree', '/dev/null'], { gitDir }));
   const diff = await git(['diff-tree', '-r', '--no-renames', '--name-only', base, after], { gitDir });
   return {
@@ -125,43 +125,33 @@ async function headRef(gitDir: string): Promise<string> {
   return git(['symbolic-ref', 'HEAD'], { gitDir });
 }
 
+/** Writes one commit on `ref` with a single `git fast-import` (one process, however many files). */
 async function writeCommit(
   gitDir: string,
   commit: {
+    ref: string;
     parent: string | undefined;
     changes: Readonly<Record<string, string | null>>;
     message: string;
     author: GitIdentity;
   },
 ): Promise<string> {
-  // A private index file keeps the bare repo free of a work tree and of shared state.
-  const indexDir = await mkdtemp(join(tmpdir(), 'git-index-'));
-  const indexFile = join(indexDir, 'index');
-  try {
-    if (commit.parent !== undefined) await git(['read-tree', commit.parent], { gitDir, indexFile });
-    for (const [path, content] of Object.entries(commit.changes)) {
-      const clean = path.replace(/^\/+/, '');
-      if (content === null) {
-        await git(['update-index', '--force-remove', '--', clean], { gitDir, indexFile });
-        continue;
-      }
-      const blob = await git(['hash-object', '-w', '--stdin'], { gitDir, input: content });
-      await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${clean}`], { gitDir, indexFile });
-    }
-    const tree = await git(['write-tree'], { gitDir, indexFile });
-    const parentArgs = commit.parent === undefined ? [] : ['-p', commit.parent];
-    return await git(['commit-tree', tree, ...parentArgs, '-m', commit.message], {
-      gitDir,
-      identity: commit.author,
-    });
-  } finally {
-    await rm(indexDir, { recursive: true, force: true });
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  const who = `${commit.author.name} <${commit.author.email}> ${when}`;
+  // Every command ends with a newline; `data <bytes>` blocks carry content verbatim.
+  const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  let stream = `commit ${commit.ref}\nauthor ${who}\ncommitter ${who}\n${data(commit.message)}`;
+  if (commit.parent !== undefined) stream += `from ${commit.parent}\n`;
+  for (const [path, content] of Object.entries(commit.changes)) {
+    const clean = path.replace(/^\/+/, '');
+    stream += content === null ? `D ${clean}\n` : `M 100644 inline ${clean}\n${data(content)}`;
   }
+  await git(['fast-import', '--quiet', '--force'], { gitDir, input: `${stream}\n` });
+  return git(['rev-parse', commit.ref], { gitDir });
 }
 
 interface GitRunOptions {
   readonly gitDir?: string;
-  readonly indexFile?: string;
   readonly input?: string;
   readonly identity?: GitIdentity;
 }
@@ -179,7 +169,6 @@ export function git(args: readonly string[], options: GitRunOptions = {}): Promi
     GIT_COMMITTER_NAME: identity.name,
     GIT_COMMITTER_EMAIL: identity.email,
     ...(options.gitDir === undefined ? {} : { GIT_DIR: options.gitDir }),
-    ...(options.indexFile === undefined ? {} : { GIT_INDEX_FILE: options.indexFile }),
   };
   return new Promise((resolve, reject) => {
     const input = options.input;

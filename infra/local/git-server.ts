@@ -21,6 +21,8 @@ export interface GitServerOptions {
    * always allows reachable SHAs, so the refusal is simulated here).
    */
   readonly allowShaWants?: boolean;
+  /** Loopback port; 0 (the default) picks a free one. */
+  readonly port?: number;
 }
 
 export interface GitServerRequest {
@@ -90,7 +92,7 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -205,7 +207,9 @@ async function strictWants(
   for await (const chunk of body) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
   const wants = [...raw.toString('latin1').matchAll(/want ([0-9a-f]{40})/g)].map((m) => m[1] ?? '');
-  const repo = join(root, decodeURIComponent(url.pathname).replace(/\/git-upload-pack$/, ''));
+  const name = decodeURIComponent(url.pathname).replace(/\/git-upload-pack$/, '');
+  if (name.split('/').includes('..')) throw new Error('path outside the root');
+  const repo = join(root, name);
   const tips = new Set(
     execFileSync('git', ['--git-dir', repo, 'for-each-ref', '--format=%(objectname) %(*objectname)'], {
       encoding: 'utf8',

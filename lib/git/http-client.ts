@@ -8,6 +8,11 @@ export interface GitHttpOptions {
   readonly maxResponseBytes: number;
   /** Injected for tests; the global `fetch` otherwise. */
   readonly fetch?: typeof fetch;
+  /**
+   * Told when a response body fails midway (size cap, deadline, reset). isomorphic-git swallows such
+   * errors while reading a pack, so the caller needs this to report the real cause.
+   */
+  readonly onBodyError?: (error: UpstreamError) => void;
 }
 
 /**
@@ -64,8 +69,9 @@ async function* capped(response: Response, options: GitHttpOptions): AsyncIterab
       yield chunk;
     }
   } catch (error) {
-    if (error instanceof UpstreamError) throw error;
-    throw transportError(error, options.timeoutMs);
+    const failure = error instanceof UpstreamError ? error : transportError(error, options.timeoutMs);
+    options.onBodyError?.(failure);
+    throw failure;
   }
 }
 

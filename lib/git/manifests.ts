@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
-import { AppError } from '../errors.js';
+import { AppError, type UpstreamError } from '../errors.js';
 import type { Logger } from '../ports.js';
 import { fetchCommit } from './commit-fetch.js';
 import { gitAuthCallbacks } from './credentials.js';
@@ -61,11 +61,12 @@ const FULL_SHA = /^[0-9a-f]{40}$/i;
 
 export function createGitReader(options: GitReaderOptions): GitReader {
   const allowList = createRepoAllowList(options.repositories);
-  const http =
+  const transport = (onBodyError?: (error: UpstreamError) => void): HttpClient =>
     options.http ??
     createGitHttpClient({
       timeoutMs: options.timeoutMs ?? 20_000,
       maxResponseBytes: options.maxPackBytes ?? 256 * 1024 * 1024,
+      ...(onBodyError === undefined ? {} : { onBodyError }),
     });
   const isoCache = {};
   const refsByRepo = new Map<string, Promise<RemoteRefs>>();
@@ -81,6 +82,7 @@ export function createGitReader(options: GitReaderOptions): GitReader {
       const index = commits.size;
       pending = workDir.then(async (dir) => {
         const gitdir = join(dir, String(index));
+        let bodyError: UpstreamError | undefined;
         try {
           const { via } = await fetchCommit({
             gitdir,
@@ -88,14 +90,17 @@ export function createGitReader(options: GitReaderOptions): GitReader {
             sha,
             ...(ref === undefined ? {} : { ref }),
             fallbackDepth: options.fallbackDepth ?? 50,
-            http,
+            http: transport((error) => {
+              bodyError ??= error;
+            }),
             auth: gitAuthCallbacks(repo.auth, repo.provider),
             cache: isoCache,
           });
+          if (bodyError !== undefined) throw bodyError;
           options.logger?.debug('git commit fetched', { repo: key, sha, via });
           return gitdir;
         } catch (error) {
-          throw toGitError(error, key, 'fetching a commit of');
+          throw toGitError(bodyError ?? error, key, 'fetching a commit of');
         }
       });
       commits.set(cacheKey, pending);
@@ -104,11 +109,15 @@ export function createGitReader(options: GitReaderOptions): GitReader {
   };
 
   return {
-    listRemoteRefs(repo) {
+    async listRemoteRefs(repo) {
       const key = allowList.check(repo.url);
       let pending = refsByRepo.get(key);
       if (pending === undefined) {
-        pending = listRemoteRefs(repo, { allowList, http });
+        pending = listRemoteRefs(repo, {
+          allowList,
+          ...(options.http === undefined ? {} : { http: options.http }),
+          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        });
         refsByRepo.set(key, pending);
       }
       return pending;

@@ -1,4 +1,5 @@
 import { type HttpClient, listServerRefs } from 'isomorphic-git';
+import type { UpstreamError } from '../errors.js';
 import type { RepositoryProvider } from '../fleet/fleet-config.js';
 import { type GitCredentials, gitAuthCallbacks } from './credentials.js';
 import { toGitError } from './git-errors.js';
@@ -42,11 +43,15 @@ const MAX_REFS_BYTES = 32 * 1024 * 1024;
  */
 export async function listRemoteRefs(repo: GitRepo, options: ListRemoteRefsOptions): Promise<RemoteRefs> {
   const key = options.allowList.check(repo.url);
+  let bodyError: UpstreamError | undefined;
   const http =
     options.http ??
     createGitHttpClient({
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: MAX_REFS_BYTES,
+      onBodyError: (error) => {
+        bodyError ??= error;
+      },
     });
   let listed: Awaited<ReturnType<typeof listServerRefs>>;
   try {
@@ -59,8 +64,10 @@ export async function listRemoteRefs(repo: GitRepo, options: ListRemoteRefsOptio
       ...gitAuthCallbacks(repo.auth, repo.provider),
     });
   } catch (error) {
-    throw toGitError(error, key, 'listing refs of');
+    throw toGitError(bodyError ?? error, key, 'listing refs of');
   }
+  // A list cut short would look complete to isomorphic-git; a missing tag must not look deleted.
+  if (bodyError !== undefined) throw toGitError(bodyError, key, 'listing refs of');
   const refs = new Map<string, string>();
   let head: string | undefined;
   for (const ref of listed) {
