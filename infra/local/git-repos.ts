@@ -18,6 +18,8 @@ export interface CreateRepoOptions {
 
 export interface CommitFilesOptions {
   readonly branch?: string;
+  /** Where a branch that does not exist yet starts (default HEAD); `before` is then all zeros. */
+  readonly from?: string;
   /** Path → new content; `null` removes the file. */
   readonly changes: Readonly<Record<string, string | null>>;
   readonly message: string;
@@ -27,7 +29,7 @@ export interface CommitFilesOptions {
 export interface CommitResult {
   readonly before: string;
   readonly after: string;
-  /** Paths that differ between `before` and `after` (sorted; what a push webhook would list). */
+  /** Paths the commit changed against its parent (sorted; what a push webhook would list). */
   readonly changed: string[];
 }
 
@@ -76,17 +78,17 @@ export async function commitFiles(
 ): Promise<CommitResult> {
   const gitDir = bareRepoPath(root, name);
   const ref = options.branch === undefined ? await headRef(gitDir) : `refs/heads/${options.branch}`;
-  const before = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { gitDir }).catch(
-    () => undefined,
-  );
+  const before = await commitOf(gitDir, ref);
+  // A new branch starts from `from` (default HEAD), as `git push origin HEAD:new-branch` would.
+  const parent = before ?? (await commitOf(gitDir, options.from ?? 'HEAD'));
   const after = await writeCommit(gitDir, {
     ref,
-    parent: before,
+    parent,
     changes: options.changes,
     message: options.message,
     author: options.author ?? DEFAULT_AUTHOR,
   });
-  const base = before ?? (await git(['hash-object', '-t', 'tree', '/dev/null'], { gitDir }));
+  const base = parent ?? (await git(['hash-object', '-t', 'tree', '/dev/null'], { gitDir }));
   const diff = await git(['diff-tree', '-r', '--no-renames', '--name-only', base, after], { gitDir });
   return {
     before: before ?? '0'.repeat(40),
@@ -119,6 +121,10 @@ export async function makeReposRoot(prefix = 'git-repos-'): Promise<string> {
 
 export async function removeReposRoot(root: string): Promise<void> {
   await rm(root, { recursive: true, force: true });
+}
+
+function commitOf(gitDir: string, rev: string): Promise<string | undefined> {
+  return git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { gitDir }).catch(() => undefined);
 }
 
 async function headRef(gitDir: string): Promise<string> {

@@ -1,6 +1,7 @@
 import type { AuthCallback, AuthFailureCallback } from 'isomorphic-git';
 import { AppError } from '../errors.js';
-import type { RepositoryProvider } from '../fleet/fleet-config.js';
+import type { RepositoryConfig, RepositoryProvider } from '../fleet/fleet-config.js';
+import type { SecretReader } from '../ports.js';
 
 /** Repository credentials from the fleet file: a token, or a username and password. */
 export type GitCredentials =
@@ -37,6 +38,22 @@ export function parseGitCredentials(secret: string): GitCredentials {
     return { username: record.username, password: record.password };
   }
   throw new GitCredentialsError('repository secret needs "token", or "username" and "password"');
+}
+
+/** A fleet repository's credentials: its literal `token`, or its `tokenSecret` read through Secrets Manager. */
+export async function credentialsFor(
+  repo: Pick<RepositoryConfig, 'token' | 'tokenSecret'>,
+  secrets: SecretReader,
+): Promise<GitCredentials | undefined> {
+  if (repo.token !== undefined) return { token: repo.token };
+  if (repo.tokenSecret === undefined) return undefined;
+  return parseGitCredentials(await secrets.getSecretString(repo.tokenSecret));
+}
+
+/** The token for a provider's REST API (compare): the token, or the password of basic credentials. */
+export function apiToken(credentials: GitCredentials | undefined): string | undefined {
+  if (credentials === undefined) return undefined;
+  return 'token' in credentials ? credentials.token : credentials.password;
 }
 
 /** The Basic-auth user a host expects in front of a token (GitLab wants `oauth2`; GitHub takes any). */

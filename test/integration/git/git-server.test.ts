@@ -107,6 +107,18 @@ describe('the repository helpers', () => {
     );
   });
 
+  it('starts a new branch from HEAD and reports it created (zero before) with only the new paths', async () => {
+    const head = await git(['rev-parse', 'HEAD'], { gitDir: `${host.root}/r.git` });
+    const pushed = await commitFiles(host.root, 'r', {
+      branch: 'feature/x',
+      changes: { 'x.yaml': 'x' },
+      message: 'x',
+    });
+    expect(pushed.before).toBe('0'.repeat(40));
+    expect(pushed.changed).toEqual(['x.yaml']);
+    expect(await git(['rev-parse', `${pushed.after}^`], { gitDir: `${host.root}/r.git` })).toBe(head);
+  });
+
   it('creates an annotated tag whose ref is the tag object, peeling to the commit', async () => {
     const head = await git(['rev-parse', 'HEAD'], { gitDir: `${host.root}/r.git` });
     const tagObject = await tag(host.root, 'r', { tag: 'v2.0.0', message: 'release' });

@@ -102,6 +102,25 @@ describe('listRemoteRefs against git http-backend', () => {
     expect(error).toMatchObject({ code: 'git-not-found', retryable: false });
   });
 
+  it('does not follow a redirect, which could lead off the allow-list', async () => {
+    const { createServer } = await import('node:http');
+    const redirecting = createServer((_req, res) => {
+      res.writeHead(301, { Location: `${host.url('fleet')}/info/refs?service=git-upload-pack` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(redirecting.address() as { port: number }).port}/moved.git`;
+    host.server.resetRequests();
+    try {
+      const error = await listRemoteRefs({ url }, { allowList: createRepoAllowList([url]) }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: 'git-redirect', upstreamStatus: 301 });
+      expect(host.server.requests).toEqual([]);
+    } finally {
+      redirecting.close();
+    }
+  });
+
   it('gives up on a host that does not answer within the timeout', async () => {
     const { createServer } = await import('node:net');
     const silent = createServer(() => undefined);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { GitCredentialsError, gitAuthCallbacks, parseGitCredentials } from '../../../lib/git/credentials.js';
+import {
+  apiToken,
+  credentialsFor,
+  GitCredentialsError,
+  gitAuthCallbacks,
+  parseGitCredentials,
+} from '../../../lib/git/credentials.js';
 
 describe('parseGitCredentials', () => {
   it.each([
@@ -53,5 +59,43 @@ describe('gitAuthCallbacks', () => {
 
   it('offers nothing without credentials, so a 401 is reported as it is', () => {
     expect(gitAuthCallbacks(undefined)).toEqual({});
+  });
+});
+
+describe('credentialsFor', () => {
+  const secrets = {
+    read: [] as string[],
+    async getSecretString(id: string) {
+      this.read.push(id);
+      return '{"username":"deploy","password":"pw"}';
+    },
+  };
+
+  it('uses a literal token without reading Secrets Manager', async () => {
+    expect(await credentialsFor({ token: 'literal' }, secrets)).toEqual({ token: 'literal' });
+    expect(secrets.read).toEqual([]);
+  });
+
+  it('reads and parses the tokenSecret', async () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:repo';
+    expect(await credentialsFor({ tokenSecret: arn }, secrets)).toEqual({
+      username: 'deploy',
+      password: 'pw',
+    });
+    expect(secrets.read).toEqual([arn]);
+  });
+
+  it('has none for a public repository', async () => {
+    expect(await credentialsFor({}, secrets)).toBeUndefined();
+  });
+});
+
+describe('apiToken', () => {
+  it.each([
+    ['a token', { token: 't' }, 't'],
+    ['basic credentials, whose password is the token', { username: 'u', password: 'p' }, 'p'],
+    ['nothing', undefined, undefined],
+  ])('takes the API token from %s', (_name, credentials, expected) => {
+    expect(apiToken(credentials)).toBe(expected);
   });
 });
