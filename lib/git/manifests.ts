@@ -137,6 +137,10 @@ export function createGitReader(options: GitReaderOptions): GitReader {
     async close() {
       const dir = await workDir?.catch(() => undefined);
       await Promise.allSettled(commits.values());
+      // Forget everything, so a reader used after close fetches again instead of reading a removed dir.
+      workDir = undefined;
+      commits.clear();
+      refsByRepo.clear();
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     },
   };
