@@ -1,0 +1,45 @@
+import type { CompareResult } from './compare.js';
+
+export interface CompareContext {
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly fetch: typeof fetch;
+}
+
+export function unknown(detail: string): CompareResult {
+  return { known: false, reason: 'compare-failed', detail };
+}
+
+/** GETs JSON with a deadline and a size cap; a non-2xx answer is an `HttpStatusError`. */
+export async function getJson(
+  url: string,
+  headers: Record<string, string>,
+  context: CompareContext,
+): Promise<unknown> {
+  const response = await context.fetch(url, {
+    headers: { Accept: 'application/json', 'User-Agent': 'gitops-sync-orchestrator', ...headers },
+    redirect: 'follow',
+    signal: AbortSignal.timeout(context.timeoutMs),
+  });
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new HttpStatusError(response.status);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > context.maxResponseBytes) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`answer larger than ${context.maxResponseBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+export class HttpStatusError extends Error {
+  constructor(readonly status: number) {
+    super(`HTTP ${status}`);
+  }
+}

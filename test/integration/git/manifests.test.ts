@@ -1,0 +1,236 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, createBareRepo } from '../../../infra/local/git-repos.js';
+import { createGitReader, type GitReader, InvalidShaError } from '../../../lib/git/manifests.js';
+import { RepoNotAllowedError } from '../../../lib/git/repo-url.js';
+import { createMemoryLogger } from '../../../lib/logger.js';
+import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
+
+const externalSecret = (name: string, key: string) =>
+  `apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: ${name}\nspec:\n  data:\n  - secretKey: k\n    remoteRef:\n      key: ${key}\n`;
+
+const files = {
+  'apps/web/base/kustomization.yaml':
+    'resources:\n- deploy.yaml\n- ../../../shared/store.yaml\n- ../../../../escape.yaml\n',
+  'apps/web/base/deploy.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n',
+  'apps/web/prod/kustomization.yaml': 'resources:\n- ../base\n- es.yaml\n',
+  'apps/web/prod/es.yaml': externalSecret('web-db', 'prod/web/db-v1'),
+  'shared/store.yaml':
+    'apiVersion: external-secrets.io/v1\nkind: ClusterSecretStore\nmetadata:\n  name: aws\n',
+  'charts/api/Chart.yaml': 'apiVersion: v2\nname: api\nversion: 0.1.0\n',
+  'charts/api/templates/es.yaml': 'kind: ExternalSecret\nmetadata:\n  name: {{ .Release.Name }}\n',
+  'plain/a.yaml': 'kind: ConfigMap\nmetadata:\n  name: a\n',
+  'plain/b.yaml': 'kind: ConfigMap\nmetadata:\n  name: b\n',
+  'plain/c.yaml': 'kind: ConfigMap\nmetadata:\n  name: c\n',
+};
+
+describe('reading manifests at a commit over smart HTTP', () => {
+  let host: TestGitHost;
+  let cacheDir: string;
+  let first: string;
+  let second: string;
+  let reader: GitReader;
+  const auth = { token: 'repo-token' };
+
+  beforeAll(async () => {
+    host = await startTestGitHost({ auth });
+    cacheDir = await mkdtemp(join(tmpdir(), 'git-reader-test-'));
+    first = await createBareRepo(host.root, 'gitops', files);
+    second = (
+      await commitFiles(host.root, 'gitops', {
+        changes: { 'apps/web/prod/es.yaml': externalSecret('web-db', 'prod/web/db-v2') },
+        message: 'rotate',
+      })
+    ).after;
+    await commitFiles(host.root, 'gitops', { changes: { 'apps/web/prod/es.yaml': null }, message: 'drop' });
+  });
+  afterAll(async () => {
+    await host.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  const newReader = (options: Partial<Parameters<typeof createGitReader>[0]> = {}) =>
+    createGitReader({ repositories: [host.url('gitops')], cacheDir, ...options });
+  const repo = () => ({ url: host.url('gitops'), auth });
+
+  it('reads a commit that is not the branch tip, by its SHA', async () => {
+    reader = newReader();
+    const set = await reader.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
+    const es = set.documents.find((d) => d.doc.kind === 'ExternalSecret');
+    expect(es?.path).toBe('apps/web/prod/es.yaml');
+    expect(JSON.stringify(es?.doc)).toContain('prod/web/db-v2');
+    const older = await reader.readManifests({ repo: repo(), sha: first, path: 'apps/web/prod' });
+    expect(JSON.stringify(older.documents)).toContain('prod/web/db-v1');
+    await reader.close();
+  });
+
+  it('follows Kustomize resources through ../ within the repository and skips an escape', async () => {
+    reader = newReader();
+    const set = await reader.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
+    expect(set.documents.map((d) => `${d.path}:${d.doc.kind}`)).toEqual([
+      'apps/web/base/deploy.yaml:Deployment',
+      'shared/store.yaml:ClusterSecretStore',
+      'apps/web/prod/es.yaml:ExternalSecret',
+    ]);
+    expect(set.skipped).toEqual([{ path: '../../../../escape.yaml', message: 'outside the repository' }]);
+    expect(set.errors).toEqual([]);
+    await reader.close();
+  });
+
+  it('marks a Helm chart not rendered and parses none of its templates', async () => {
+    reader = newReader();
+    const set = await reader.readManifests({ repo: repo(), sha: second, path: 'charts/api' });
+    expect(set).toEqual({ documents: [], notRendered: true, errors: [], skipped: [] });
+    await reader.close();
+  });
+
+  it('stops at the configured file bound and records it', async () => {
+    reader = newReader({ limits: { maxFiles: 2 } });
+    const set = await reader.readManifests({ repo: repo(), sha: second, path: 'plain' });
+    expect(set.documents).toHaveLength(2);
+    expect(set.limitReached).toBe('files');
+    const bytes = await reader.readManifests(
+      { repo: repo(), sha: second, path: 'plain' },
+      { maxFiles: 10, maxBytes: 30 },
+    );
+    expect(bytes.limitReached).toBe('bytes');
+    await reader.close();
+  });
+
+  it('fetches each (repository, SHA) once per reader, however many apps read it', async () => {
+    reader = newReader();
+    host.server.resetRequests();
+    await Promise.all([
+      reader.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' }),
+      reader.readManifests({ repo: repo(), sha: second, path: 'plain' }),
+    ]);
+    const afterOne = host.server.requests.length;
+    await reader.readManifests({ repo: repo(), sha: second, path: 'charts/api' });
+    expect(host.server.requests.length).toBe(afterOne);
+    expect(host.server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    await reader.readManifests({ repo: repo(), sha: first, path: 'plain' });
+    expect(host.server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+    await reader.close();
+  });
+
+  it('removes what it fetched when closed', async () => {
+    reader = newReader();
+    await reader.readManifests({ repo: repo(), sha: second, path: 'plain' });
+    const [dir] = (await readdir(cacheDir)).filter((name) => name.startsWith('git-reader-'));
+    expect(dir).toBeDefined();
+    await reader.close();
+    expect(existsSync(join(cacheDir, dir ?? 'none'))).toBe(false);
+  });
+
+  it('fails with an auth error without credentials, and reads with them', async () => {
+    reader = newReader();
+    const error = await reader
+      .readManifests({ repo: { url: host.url('gitops') }, sha: second, path: 'plain' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'git-auth', upstreamStatus: 401 });
+    await reader.close();
+    reader = newReader();
+    expect((await reader.readManifests({ repo: repo(), sha: second, path: 'plain' })).documents).toHaveLength(
+      3,
+    );
+    await reader.close();
+  });
+
+  it('refuses a URL outside the allow-list before any request', async () => {
+    reader = newReader({ repositories: ['https://github.com/org/gitops'] });
+    host.server.resetRequests();
+    await expect(reader.readManifests({ repo: repo(), sha: second, path: 'plain' })).rejects.toThrow(
+      RepoNotAllowedError,
+    );
+    await expect(reader.listRemoteRefs(repo())).rejects.toThrow(RepoNotAllowedError);
+    expect(host.server.requests).toEqual([]);
+    await reader.close();
+  });
+
+  it('refuses an abbreviated SHA, which could name a different commit later', async () => {
+    reader = newReader();
+    await expect(
+      reader.readManifests({ repo: repo(), sha: second.slice(0, 7), path: 'plain' }),
+    ).rejects.toThrow(InvalidShaError);
+    await reader.close();
+  });
+
+  it('reports a commit the host does not have as not found', async () => {
+    reader = newReader({ fallbackDepth: 5 });
+    const error = await reader
+      .readManifests({ repo: repo(), sha: 'e'.repeat(40), path: 'plain' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'git-commit-not-found', retryable: false });
+    await reader.close();
+  });
+
+  it('aborts a pack larger than the configured bound', async () => {
+    reader = newReader({ maxPackBytes: 200 });
+    const error = await reader
+      .readManifests({ repo: repo(), sha: second, path: 'plain' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'git-too-large', retryable: false });
+    await reader.close();
+  });
+
+  it('lists refs once per repository per reader', async () => {
+    reader = newReader();
+    host.server.resetRequests();
+    const [a, b] = await Promise.all([reader.listRemoteRefs(repo()), reader.listRemoteRefs(repo())]);
+    expect(a).toBe(b);
+    expect(host.server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    await reader.close();
+  });
+});
+
+describe('reading from a host that refuses to send a commit by SHA', () => {
+  let host: TestGitHost;
+  let target: string;
+
+  beforeAll(async () => {
+    host = await startTestGitHost({ allowShaWants: false });
+    await createBareRepo(host.root, 'strict', { 'm/a.yaml': 'kind: A\nmetadata:\n  name: one\n' });
+    target = (
+      await commitFiles(host.root, 'strict', {
+        changes: { 'm/a.yaml': 'kind: A\nmetadata:\n  name: two\n' },
+        message: 'two',
+      })
+    ).after;
+    await commitFiles(host.root, 'strict', {
+      changes: { 'm/a.yaml': 'kind: A\nmetadata:\n  name: three\n' },
+      message: 'three',
+    });
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+
+  it('falls back to the ref with some history and still reads the older commit', async () => {
+    const logger = createMemoryLogger();
+    const reader = createGitReader({ repositories: [host.url('strict')], logger });
+    const set = await reader.readManifests({
+      repo: { url: host.url('strict') },
+      sha: target,
+      path: 'm',
+      ref: 'refs/heads/main',
+    });
+    expect(set.documents.map((d) => (d.doc.metadata as { name: string }).name)).toEqual(['two']);
+    expect(logger.lines.find((l) => l.message === 'git commit fetched')?.fields).toMatchObject({
+      via: 'ref',
+    });
+    await reader.close();
+  });
+
+  it('says so when the commit is deeper in history than the fallback fetches', async () => {
+    const reader = createGitReader({ repositories: [host.url('strict')], fallbackDepth: 1 });
+    const error = await reader
+      .readManifests({ repo: { url: host.url('strict') }, sha: target, path: 'm', ref: 'refs/heads/main' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'git-commit-not-found' });
+    expect((error as Error).message).toContain('last 1 commits of refs/heads/main');
+    await reader.close();
+  });
+});

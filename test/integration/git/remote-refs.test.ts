@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, createBareRepo, setDefaultBranch, tag } from '../../../infra/local/git-repos.js';
+import { UpstreamError } from '../../../lib/errors.js';
+import { listRemoteRefs, resolveRevision } from '../../../lib/git/remote-refs.js';
+import { createRepoAllowList, RepoNotAllowedError } from '../../../lib/git/repo-url.js';
+import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
+
+describe('listRemoteRefs against git http-backend', () => {
+  let host: TestGitHost;
+  let initial: string;
+  let tip: string;
+  let annotated: string;
+
+  beforeAll(async () => {
+    host = await startTestGitHost({ auth: { token: 'tok-123' } });
+    initial = await createBareRepo(
+      host.root,
+      'fleet',
+      { 'a.yaml': 'kind: A\n' },
+      { branch: 'trunk', tags: ['v1.0.0'] },
+    );
+    await commitFiles(host.root, 'fleet', {
+      branch: 'release/2.x',
+      changes: { 'b.yaml': 'kind: B\n' },
+      message: 'r',
+    });
+    annotated = await tag(host.root, 'fleet', {
+      tag: 'v2.0.0',
+      target: 'refs/heads/release/2.x',
+      message: 'two',
+    });
+    tip = (await commitFiles(host.root, 'fleet', { changes: { 'c.yaml': 'kind: C\n' }, message: 'c' })).after;
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+
+  const repo = () => ({ url: host.url('fleet'), auth: { token: 'tok-123' } });
+  const options = () => ({ allowList: createRepoAllowList([host.url('fleet')]) });
+
+  it('lists branches and tags with the default branch from HEAD in one ls-refs', async () => {
+    host.server.resetRequests();
+    const remote = await listRemoteRefs(repo(), options());
+    expect(remote.head).toBe('refs/heads/trunk');
+    expect(remote.refs.get('refs/heads/trunk')).toBe(tip);
+    expect(remote.refs.get('refs/tags/v1.0.0')).toBe(initial);
+    expect([...remote.refs.keys()].sort()).toEqual([
+      'refs/heads/release/2.x',
+      'refs/heads/trunk',
+      'refs/tags/v1.0.0',
+      'refs/tags/v2.0.0',
+    ]);
+    const lsRefs = host.server.requests.filter((r) => r.method === 'POST');
+    expect(lsRefs).toHaveLength(1);
+    expect(lsRefs[0]?.protocol).toBe('version=2');
+  });
+
+  it('peels an annotated tag to the commit it names', async () => {
+    const remote = await listRemoteRefs(repo(), options());
+    expect(remote.refs.get('refs/tags/v2.0.0')).toBe(remote.refs.get('refs/heads/release/2.x'));
+    expect(remote.refs.get('refs/tags/v2.0.0')).not.toBe(annotated);
+  });
+
+  it('feeds resolveRevision: HEAD follows the default branch when it changes', async () => {
+    await setDefaultBranch(host.root, 'fleet', 'release/2.x');
+    const remote = await listRemoteRefs(repo(), options());
+    await setDefaultBranch(host.root, 'fleet', 'trunk');
+    expect(resolveRevision(remote, 'HEAD')).toMatchObject({ found: true, ref: 'refs/heads/release/2.x' });
+  });
+
+  it('fails with an auth error when the host refuses, after one retry with the credentials', async () => {
+    host.server.resetRequests();
+    const error = await listRemoteRefs({ url: host.url('fleet'), auth: { token: 'wrong' } }, options()).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ code: 'git-auth', retryable: false });
+    expect((error as Error).message).not.toContain('wrong');
+    expect(host.server.requests.map((r) => r.status)).toEqual([401, 401]);
+  });
+
+  it('fails with an auth error when no credentials are configured for a private repository', async () => {
+    const error = await listRemoteRefs({ url: host.url('fleet') }, options()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'git-auth', upstreamStatus: 401 });
+  });
+
+  it('never contacts a repository that is not in the allow-list', async () => {
+    host.server.resetRequests();
+    const error = await listRemoteRefs(repo(), {
+      allowList: createRepoAllowList(['https://github.com/org/other']),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RepoNotAllowedError);
+    expect(host.server.requests).toEqual([]);
+  });
+
+  it('reports a repository the host does not have as not found', async () => {
+    const url = host.url('missing');
+    const error = await listRemoteRefs(
+      { url, auth: { token: 'tok-123' } },
+      { allowList: createRepoAllowList([url]) },
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'git-not-found', retryable: false });
+  });
+
+  it('does not follow a redirect, which could lead off the allow-list', async () => {
+    const { createServer } = await import('node:http');
+    const redirecting = createServer((_req, res) => {
+      res.writeHead(301, { Location: `${host.url('fleet')}/info/refs?service=git-upload-pack` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(redirecting.address() as { port: number }).port}/moved.git`;
+    host.server.resetRequests();
+    try {
+      const error = await listRemoteRefs({ url }, { allowList: createRepoAllowList([url]) }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: 'git-redirect', upstreamStatus: 301 });
+      expect(host.server.requests).toEqual([]);
+    } finally {
+      redirecting.close();
+    }
+  });
+
+  it('gives up on a host that does not answer within the timeout', async () => {
+    const { createServer } = await import('node:net');
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}/x.git`;
+    try {
+      const error = await listRemoteRefs(
+        { url },
+        { allowList: createRepoAllowList([url]), timeoutMs: 200 },
+      ).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'git-timeout', retryable: true });
+    } finally {
+      silent.close();
+    }
+  });
+});
