@@ -66,7 +66,8 @@ export async function trackRollout(message: TrackMessage, deps: TrackDeps): Prom
   // Ending releases the tracking claim only if no app changed since our summary; otherwise a later delivery
   // added apps this chain must follow, so it keeps polling.
   const ending = unfinished === 0 || pastDeadline;
-  const released = ending && (pastDeadline || (await deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0)));
+  const released =
+    ending && (pastDeadline || (await deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0)));
   if (pastDeadline && ending) await deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0);
   const requeued = !released;
   if (requeued) {

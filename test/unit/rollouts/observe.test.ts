@@ -13,7 +13,10 @@ describe('observeApplicationSet', () => {
     { name: 'ends once the controller removed the annotation', appSet: { metadata: {} }, state: 'synced' },
     {
       name: 'fails when the controller reports ErrorOccurred',
-      appSet: { metadata: {}, status: { conditions: [{ type: 'ErrorOccurred', status: 'True', message: 'bad template' }] } },
+      appSet: {
+        metadata: {},
+        status: { conditions: [{ type: 'ErrorOccurred', status: 'True', message: 'bad template' }] },
+      },
       state: 'failed',
     },
   ])('$name', ({ appSet, state }) => {
@@ -26,9 +29,21 @@ describe('observeGitRepository', () => {
     status: { artifact: { revision }, conditions: [{ type: 'Ready', ...ready }] },
   });
   it.each([
-    { name: 'ends when the artifact names the commit and Ready is True', repo: repo(`main@sha1:${SHA}`, { status: 'True' }), state: 'synced' },
-    { name: 'waits while the artifact is an older commit', repo: repo(`main@sha1:${'d'.repeat(40)}`, { status: 'True' }), state: 'refreshed' },
-    { name: 'fails when the fetch of the commit is not Ready', repo: repo(`main@sha1:${SHA}`, { status: 'False', message: 'x' }), state: 'failed' },
+    {
+      name: 'ends when the artifact names the commit and Ready is True',
+      repo: repo(`main@sha1:${SHA}`, { status: 'True' }),
+      state: 'synced',
+    },
+    {
+      name: 'waits while the artifact is an older commit',
+      repo: repo(`main@sha1:${'d'.repeat(40)}`, { status: 'True' }),
+      state: 'refreshed',
+    },
+    {
+      name: 'fails when the fetch of the commit is not Ready',
+      repo: repo(`main@sha1:${SHA}`, { status: 'False', message: 'x' }),
+      state: 'failed',
+    },
     {
       name: 'fails when fetching failed before any artifact of the commit',
       repo: repo('main@sha1:old', { status: 'False', reason: 'GitOperationFailed', message: 'auth' }),

@@ -1,0 +1,135 @@
+import type { ApplicationSource } from '../argocd/application.js';
+import { errorMessage } from '../errors.js';
+import { destinationCluster } from '../fleet/destination.js';
+import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
+import { repositoryFor } from '../fleet/repositories.js';
+import type { GitCredentials } from '../git/credentials.js';
+import type { GitReader } from '../git/manifests.js';
+import { canonicalRepoKeys } from '../matching/repo-url.js';
+import type { ManifestDocument } from '../secrets/extract.js';
+import { preflightApp, secretPolicyFor } from '../secrets/preflight.js';
+import type { ResolveDeps } from '../secrets/resolve.js';
+import type { SecretCheck } from '../secrets/secret-check.js';
+import type { PushEvent } from '../webhook/push-event.js';
+import type { Preflight, PreflightVerdict } from './fanout.js';
+
+export interface AppPreflightDeps {
+  readonly fleet: FleetConfig;
+  readonly git: GitReader;
+  readonly credentials: (repo: RepositoryConfig) => Promise<GitCredentials | undefined>;
+  /** SecretStores and ClusterSecretStores on a fleet cluster (empty when it cannot be read). */
+  readonly clusterStores: (cluster: string) => Promise<readonly unknown[]>;
+  readonly resolve: ResolveDeps;
+}
+
+/**
+ * The ExternalSecret preflight of one matched Application: its manifests at the pushed commit (every source
+ * from the pushed repository, read through the fleet's repository entry), the stores on its destination
+ * cluster, then ESO's resolution rules. Failing to read Git is recorded and warns; it never blocks an app.
+ */
+export function createAppPreflight(deps: AppPreflightDeps): Preflight {
+  return async (match, event): Promise<PreflightVerdict> => {
+    if (match.object.kind !== 'Application') return { verdict: 'pass', checks: [] };
+    const app = match.object.value;
+    const raw = match.object.raw as { metadata?: { annotations?: Record<string, unknown> } };
+    const host = deps.fleet.clusters.find((c) => c.name === match.target.cluster);
+    const policy = secretPolicyFor(raw.metadata?.annotations, host?.secretPolicy ?? deps.fleet.secretPolicy);
+    if (policy === 'off')
+      return { verdict: 'pass', checks: [], summary: 'secret preflight is off for this app' };
+
+    const pushedKeys = canonicalRepoKeys([...event.repo.urls, event.repo.webUrl]);
+    const sources = app.sources.filter(
+      (s) => s.repoKey !== undefined && pushedKeys.has(s.repoKey) && s.ref === undefined,
+    );
+    const documents: ManifestDocument[] = [];
+    const problems: SecretCheck[] = [];
+    let notRendered = false;
+    let limitReached = false;
+    for (const source of sources) {
+      const read = await readSource(source, event, deps);
+      if ('problem' in read) {
+        problems.push(read.problem);
+        continue;
+      }
+      documents.push(...read.documents);
+      notRendered ||= read.notRendered;
+      limitReached ||= read.limitReached;
+    }
+    const destination = destinationCluster(app.destination, match.target.cluster, deps.fleet.clusters);
+    const clusterStores = destination === undefined ? [] : await deps.clusterStores(destination);
+    const result = await preflightApp(
+      {
+        documents,
+        notRendered,
+        limitReached,
+        clusterStores,
+        overrides: deps.fleet.secretStores,
+        policy,
+        ...(app.destination.namespace === undefined ? {} : { namespace: app.destination.namespace }),
+        ...(destination === undefined ? {} : { cluster: destination }),
+      },
+      deps.resolve,
+    );
+    if (problems.length === 0) return result;
+    return {
+      verdict: result.verdict === 'block' ? 'block' : 'warn',
+      checks: [...problems, ...result.checks],
+      summary: result.summary,
+    };
+  };
+}
+
+type SourceRead =
+  | {
+      readonly documents: readonly ManifestDocument[];
+      readonly notRendered: boolean;
+      readonly limitReached: boolean;
+    }
+  | { readonly problem: SecretCheck };
+
+async function readSource(
+  source: ApplicationSource,
+  event: PushEvent,
+  deps: AppPreflightDeps,
+): Promise<SourceRead> {
+  if (source.chart !== undefined) return { documents: [], notRendered: true, limitReached: false };
+  const repo = repositoryFor(source.repoKey, deps.fleet.repositories);
+  const field = `source ${source.path === '' ? '.' : source.path}`;
+  if (repo === undefined) {
+    return {
+      problem: {
+        externalSecret: '*',
+        field,
+        outcome: 'unsupported',
+        message: 'manifests not read: the repository is not listed in the fleet file (repositories[])',
+      },
+    };
+  }
+  try {
+    const auth = await deps.credentials(repo);
+    const set = await deps.git.readManifests({
+      repo: {
+        url: repo.url,
+        ...(auth === undefined ? {} : { auth }),
+        ...(repo.provider === undefined ? {} : { provider: repo.provider }),
+      },
+      sha: event.after,
+      path: source.path,
+      ref: event.ref,
+    });
+    return {
+      documents: set.documents,
+      notRendered: set.notRendered,
+      limitReached: set.limitReached !== undefined,
+    };
+  } catch (error) {
+    return {
+      problem: {
+        externalSecret: '*',
+        field,
+        outcome: 'error',
+        message: `manifests not read: ${errorMessage(error)}`,
+      },
+    };
+  }
+}
