@@ -79,7 +79,7 @@ export function applyRefresh(
   app.metadata.annotations = annotations;
   const state = status(app);
   state.reconciledAt = now;
-  const missing = revisions.findIndex((r) => r === undefined);
+  const missing = revisions.indexOf(undefined);
   if (missing >= 0 || revisions.length === 0) {
     state.sync = { ...((state.sync as Json | undefined) ?? {}), status: 'Unknown' };
     state.conditions = [

@@ -113,7 +113,7 @@ function finish(app: StoredObject, phase: string, message: string, now: Date, fa
         status: failedResource === undefined ? 'Synced' : 'SyncFailed',
         message:
           failedResource === undefined
-            ? 'deployment.apps/' + app.metadata.name + ' configured'
+            ? `deployment.apps/${app.metadata.name} configured`
             : `simulated: admission webhook denied the request for deployment "${failedResource}"`,
         syncPhase: 'Sync',
       },

@@ -18,9 +18,37 @@ const NEW = 'b'.repeat(40);
 const NEWER = 'c'.repeat(40);
 const REFRESH = 'argocd.argoproj.io/refresh';
 
-type Json = Record<string, any>;
+/** The parts of a simulated object these tests read. */
+interface View {
+  metadata: { annotations?: Record<string, string> };
+  operation?: unknown;
+  status: {
+    sync: { status?: string; revision?: string; revisions?: string[] };
+    health?: { status: string };
+    reconciledAt?: string;
+    conditions?: { type: string; status?: string; reason?: string }[];
+    operationState: {
+      phase: string;
+      message: string;
+      startedAt?: string;
+      finishedAt?: string;
+      retryCount?: number;
+      operation: { sync: { revision?: string; revisions?: string[] } };
+      syncResult: { revision?: string; revisions?: string[]; resources: { status: string }[] };
+    };
+    history: { revisions?: string[] }[];
+    lastHandledReconcileAt?: string;
+    artifact?: { revision: string };
+  };
+}
 
-function deployedApp(name: string, annotations: Record<string, string> = {}, spec: Json = {}): StoredObject {
+const view = (object: StoredObject): View => object as unknown as View;
+
+function deployedApp(
+  name: string,
+  annotations: Record<string, string> = {},
+  spec: Record<string, unknown> = {},
+): StoredObject {
   return {
     ...application(
       name,
@@ -62,7 +90,7 @@ function world(options: { heads?: Record<string, string> } = {}) {
       time += ms;
       await controller.tick();
     },
-    app: (name: string) => store.require(APPLICATIONS, 'argocd', name) as Json,
+    app: (name: string) => view(store.require(APPLICATIONS, 'argocd', name)),
     refresh(name: string, value = 'normal') {
       store.update(APPLICATIONS, 'argocd', name, (a) => {
         a.metadata.annotations = { ...a.metadata.annotations, [REFRESH]: value };
@@ -83,7 +111,7 @@ function started(options?: Parameters<typeof world>[0]) {
   return w;
 }
 
-const phases = (app: Json) => ({
+const phases = (app: View) => ({
   phase: app.status.operationState?.phase,
   finished: app.status.operationState?.finishedAt !== undefined,
   sync: app.status.sync.status,
@@ -184,7 +212,7 @@ describe('the simulated Argo CD controller', () => {
       finishedAt: '2024-06-01T12:00:00Z',
       syncResult: { revision: NEW },
     });
-    expect(state.syncResult.resources[0].status).toBe('SyncFailed');
+    expect(state.syncResult.resources[0]?.status).toBe('SyncFailed');
     expect(w.app('web').operation).toBeUndefined();
   });
 
@@ -299,7 +327,7 @@ describe('the simulated Argo CD controller', () => {
     expect(w.app('gateway').status.operationState.operation.sync).toEqual({ revisions: [NEWER, NEW] });
     await w.advance(100);
     expect(w.app('gateway').status.operationState.syncResult.revisions).toEqual([NEWER, NEW]);
-    expect(w.app('gateway').status.history.at(-1).revisions).toEqual([NEWER, NEW]);
+    expect(w.app('gateway').status.history.at(-1)?.revisions).toEqual([NEWER, NEW]);
   });
 
   it('reports a revision it cannot resolve as a ComparisonError with sync status Unknown', async () => {
@@ -311,7 +339,7 @@ describe('the simulated Argo CD controller', () => {
     w.refresh('lost');
     await w.advance(0);
     expect(w.app('lost').status.sync.status).toBe('Unknown');
-    expect(w.app('lost').status.conditions[0].type).toBe('ComparisonError');
+    expect(w.app('lost').status.conditions?.[0]?.type).toBe('ComparisonError');
     expect(w.app('lost').metadata.annotations?.[REFRESH]).toBeUndefined();
   });
 
@@ -365,9 +393,9 @@ describe('the simulated Argo CD controller', () => {
       spec: { generators: [] },
     });
     await w.advance(0);
-    const appSet = w.store.require(APPLICATION_SETS, 'argocd', 'services') as Json;
-    expect(appSet.metadata.annotations['argocd.argoproj.io/application-set-refresh']).toBeUndefined();
-    expect(appSet.status.conditions[0].type).toBe('ResourcesUpToDate');
+    const appSet = view(w.store.require(APPLICATION_SETS, 'argocd', 'services'));
+    expect(appSet.metadata.annotations?.['argocd.argoproj.io/application-set-refresh']).toBeUndefined();
+    expect(appSet.status.conditions?.[0]?.type).toBe('ResourcesUpToDate');
   });
 
   it('handles a Flux reconcile request and reports the artifact revision', async () => {
@@ -381,10 +409,10 @@ describe('the simulated Argo CD controller', () => {
       spec: { url: REPO, ref: { branch: 'main' }, interval: '5m' },
     });
     await w.advance(0);
-    const repo = w.store.require(GIT_REPOSITORIES, 'flux-system', 'platform') as Json;
+    const repo = view(w.store.require(GIT_REPOSITORIES, 'flux-system', 'platform'));
     expect(repo.status.lastHandledReconcileAt).toBe('2024-06-01 12:00:00.1 +0000 UTC');
-    expect(repo.status.artifact.revision).toBe(`main@sha1:${NEW}`);
-    expect(repo.status.conditions[0]).toMatchObject({ type: 'Ready', status: 'True', reason: 'Succeeded' });
+    expect(repo.status.artifact?.revision).toBe(`main@sha1:${NEW}`);
+    expect(repo.status.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'True', reason: 'Succeeded' });
   });
 
   it('stops cleanly: after stop() nothing changes any more', async () => {
@@ -410,11 +438,11 @@ describe('the simulated Argo CD controller', () => {
     store.create(APPLICATIONS, deployedApp('web', { [REFRESH]: 'normal' }));
     await waitFor(
       () =>
-        (store.require(APPLICATIONS, 'argocd', 'web') as Json).status.health.status === 'Healthy' &&
+        view(store.require(APPLICATIONS, 'argocd', 'web')).status.health?.status === 'Healthy' &&
         controller.idle(),
     );
-    expect(
-      (store.require(APPLICATIONS, 'argocd', 'web') as Json).status.operationState.syncResult.revision,
-    ).toBe(NEW);
+    expect(view(store.require(APPLICATIONS, 'argocd', 'web')).status.operationState.syncResult.revision).toBe(
+      NEW,
+    );
   });
 });
