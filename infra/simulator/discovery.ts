@@ -2,6 +2,20 @@ import type { KubeResource } from '../../lib/kubernetes/resources.js';
 
 const VERBS_BY_SCOPE = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
+/** kubectl's short names (`kubectl get app`, `deploy`, `es`, …). */
+const SHORT_NAMES: Readonly<Record<string, readonly string[]>> = {
+  applications: ['app', 'apps'],
+  applicationsets: ['appset', 'appsets'],
+  gitrepositories: ['gitrepo'],
+  externalsecrets: ['es'],
+  secretstores: ['ss'],
+  clustersecretstores: ['css'],
+  horizontalpodautoscalers: ['hpa'],
+  scaledobjects: ['so'],
+  deployments: ['deploy'],
+  customresourcedefinitions: ['crd', 'crds'],
+};
+
 export function versionInfo(): Record<string, string> {
   return {
     major: '1',
@@ -19,8 +33,35 @@ export function coreVersions(): object {
   };
 }
 
+/** The core group serves only a read-only list of the namespaces objects live in. */
 export function coreResources(): object {
-  return { kind: 'APIResourceList', groupVersion: 'v1', resources: [] };
+  return {
+    kind: 'APIResourceList',
+    groupVersion: 'v1',
+    resources: [
+      {
+        name: 'namespaces',
+        singularName: 'namespace',
+        namespaced: false,
+        kind: 'Namespace',
+        verbs: ['get', 'list'],
+        shortNames: ['ns'],
+      },
+    ],
+  };
+}
+
+export function namespaceList(names: readonly string[]): object {
+  return {
+    kind: 'NamespaceList',
+    apiVersion: 'v1',
+    metadata: {},
+    items: names.map((name) => namespace(name)),
+  };
+}
+
+export function namespace(name: string): object {
+  return { kind: 'Namespace', apiVersion: 'v1', metadata: { name }, status: { phase: 'Active' } };
 }
 
 export function groupList(resources: readonly KubeResource[]): object {
@@ -50,6 +91,7 @@ export function resourceList(
         namespaced: r.namespaced,
         kind: r.kind,
         verbs: VERBS_BY_SCOPE,
+        ...(SHORT_NAMES[r.plural] === undefined ? {} : { shortNames: SHORT_NAMES[r.plural] }),
       },
       {
         name: `${r.plural}/status`,

@@ -14,6 +14,11 @@ const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export interface KubeApiServerOptions {
   /** Bearer tokens and what each may do. */
   readonly tokens?: Readonly<Record<string, TokenIdentity>>;
+  /**
+   * Who a request without an Authorization header is (kube-apiserver's --anonymous-auth); default: 401.
+   * kubectl never sends a bearer token over plain http, so a local stack enables this for it.
+   */
+  readonly anonymous?: TokenIdentity;
   /** Served resources (default: every kind the orchestrator uses). */
   readonly resources?: readonly KubeResource[];
   /** An existing store (default: a new empty one). */
@@ -75,7 +80,10 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
         return reply(response, fault.status, kubeStatus(fault.status, 'injected fault'), headers);
       }
     }
-    const identity = access.authenticate(request.headers.authorization);
+    const identity =
+      request.headers.authorization === undefined
+        ? options.anonymous
+        : access.authenticate(request.headers.authorization);
     if (identity === undefined) return reply(response, 401, kubeStatus(401, 'Unauthorized'));
     if (route.type === 'discovery') {
       return route.body === undefined

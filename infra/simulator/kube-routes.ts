@@ -1,5 +1,14 @@
 import type { KubeResource } from '../../lib/kubernetes/resources.js';
-import { coreResources, coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import {
+  coreResources,
+  coreVersions,
+  group,
+  groupList,
+  namespace,
+  namespaceList,
+  resourceList,
+  versionInfo,
+} from './discovery.js';
 import type { ResourceStore } from './resource-store.js';
 
 export type Route =
@@ -26,6 +35,11 @@ export function parseRoute(method: string, url: URL, store: ResourceStore): Rout
     if (root === 'api' && parts.length === 1) return { type: 'discovery', body: coreVersions() };
     if (root === 'api' && a === 'v1' && parts.length === 2)
       return { type: 'discovery', body: coreResources() };
+    if (root === 'api' && a === 'v1' && b === 'namespaces' && parts.length <= 4) {
+      const names = store.namespaces();
+      if (c === undefined) return { type: 'discovery', body: namespaceList(names) };
+      return { type: 'discovery', body: names.includes(c) ? namespace(c) : undefined };
+    }
     if (root === 'apis' && parts.length === 1) return { type: 'discovery', body: groupList(store.resources) };
     if (root === 'apis' && parts.length === 2)
       return { type: 'discovery', body: group(store.resources, a ?? '') };

@@ -51,6 +51,16 @@ export class ResourceStore {
     return (this.history[0]?.resourceVersion ?? this.revision + 1) - 1;
   }
 
+  /** Every namespace some object lives in. */
+  namespaces(): string[] {
+    const names = new Set<string>();
+    for (const bucket of this.objects.values()) {
+      for (const object of bucket.values())
+        if (object.metadata.namespace !== undefined) names.add(object.metadata.namespace);
+    }
+    return [...names].sort();
+  }
+
   find(group: string, version: string, plural: string): KubeResource | undefined {
     return this.resources.find((r) => r.group === group && r.version === version && r.plural === plural);
   }

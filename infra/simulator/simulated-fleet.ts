@@ -23,6 +23,8 @@ export interface SimulatedFleetOptions {
   readonly primeStatus?: boolean;
   /** Repositories to put in the generated fleet config. */
   readonly repositories?: readonly RepositoryConfig[];
+  /** Who requests without a token are on every cluster (for kubectl on plain http); default: refused. */
+  readonly anonymous?: TokenIdentity;
   /** Extra tokens per cluster (e.g. a restricted one to test RBAC). */
   readonly tokens?: Readonly<Record<string, Readonly<Record<string, TokenIdentity>>>>;
 }
@@ -60,6 +62,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
             [token]: { user: 'system:serviceaccount:gitops-sync:orchestrator' },
             ...options.tokens?.[spec.name],
           },
+          ...(options.anonymous === undefined ? {} : { anonymous: options.anonymous }),
         });
         servers.set(spec.name, server);
         const seeds = options.objects?.[spec.name] ?? [];

@@ -328,4 +328,51 @@ describe('the simulated Kubernetes API server with @kubernetes/client-node 1.4',
       'source.toolkit.fluxcd.io',
     ]);
   });
+
+  it('lists the namespaces objects live in on the core API, as kubectl expects', async () => {
+    await api.createNamespacedCustomObject({ ...app, body: application('web') });
+    const response = await fetch(`${server.url}/api/v1/namespaces`, {
+      headers: { Authorization: `Bearer ${ADMIN}` },
+    });
+    const list = (await response.json()) as { kind: string; items: { metadata: { name: string } }[] };
+    expect(list.kind).toBe('NamespaceList');
+    expect(list.items.map((n) => n.metadata.name)).toContain('argocd');
+  });
+});
+
+describe('anonymous access to the simulated API server', () => {
+  let server: KubeApiServer;
+  beforeAll(async () => {
+    server = await startKubeApiServer({
+      tokens: { [ADMIN]: { user: 'admin' } },
+      anonymous: {
+        user: 'system:anonymous',
+        grants: [
+          { rules: [{ apiGroups: ['argoproj.io'], resources: ['applications'], verbs: ['get', 'list'] }] },
+        ],
+      },
+    });
+    server.store.create(APPLICATIONS, application('web'));
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('serves a request without a token as the anonymous identity (kubectl sends none over http)', async () => {
+    const list = await clientFor(server).api.listNamespacedCustomObject({ ...app });
+    expect(list.items).toHaveLength(1);
+    const denied = await statusOf(
+      clientFor(server).api.patchNamespacedCustomObject(
+        { ...app, name: 'web', body: { metadata: { labels: { a: 'b' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
+    expect(denied.code).toBe(403);
+  });
+
+  it('still refuses a wrong token with 401', async () => {
+    expect(
+      (await statusOf(clientFor(server, 'forged').api.listNamespacedCustomObject({ ...app }))).code,
+    ).toBe(401);
+  });
 });
