@@ -38,6 +38,8 @@ export function createClusterClients(fleet: FleetConfig, deps: ClusterClientDeps
         clock: deps.clock ?? systemClock,
       }),
       timeoutMs: cluster.timeoutMs ?? DEFAULT_CLUSTER_TIMEOUT_MS,
+      // Enough keep-alive sockets for the cluster's refresh concurrency, never fewer than a handful.
+      maxSockets: Math.max(cluster.concurrency ?? 16, 4),
       ...(deps.logger === undefined ? {} : { logger: deps.logger.child({ cluster: cluster.name }) }),
     });
     clients.set(cluster.name, deps.retry === false ? api : retrying(api, deps.retry ?? {}));

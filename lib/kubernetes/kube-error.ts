@@ -91,7 +91,9 @@ export function toKubernetesError(error: unknown, context: KubeCallContext): App
     });
   }
   const code = networkCode(error);
-  return new KubernetesApiError(`${what}: ${code ?? 'request failed'}`, {
+  // Only the error's class name: a foreign message could quote more than we want in a log line.
+  const kind = error instanceof Error && error.name !== 'Error' ? error.name : 'request failed';
+  return new KubernetesApiError(`${what}: ${code ?? kind}`, {
     cluster: context.cluster,
     // Connection-level failures are worth another try; a programming error is not.
     retryable: code !== undefined,
