@@ -7,7 +7,7 @@ import { createClusterClients } from '../../../lib/kubernetes/cluster-clients.js
 import { createEksToken } from '../../../lib/kubernetes/eks-token.js';
 import { KubernetesApiError } from '../../../lib/kubernetes/kube-error.js';
 import { APPLICATIONS, CLUSTER_SECRET_STORES } from '../../../lib/kubernetes/resources.js';
-import { application } from '../../helpers/simulator.js';
+import { application, startTestCluster } from '../../helpers/simulator.js';
 
 const TOKEN = 'orchestrator-token-0123456789';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:spoke-AbCdEf';
@@ -251,5 +251,22 @@ describe('cluster credentials', () => {
     expect(requested).toEqual([
       { region: 'eu-west-1', roleArn: 'arn:aws:iam::123456789012:role/gitops-sync' },
     ]);
+  });
+});
+
+describe('the startTestCluster helper', () => {
+  it('gives a ClusterApi on a fresh simulated cluster that other tests can seed and fault', async () => {
+    const cluster = await startTestCluster({ name: 'hub', timeoutMs: 200 });
+    try {
+      cluster.server.store.create(APPLICATIONS, application('web'));
+      expect((await cluster.api.list(APPLICATIONS, 'argocd')).items).toHaveLength(1);
+      cluster.server.faults.set({ status: 500, times: 1 });
+      await expect(cluster.api.get(APPLICATIONS, 'argocd', 'web')).rejects.toMatchObject({
+        upstreamStatus: 500,
+      });
+      expect(cluster.fleet.clusters[0]?.name).toBe('hub');
+    } finally {
+      await cluster.close();
+    }
   });
 });
