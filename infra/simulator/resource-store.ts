@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { type KubeResource, resourceName } from '../../lib/kubernetes/resources.js';
+import { KubeStatusError } from './kube-status.js';
+
+/** A stored object: plain JSON, replaced (never mutated in place) on every write. */
+export type StoredObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    generation?: number;
+    uid?: string;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [field: string]: unknown;
+  };
+  [field: string]: unknown;
+};
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  readonly type: WatchEventType;
+  readonly resource: KubeResource;
+  readonly object: StoredObject;
+  readonly resourceVersion: number;
+}
+
+const HISTORY = 20_000;
+
+/** One cluster's objects, with a cluster-wide resourceVersion counter and change events (for watches). */
+export class ResourceStore {
+  private readonly objects = new Map<string, Map<string, StoredObject>>();
+  private readonly listeners = new Set<(event: StoreEvent) => void>();
+  private readonly history: StoreEvent[] = [];
+  private revision = 1;
+
+  constructor(readonly resources: readonly KubeResource[]) {
+    for (const resource of resources) this.objects.set(resourceName(resource), new Map());
+  }
+
+  get resourceVersion(): string {
+    return String(this.revision);
+  }
+
+  /** The oldest resourceVersion a watch may resume from. */
+  get oldestResumableVersion(): number {
+    return (this.history[0]?.resourceVersion ?? this.revision + 1) - 1;
+  }
+
+  /** Every namespace some object lives in. */
+  namespaces(): string[] {
+    const names = new Set<string>();
+    for (const bucket of this.objects.values()) {
+      for (const object of bucket.values())
+        if (object.metadata.namespace !== undefined) names.add(object.metadata.namespace);
+    }
+    return [...names].sort();
+  }
+
+  find(group: string, version: string, plural: string): KubeResource | undefined {
+    return this.resources.find((r) => r.group === group && r.version === version && r.plural === plural);
+  }
+
+  list(resource: KubeResource, namespace?: string): StoredObject[] {
+    const all = [...this.bucket(resource).values()];
+    const items = namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+    return items.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  }
+
+  get(resource: KubeResource, namespace: string | undefined, name: string): StoredObject | undefined {
+    return this.bucket(resource).get(key(resource, namespace, name));
+  }
+
+  require(resource: KubeResource, namespace: string | undefined, name: string): StoredObject {
+    const object = this.get(resource, namespace, name);
+    if (object === undefined) {
+      throw new KubeStatusError(404, `${resourceName(resource)} "${name}" not found`, {
+        details: { name, group: resource.group, kind: resource.plural },
+      });
+    }
+    return object;
+  }
+
+  create(resource: KubeResource, input: StoredObject): StoredObject {
+    const namespace = resource.namespaced ? (input.metadata.namespace ?? 'default') : undefined;
+    const id = key(resource, namespace, input.metadata.name);
+    if (this.bucket(resource).has(id)) {
+      throw new KubeStatusError(409, `${resourceName(resource)} "${input.metadata.name}" already exists`, {
+        reason: 'AlreadyExists',
+        details: { name: input.metadata.name, group: resource.group, kind: resource.plural },
+      });
+    }
+    const object = clone(input);
+    object.apiVersion = apiVersionOf(resource);
+    object.kind = resource.kind;
+    object.metadata = {
+      ...object.metadata,
+      ...(namespace === undefined ? {} : { namespace }),
+      uid: randomUUID(),
+      generation: 1,
+      creationTimestamp:
+        object.metadata.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    };
+    if (!resource.namespaced) delete object.metadata.namespace;
+    return this.write('ADDED', resource, id, object);
+  }
+
+  /** Replaces an object; with `expectedVersion`, a different stored version is a 409 Conflict. */
+  replace(resource: KubeResource, input: StoredObject, expectedVersion?: string): StoredObject {
+    const current = this.require(resource, input.metadata.namespace, input.metadata.name);
+    if (
+      expectedVersion !== undefined &&
+      expectedVersion !== '' &&
+      expectedVersion !== current.metadata.resourceVersion
+    ) {
+      throw new KubeStatusError(
+        409,
+        `Operation cannot be fulfilled on ${resourceName(resource)} "${current.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+        {
+          reason: 'Conflict',
+          details: { name: current.metadata.name, group: resource.group, kind: resource.plural },
+        },
+      );
+    }
+    const object = clone(input);
+    object.apiVersion = apiVersionOf(resource);
+    object.kind = resource.kind;
+    const specChanged = JSON.stringify(object.spec) !== JSON.stringify(current.spec);
+    object.metadata = {
+      ...object.metadata,
+      uid: current.metadata.uid,
+      creationTimestamp: current.metadata.creationTimestamp,
+      generation: (current.metadata.generation ?? 1) + (specChanged ? 1 : 0),
+    } as StoredObject['metadata'];
+    if (current.metadata.namespace !== undefined) object.metadata.namespace = current.metadata.namespace;
+    return this.write(
+      'MODIFIED',
+      resource,
+      key(resource, current.metadata.namespace, current.metadata.name),
+      object,
+    );
+  }
+
+  /** Read-modify-write in one step (nothing else runs in between): what controllers use. */
+  update(
+    resource: KubeResource,
+    namespace: string | undefined,
+    name: string,
+    change: (draft: StoredObject) => void,
+  ): StoredObject {
+    const draft = clone(this.require(resource, namespace, name));
+    change(draft);
+    return this.replace(resource, draft);
+  }
+
+  delete(resource: KubeResource, namespace: string | undefined, name: string): StoredObject {
+    const current = this.require(resource, namespace, name);
+    const id = key(resource, current.metadata.namespace, name);
+    this.bucket(resource).delete(id);
+    this.revision++;
+    const object = { ...current, metadata: { ...current.metadata, resourceVersion: String(this.revision) } };
+    this.emit({ type: 'DELETED', resource, object, resourceVersion: this.revision });
+    return object;
+  }
+
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Events after `resourceVersion` still held in the history (undefined when it is older than that). */
+  eventsSince(resourceVersion: number): StoreEvent[] | undefined {
+    if (resourceVersion < this.oldestResumableVersion) return undefined;
+    return this.history.filter((event) => event.resourceVersion > resourceVersion);
+  }
+
+  private write(
+    type: WatchEventType,
+    resource: KubeResource,
+    id: string,
+    object: StoredObject,
+  ): StoredObject {
+    this.revision++;
+    object.metadata.resourceVersion = String(this.revision);
+    this.bucket(resource).set(id, object);
+    this.emit({ type, resource, object, resourceVersion: this.revision });
+    return object;
+  }
+
+  private emit(event: StoreEvent): void {
+    this.history.push(event);
+    if (this.history.length > HISTORY) this.history.splice(0, this.history.length - HISTORY);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private bucket(resource: KubeResource): Map<string, StoredObject> {
+    const bucket = this.objects.get(resourceName(resource));
+    if (bucket === undefined)
+      throw new KubeStatusError(404, `the server could not find the requested resource`);
+    return bucket;
+  }
+}
+
+export function apiVersionOf(resource: KubeResource): string {
+  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+}
+
+export function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function key(resource: KubeResource, namespace: string | undefined, name: string): string {
+  return resource.namespaced ? `${namespace ?? ''}/${name}` : name;
+}
+
+function keyOf(object: StoredObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}

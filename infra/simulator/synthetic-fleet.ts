@@ -1,0 +1,44 @@
+import { APPLICATIONS } from '../../lib/kubernetes/resources.js';
+import type { SeedObject, SimulatedWorld } from './default-fleet.js';
+
+export interface SyntheticFleetOptions {
+  /** Clusters running Argo CD (each manages its own apps). */
+  readonly clusters: number;
+  /** Applications in all, spread evenly. */
+  readonly applications: number;
+  readonly repoURL: string;
+  /** Service directories `apps/svc-<n>/` the apps are spread over (default 100). */
+  readonly services?: number;
+}
+
+/**
+ * A large uniform world for benchmarks: `clusters` clusters `c-000…`, each running Argo CD, with
+ * Applications `svc-<n>-<cluster>` on `apps/svc-<n>` of one repository, path-filtered to their directory.
+ */
+export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
+  const services = options.services ?? 100;
+  const names = Array.from({ length: options.clusters }, (_, i) => `c-${String(i).padStart(3, '0')}`);
+  const objects: Record<string, SeedObject[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let i = 0; i < options.applications; i++) {
+    const cluster = names[i % names.length] as string;
+    const service = `svc-${Math.floor(i / names.length) % services}`;
+    const index = Math.floor(i / (names.length * services));
+    objects[cluster]?.push({
+      resource: APPLICATIONS,
+      object: {
+        metadata: {
+          name: `${service}-${index}`,
+          namespace: 'argocd',
+          annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' },
+        },
+        spec: {
+          project: 'default',
+          source: { repoURL: options.repoURL, path: `apps/${service}`, targetRevision: 'main' },
+          destination: { name: 'in-cluster', namespace: service },
+          syncPolicy: { automated: { prune: true } },
+        },
+      },
+    });
+  }
+  return { clusters: names.map((name) => ({ name, argocd: { namespace: 'argocd' } })), objects };
+}

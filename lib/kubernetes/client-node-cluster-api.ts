@@ -1,0 +1,231 @@
+import http from 'node:http';
+import https from 'node:https';
+import {
+  type ConfigurationOptions,
+  CustomObjectsApi,
+  createConfiguration,
+  Observable,
+  type ObservableMiddleware,
+  PatchStrategy,
+  type RequestContext,
+  type ResponseContext,
+  ServerConfiguration,
+} from '@kubernetes/client-node';
+import type { Logger } from '../ports.js';
+import type { AccessSource, ClusterAccess } from './cluster-access.js';
+import type { ClusterApi, JsonPatchOperation, KubeList, KubeObject, ListOptions } from './cluster-api.js';
+import { KubernetesApiError, toKubernetesError } from './kube-error.js';
+import { type KubeResource, resourceName } from './resources.js';
+
+export interface ClientNodeClusterApiOptions {
+  readonly cluster: string;
+  readonly access: AccessSource;
+  /** Per-request timeout (the request is aborted, and fails retryable). */
+  readonly timeoutMs: number;
+  /** Sockets kept open to this API server (default 16). */
+  readonly maxSockets?: number;
+  readonly logger?: Logger;
+}
+
+interface Connection {
+  readonly key: string;
+  readonly api: CustomObjectsApi;
+  readonly agent: http.Agent;
+}
+
+const FIELD_MANAGER = 'gitops-sync';
+
+/**
+ * `ClusterApi` over `@kubernetes/client-node` 1.4's `CustomObjectsApi` (it serves any `/apis` group, so
+ * Deployments, HPAs and CRDs too). Credentials, a keep-alive agent and the timeout are applied per request
+ * by a middleware, so a rotated token or kubeconfig never needs a new client.
+ */
+export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions): ClusterApi {
+  let connection: Connection | undefined;
+
+  const connect = (access: ClusterAccess): Connection => {
+    const key = `${access.server}\n${access.caData ?? ''}`;
+    if (connection?.key === key) return connection;
+    connection?.agent.destroy();
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
+    const agent = access.server.startsWith('http:')
+      ? new http.Agent(agentOptions)
+      : new https.Agent({
+          ...agentOptions,
+          ...(access.caData === undefined ? {} : { ca: Buffer.from(access.caData, 'base64') }),
+        });
+    const configuration = createConfiguration({
+      baseServer: new ServerConfiguration(access.server.replace(/\/+$/, ''), {}),
+      authMethods: {},
+    });
+    connection = { key, api: new CustomObjectsApi(configuration), agent };
+    return connection;
+  };
+
+  const call = async <T>(
+    verb: string,
+    resource: KubeResource,
+    namespace: string | undefined,
+    name: string | undefined,
+    run: (api: CustomObjectsApi, requestOptions: ConfigurationOptions) => Promise<T>,
+    contentType?: string,
+  ): Promise<T> => {
+    const context = {
+      cluster: options.cluster,
+      verb,
+      resource: resourceName(resource),
+      namespace: resource.namespaced ? namespace : undefined,
+      name,
+      timeoutMs: options.timeoutMs,
+    };
+    let usedToken: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const access = await options.access.access();
+        usedToken = access.token;
+        const { api, agent } = connect(access);
+        return await run(api, {
+          middleware: [requestMiddleware(access.token, agent, options.timeoutMs, contentType)],
+          middlewareMergeStrategy: 'append',
+        });
+      } catch (error) {
+        const failure = toKubernetesError(error, context);
+        // A 401 after rotation or expiry: fetch fresh credentials once and try again if they changed.
+        if (attempt === 1 && failure instanceof KubernetesApiError && failure.upstreamStatus === 401) {
+          options.access.invalidate();
+          const fresh = await options.access.access().catch(() => undefined);
+          if (fresh !== undefined && fresh.token !== usedToken) continue;
+        }
+        throw failure;
+      }
+    }
+  };
+
+  const patch = (
+    resource: KubeResource,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    contentType: string,
+  ): Promise<KubeObject> =>
+    call(
+      'patch',
+      resource,
+      namespace,
+      name,
+      async (api, requestOptions) =>
+        toObject(
+          options.cluster,
+          resource.namespaced
+            ? await api.patchNamespacedCustomObject(
+                {
+                  ...coordinates(resource),
+                  namespace: namespace ?? '',
+                  name,
+                  body,
+                  fieldManager: FIELD_MANAGER,
+                },
+                requestOptions,
+              )
+            : await api.patchClusterCustomObject(
+                { ...coordinates(resource), name, body, fieldManager: FIELD_MANAGER },
+                requestOptions,
+              ),
+        ),
+      contentType,
+    );
+
+  return {
+    cluster: options.cluster,
+
+    list: (resource, namespace, listOptions?: ListOptions) =>
+      call('list', resource, namespace, undefined, async (api, requestOptions) => {
+        const selector =
+          listOptions?.labelSelector === undefined ? {} : { labelSelector: listOptions.labelSelector };
+        const body: unknown =
+          resource.namespaced && namespace !== undefined
+            ? await api.listNamespacedCustomObject(
+                { ...coordinates(resource), namespace, ...selector },
+                requestOptions,
+              )
+            : await api.listClusterCustomObject({ ...coordinates(resource), ...selector }, requestOptions);
+        return toList(body, options, resource);
+      }),
+
+    get: (resource, namespace, name) =>
+      call('get', resource, namespace, name, async (api, requestOptions) =>
+        toObject(
+          options.cluster,
+          resource.namespaced
+            ? await api.getNamespacedCustomObject(
+                { ...coordinates(resource), namespace: namespace ?? '', name },
+                requestOptions,
+              )
+            : await api.getClusterCustomObject({ ...coordinates(resource), name }, requestOptions),
+        ),
+      ),
+
+    mergePatch: (resource, namespace, name, body) =>
+      patch(resource, namespace, name, body, PatchStrategy.MergePatch),
+
+    jsonPatch: (resource, namespace, name, operations: readonly JsonPatchOperation[]) =>
+      patch(resource, namespace, name, operations, PatchStrategy.JsonPatch),
+  };
+}
+
+function coordinates(resource: KubeResource): { group: string; version: string; plural: string } {
+  return { group: resource.group, version: resource.version, plural: resource.plural };
+}
+
+function requestMiddleware(
+  token: string,
+  agent: http.Agent,
+  timeoutMs: number,
+  contentType: string | undefined,
+): ObservableMiddleware {
+  return {
+    pre: (request: RequestContext) => {
+      request.setHeaderParam('Authorization', `Bearer ${token}`);
+      if (contentType !== undefined) request.setHeaderParam('Content-Type', contentType);
+      request.setAgent(agent);
+      request.setSignal(AbortSignal.timeout(timeoutMs));
+      return new Observable(Promise.resolve(request));
+    },
+    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+  };
+}
+
+function toObject(cluster: string, body: unknown): KubeObject {
+  if (!isKubeObject(body)) {
+    throw new KubernetesApiError(`cluster ${cluster}: the API server answered with something not an object`, {
+      cluster,
+      retryable: false,
+    });
+  }
+  return body;
+}
+
+function toList(body: unknown, options: ClientNodeClusterApiOptions, resource: KubeResource): KubeList {
+  const list = body as { items?: unknown; metadata?: { resourceVersion?: unknown } } | null;
+  if (list === null || typeof list !== 'object' || !Array.isArray(list.items)) {
+    throw new KubernetesApiError(`cluster ${options.cluster}: list ${resourceName(resource)}: not a list`, {
+      cluster: options.cluster,
+      retryable: false,
+    });
+  }
+  const items = list.items.filter(isKubeObject);
+  if (items.length < list.items.length) {
+    options.logger?.warn('skipped objects without metadata.name', {
+      cluster: options.cluster,
+      resource: resourceName(resource),
+      skipped: list.items.length - items.length,
+    });
+  }
+  const resourceVersion = list.metadata?.resourceVersion;
+  return { items, resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : '' };
+}
+
+function isKubeObject(value: unknown): value is KubeObject {
+  const metadata = (value as { metadata?: { name?: unknown } } | null)?.metadata;
+  return typeof value === 'object' && value !== null && typeof metadata?.name === 'string';
+}

@@ -1,0 +1,63 @@
+import type { FleetConfig } from '../fleet/fleet-config.js';
+import { type Clock, type Logger, type SecretReader, systemClock } from '../ports.js';
+import { createAwsCredentials } from './aws-credentials.js';
+import { createClientNodeClusterApi } from './client-node-cluster-api.js';
+import { type AccessDeps, createAccessSource } from './cluster-access.js';
+import type { ClusterApi } from './cluster-api.js';
+import type { AwsCredentialsProvider } from './eks-token.js';
+import { type RetryOptions, withRetry } from './retry.js';
+
+export const DEFAULT_CLUSTER_TIMEOUT_MS = 10_000;
+
+export interface ClusterClientDeps {
+  readonly secrets: SecretReader;
+  /** For `eks` auth; default: the Lambda's identity through `createAwsCredentials()`. */
+  readonly awsCredentials?: AccessDeps['awsCredentials'];
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Applied to each call: retryable failures (409/429/5xx/timeouts/connection) are tried again. */
+  readonly retry?: RetryOptions | false;
+}
+
+export type ClusterClients = ReadonlyMap<string, ClusterApi>;
+
+/**
+ * One `ClusterApi` per fleet cluster, built once per cold start. Nothing is fetched here: credentials
+ * (Secrets Manager, EKS tokens) are resolved on a cluster's first call and cached by the client.
+ */
+export function createClusterClients(fleet: FleetConfig, deps: ClusterClientDeps): ClusterClients {
+  const clients = new Map<string, ClusterApi>();
+  const needsAws = fleet.clusters.some((cluster) => 'eks' in cluster.auth);
+  const awsCredentials = deps.awsCredentials ?? (needsAws ? createAwsCredentials() : unusedAwsCredentials);
+  for (const cluster of fleet.clusters) {
+    const api = createClientNodeClusterApi({
+      cluster: cluster.name,
+      access: createAccessSource(cluster, {
+        secrets: deps.secrets,
+        awsCredentials,
+        clock: deps.clock ?? systemClock,
+      }),
+      timeoutMs: cluster.timeoutMs ?? DEFAULT_CLUSTER_TIMEOUT_MS,
+      // Enough keep-alive sockets for the cluster's refresh concurrency, never fewer than a handful.
+      maxSockets: Math.max(cluster.concurrency ?? 16, 4),
+      ...(deps.logger === undefined ? {} : { logger: deps.logger.child({ cluster: cluster.name }) }),
+    });
+    clients.set(cluster.name, deps.retry === false ? api : retrying(api, deps.retry ?? {}));
+  }
+  return clients;
+}
+
+/** Wraps every call of a `ClusterApi` in `withRetry`. */
+export function retrying(api: ClusterApi, options: RetryOptions): ClusterApi {
+  return {
+    cluster: api.cluster,
+    list: (...args) => withRetry(() => api.list(...args), options),
+    get: (...args) => withRetry(() => api.get(...args), options),
+    mergePatch: (...args) => withRetry(() => api.mergePatch(...args), options),
+    jsonPatch: (...args) => withRetry(() => api.jsonPatch(...args), options),
+  };
+}
+
+function unusedAwsCredentials(): AwsCredentialsProvider {
+  return () => Promise.reject(new Error('no cluster of this fleet uses eks auth'));
+}

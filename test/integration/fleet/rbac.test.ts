@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KubeApiServer, startKubeApiServer } from '../../../infra/simulator/kube-api-server.js';
+import { grantsFromRbac } from '../../../infra/simulator/rbac-grants.js';
+import type { ClusterApi } from '../../../lib/kubernetes/cluster-api.js';
+import { createClusterClients } from '../../../lib/kubernetes/cluster-clients.js';
+import {
+  APPLICATION_SETS,
+  APPLICATIONS,
+  DEPLOYMENTS,
+  EXTERNAL_SECRETS,
+  GIT_REPOSITORIES,
+  KUBE_RESOURCES,
+} from '../../../lib/kubernetes/resources.js';
+import { application } from '../../helpers/simulator.js';
+
+const DIR = join(import.meta.dirname, '../../../infra/rbac');
+const manifests = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => readFileSync(join(DIR, f), 'utf8'));
+
+describe('a cluster where only infra/rbac grants the orchestrator anything', () => {
+  let server: KubeApiServer;
+  let api: ClusterApi;
+
+  beforeAll(async () => {
+    server = await startKubeApiServer({
+      tokens: {
+        'eks-group-member': {
+          user: 'gitops-sync-orchestrator',
+          grants: grantsFromRbac(manifests, { kind: 'Group', name: 'gitops-sync-orchestrator' }),
+        },
+      },
+    });
+    server.store.create(APPLICATIONS, application('web'));
+    server.store.create(APPLICATIONS, {
+      ...application('other'),
+      metadata: { name: 'other', namespace: 'team-a' },
+    });
+    server.store.create(APPLICATION_SETS, { metadata: { name: 'previews', namespace: 'argocd' }, spec: {} });
+    server.store.create(GIT_REPOSITORIES, {
+      metadata: { name: 'platform', namespace: 'flux-system' },
+      spec: {},
+    });
+    server.store.create(DEPLOYMENTS, { metadata: { name: 'web', namespace: 'web' }, spec: { replicas: 2 } });
+    server.store.create(EXTERNAL_SECRETS, { metadata: { name: 'web', namespace: 'web' }, spec: {} });
+    const fleet = {
+      clusters: [{ name: 'spoke', server: server.url, auth: { token: 'eks-group-member' } }],
+      repositories: [],
+      secretPolicy: 'block' as const,
+      secretStores: [],
+    };
+    api = createClusterClients(fleet, {
+      secrets: { getSecretString: () => Promise.reject(new Error('unused')) },
+      retry: false,
+    }).get('spoke') as ClusterApi;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const refresh = { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } };
+
+  it.each(KUBE_RESOURCES.map((r) => [r.plural, r] as const))(
+    'can read %s everywhere it needs to',
+    async (_p, resource) => {
+      const namespace =
+        resource.group === 'argoproj.io'
+          ? 'argocd'
+          : resource.group.includes('fluxcd')
+            ? 'flux-system'
+            : undefined;
+      await expect(api.list(resource, namespace)).resolves.toBeDefined();
+    },
+  );
+
+  it('can refresh Applications and ApplicationSets in the Argo CD namespace', async () => {
+    await expect(api.mergePatch(APPLICATIONS, 'argocd', 'web', refresh)).resolves.toBeDefined();
+    await expect(
+      api.mergePatch(APPLICATION_SETS, 'argocd', 'previews', {
+        metadata: { annotations: { 'argocd.argoproj.io/application-set-refresh': 'true' } },
+      }),
+    ).resolves.toBeDefined();
+  });
+
+  it('can request a Flux reconcile of a GitRepository', async () => {
+    await expect(
+      api.mergePatch(GIT_REPOSITORIES, 'flux-system', 'platform', {
+        metadata: { annotations: { 'reconcile.fluxcd.io/requestedAt': '2024-06-01 12:00:00 +0000 UTC' } },
+      }),
+    ).resolves.toBeDefined();
+  });
+
+  it.each([
+    ['patching a Deployment', () => api.mergePatch(DEPLOYMENTS, 'web', 'web', { spec: { replicas: 0 } })],
+    ['patching an ExternalSecret', () => api.mergePatch(EXTERNAL_SECRETS, 'web', 'web', refresh)],
+    [
+      'patching an Application outside the Argo CD namespace',
+      () => api.mergePatch(APPLICATIONS, 'team-a', 'other', refresh),
+    ],
+    ['listing Applications of all namespaces', () => api.list(APPLICATIONS)],
+  ])('is forbidden %s', async (_name, call) => {
+    await expect(call()).rejects.toMatchObject({ upstreamStatus: 403, retryable: false });
+  });
+});

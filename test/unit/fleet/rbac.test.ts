@@ -1,0 +1,91 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const DIR = join(import.meta.dirname, '../../../infra/rbac');
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+interface RbacObject {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: Rule[];
+  roleRef?: { kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
+}
+
+const objects: RbacObject[] = readdirSync(DIR)
+  .filter((file) => file.endsWith('.yaml'))
+  .flatMap((file) =>
+    parseAllDocuments(readFileSync(join(DIR, file), 'utf8')).map((d) => d.toJS() as RbacObject),
+  );
+
+/** Every (scope, group, resource) → verbs the manifests grant, through their bindings. */
+function grants(): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  for (const binding of objects.filter((o) => o.kind.endsWith('RoleBinding'))) {
+    const role = objects.find(
+      (o) =>
+        o.kind === binding.roleRef?.kind &&
+        o.metadata.name === binding.roleRef?.name &&
+        (o.kind === 'ClusterRole' || o.metadata.namespace === binding.metadata.namespace),
+    );
+    expect(role, `${binding.metadata.name} refers to a role defined here`).toBeDefined();
+    const scope = binding.kind === 'ClusterRoleBinding' ? 'cluster' : (binding.metadata.namespace as string);
+    for (const rule of role?.rules ?? []) {
+      for (const group of rule.apiGroups) {
+        for (const resource of rule.resources)
+          result[`${scope} ${group}/${resource}`] = [...rule.verbs].sort();
+      }
+    }
+  }
+  return result;
+}
+
+describe('the orchestrator RBAC in infra/rbac', () => {
+  it('grants exactly the verbs the orchestrator needs, where it needs them', () => {
+    const read = ['get', 'list', 'watch'];
+    expect(grants()).toEqual({
+      'argocd argoproj.io/applications': ['get', 'list', 'patch', 'watch'],
+      'argocd argoproj.io/applicationsets': ['get', 'list', 'patch', 'watch'],
+      'flux-system source.toolkit.fluxcd.io/gitrepositories': ['get', 'list', 'patch'],
+      'cluster external-secrets.io/externalsecrets': read,
+      'cluster external-secrets.io/secretstores': read,
+      'cluster external-secrets.io/clustersecretstores': read,
+      'cluster autoscaling/horizontalpodautoscalers': read,
+      'cluster keda.sh/scaledobjects': read,
+      'cluster apps/deployments': read,
+      'cluster apiextensions.k8s.io/customresourcedefinitions': read,
+    });
+  });
+
+  it('uses no wildcard anywhere', () => {
+    const rules = objects.flatMap((o) => o.rules ?? []);
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      expect([...rule.apiGroups, ...rule.resources, ...rule.verbs]).not.toContain('*');
+      expect(rule.resources.some((r) => r.includes('*'))).toBe(false);
+    }
+  });
+
+  it('gives no access to Secrets or anything else of the core API group', () => {
+    const rules = objects.flatMap((o) => o.rules ?? []);
+    expect(rules.flatMap((r) => r.resources)).not.toContain('secrets');
+    expect(rules.flatMap((r) => r.apiGroups)).not.toContain('');
+  });
+
+  it('binds the EKS group and the token ServiceAccount, nobody else', () => {
+    const subjects = new Set(
+      objects.flatMap((o) => o.subjects ?? []).map((s) => `${s.kind}/${s.namespace ?? ''}/${s.name}`),
+    );
+    expect([...subjects].sort()).toEqual([
+      'Group//gitops-sync-orchestrator',
+      'ServiceAccount/gitops-sync/gitops-sync-orchestrator',
+    ]);
+  });
+});
