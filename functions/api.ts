@@ -1,1 +1,5 @@
-export const handler = async () => ({ statusCode: 501, body: 'not implemented' });
+import { apiHandler } from '../lib/handlers.js';
+import { lambdaApp } from '../lib/lambda-app.js';
+
+/** `GET /rollouts/{sha}`, `/apps/{cluster}/{namespace}/{name}/history`, `/findings`, `/healthz`. */
+export const handler = apiHandler(lambdaApp);

@@ -1,1 +1,5 @@
-export const handler = async () => ({ statusCode: 501, body: 'not implemented' });
+import { fanoutHandler } from '../lib/handlers.js';
+import { lambdaApp } from '../lib/lambda-app.js';
+
+/** SQS (from webhook): match apps across the fleet, preflight ExternalSecrets, refresh, start tracking. */
+export const handler = fanoutHandler(lambdaApp);

@@ -1,1 +1,5 @@
-export const handler = async () => ({ statusCode: 501, body: 'not implemented' });
+import { trackHandler } from '../lib/handlers.js';
+import { lambdaApp } from '../lib/lambda-app.js';
+
+/** SQS with delay (re-enqueues itself): follow each sync to its end, record, keep Slack current. */
+export const handler = trackHandler(lambdaApp);

@@ -1,1 +1,5 @@
-export const handler = async () => ({ statusCode: 501, body: 'not implemented' });
+import { webhookHandler } from '../lib/handlers.js';
+import { lambdaApp } from '../lib/lambda-app.js';
+
+/** `POST /webhooks/{provider}`: verify, de-duplicate, record the delivery, enqueue, answer 202 fast. */
+export const handler = webhookHandler(lambdaApp);

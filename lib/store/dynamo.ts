@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError } from '../errors.js';
 
 export interface TableRef {
+  readonly client: DynamoDBClient;
   readonly doc: DynamoDBDocumentClient;
   readonly tableName: string;
 }
@@ -18,7 +19,7 @@ export function createTableRef(options: { tableName: string; region: string; end
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  return { doc, tableName: options.tableName };
+  return { client, doc, tableName: options.tableName };
 }
 
 export function isConditionFailure(error: unknown): boolean {
