@@ -80,7 +80,6 @@ export function observeApplication(app: unknown, sha: string): ObservedState {
       message: conditionMessage(status) ?? 'waiting for Argo CD to see the commit',
     };
   }
-  const ended = operationIsOurs && finishedAt !== undefined ? { finishedAt } : {};
   if (syncStatus === 'OutOfSync') {
     if (!hasAutomatedSync(app)) {
       return { state: 'out-of-sync', ...base, message: 'no automated sync policy: a person must sync' };
@@ -94,17 +93,17 @@ export function observeApplication(app: unknown, sha: string): ObservedState {
       message: conditionMessage(status) ?? `sync status ${syncStatus ?? 'unknown'}`,
     };
   }
+  // The end of a sync is when its health settles, which the poll that sees it records (not the operation's end).
   switch (healthStatus) {
     case 'Healthy':
-      return { state: 'synced', ...base, ...ended };
+      return { state: 'synced', ...base };
     case 'Suspended':
-      return { state: 'synced', ...base, ...ended, message: 'healthy but suspended' };
+      return { state: 'synced', ...base, message: 'healthy but suspended' };
     case 'Degraded':
     case 'Missing':
       return {
         state: 'degraded',
         ...base,
-        ...ended,
         message: str(health.message) ?? `health ${healthStatus}`,
       };
     default:

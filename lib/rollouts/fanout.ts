@@ -57,6 +57,7 @@ export interface FanoutResult {
 }
 
 const REFRESH_DECISIONS = new Set(['refreshed', 'refreshed-unknown-files']);
+const BLOCKING: ReadonlySet<string> = new Set(['missing-secret', 'missing-property', 'not-json']);
 
 /**
  * One push across the fleet: list each cluster once (in parallel), match, preflight ExternalSecrets, refresh
@@ -220,7 +221,7 @@ async function refreshOne(
     );
     secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
     if (verdict.verdict === 'block') {
-      const message = verdict.summary ?? 'an ExternalSecret reference does not resolve';
+      const message = describeBlock(verdict);
       await deps.rollouts.recordApp(meta, {
         ...base,
         state: 'blocked',
@@ -264,6 +265,22 @@ async function refreshOne(
     });
     return { target, state: 'error', decision: 'error', detail: message };
   }
+}
+
+/** Names what holds the app back: ExternalSecret, key and property of each blocking reference (never a value). */
+function describeBlock(verdict: PreflightVerdict): string {
+  const blocking = verdict.checks.filter((c) => c.blocking !== false && BLOCKING.has(c.outcome));
+  if (blocking.length === 0) return verdict.summary ?? 'an ExternalSecret reference does not resolve';
+  const named = blocking.slice(0, 3).map((c) => {
+    const where = [
+      c.key === undefined ? undefined : `key ${c.key}`,
+      c.property === undefined ? undefined : `property ${c.property}`,
+    ]
+      .filter((x) => x !== undefined)
+      .join(' ');
+    return `ExternalSecret ${c.externalSecret}${where === '' ? '' : ` ${where}`}: ${c.outcome}`;
+  });
+  return `${named.join('; ')}${blocking.length > 3 ? ` (and ${blocking.length - 3} more)` : ''}`;
 }
 
 function patchFor(match: ObjectMatch, clock: Clock): object | undefined {

@@ -5,7 +5,12 @@ export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' 
 /** What every app record of a rollout repeats, so history entries stand on their own. */
 export type RolloutMeta = Pick<RolloutSummary, 'sha' | 'repo' | 'ref' | 'trigger' | 'receivedAt'>;
 
-export type AppChange = Partial<Omit<AppRecord, keyof AppTarget>>;
+/** Fields to change on an app record; `null` removes a field (a message that no longer applies). */
+export type AppChange = {
+  readonly [K in Exclude<keyof AppRecord, keyof AppTarget>]?: K extends 'state'
+    ? AppRecord[K]
+    : AppRecord[K] | null;
+};
 
 export interface Page<T> {
   readonly items: readonly T[];

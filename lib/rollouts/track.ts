@@ -149,7 +149,7 @@ async function decide(
   let change: AppChange;
   if (observed !== undefined && (isTerminal(observed.state) || !pastDeadline)) {
     if (STATE_RANK[observed.state] < STATE_RANK[app.state]) return undefined;
-    change = { ...observed };
+    change = { ...observed, message: observed.message ?? null };
   } else if (pastDeadline) {
     const waiting = observed?.message ?? live?.error ?? app.message;
     change = { state: 'timeout', message: `deadline passed${waiting === undefined ? '' : `: ${waiting}`}` };
@@ -173,6 +173,7 @@ async function decide(
 function differs(app: StoredApp, change: AppChange): boolean {
   return Object.entries(change).some(([field, value]) => {
     if (field === 'finishedAt' && !isTerminal(change.state ?? app.state)) return false;
-    return JSON.stringify((app as unknown as Record<string, unknown>)[field]) !== JSON.stringify(value);
+    const current = (app as unknown as Record<string, unknown>)[field];
+    return value === null ? current !== undefined : JSON.stringify(current) !== JSON.stringify(value);
   });
 }

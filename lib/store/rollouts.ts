@@ -205,13 +205,13 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {
       const item: Record<string, unknown> = { ...change, updatedAt: new Date().toISOString() };
       if (change.state !== undefined) item.stateRank = STATE_RANK[change.state];
-      const { names, values, sets } = setClause(item);
+      const { names, values, sets, removals } = setClause(item);
       try {
         await table.doc.send(
           new UpdateCommand({
             TableName: table.tableName,
             Key: { pk: rolloutPk(sha), sk: appSk(target) },
-            UpdateExpression: `SET ${sets}, version = version + :one`,
+            UpdateExpression: `SET ${sets}, version = version + :one${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
             ConditionExpression:
               change.state === undefined
                 ? 'version = :expected'
@@ -342,17 +342,22 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
   };
 }
 
+/** `SET` for values, `REMOVE` for nulls; `sets` is the SET list (the caller appends to it). */
 function setClause(item: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const parts: string[] = [];
+  const removals: string[] = [];
   let i = 0;
   for (const [key, value] of Object.entries(item)) {
     if (value === undefined) continue;
     names[`#a${i}`] = key;
-    values[`:a${i}`] = value;
-    parts.push(`#a${i} = :a${i}`);
+    if (value === null) removals.push(`#a${i}`);
+    else {
+      values[`:a${i}`] = value;
+      parts.push(`#a${i} = :a${i}`);
+    }
     i++;
   }
-  return { names, values, sets: parts.join(', ') };
+  return { names, values, sets: parts.join(', '), removals };
 }

@@ -1,0 +1,162 @@
+import { errorMessage } from '../../lib/errors.js';
+import { createMemoryLogger } from '../../lib/logger.js';
+import { defaultPush } from '../simulator/default-push.js';
+import { commitFiles } from './git-repos.js';
+import { githubPush } from './sample-push.js';
+import { LOCAL_GITHUB_SECRET, type LocalStack, startLocalStack } from './stack.js';
+import { readStackState } from './state-file.js';
+
+// `npm run demo`: push a commit to the simulated platform repository, post the signed GitHub webhook, and
+// follow the rollout to its end. Uses the running `npm start` if there is one, else a stack of its own.
+
+interface Target {
+  readonly url: string;
+  readonly reposRoot: string;
+  readonly platformUrl: string;
+  readonly secret: string;
+  readonly own?: LocalStack;
+}
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+
+async function runningStack(): Promise<Target | undefined> {
+  const state = readStackState();
+  if (state?.reposRoot === undefined || state.platformUrl === undefined) return undefined;
+  try {
+    const health = await fetch(`${state.url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    if (!health.ok) return undefined;
+  } catch {
+    return undefined;
+  }
+  return {
+    url: state.url,
+    reposRoot: state.reposRoot,
+    platformUrl: state.platformUrl,
+    secret: state.githubSecret ?? LOCAL_GITHUB_SECRET,
+  };
+}
+
+async function ownStack(): Promise<Target> {
+  say('No running `npm start` found: starting a local stack for this demo...');
+  const stack = await startLocalStack({
+    env: { ...process.env, PORT: '0', TRACK_INTERVAL_SECONDS: '1', TRACK_MAX_INTERVAL_SECONDS: '2' },
+    controller: { tickMs: 100, syncMs: 800, healthMs: 600, retryMs: 500 },
+    logger: createMemoryLogger(),
+    print: (line) => say(line),
+    schedule: false,
+  });
+  const world = stack.world;
+  if (world === undefined) throw new Error('the demo needs the simulated fleet: unset FLEET_CONFIG');
+  return {
+    url: stack.url,
+    reposRoot: world.reposRoot,
+    platformUrl: world.repoUrl('platform'),
+    secret: LOCAL_GITHUB_SECRET,
+    own: stack,
+  };
+}
+
+interface AppRow {
+  cluster: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  state: string;
+  message?: string;
+  durationSeconds?: number;
+}
+
+function table(apps: readonly AppRow[]): string[] {
+  const rows = [...apps].sort((a, b) => `${a.cluster}/${a.name}`.localeCompare(`${b.cluster}/${b.name}`));
+  const width = (f: (a: AppRow) => string, min: number) => Math.max(min, ...rows.map((r) => f(r).length));
+  const w = [width((r) => r.cluster, 7), width((r) => `${r.kind}/${r.name}`, 6), width((r) => r.state, 5)];
+  const line = (c: string, o: string, s: string, m: string) =>
+    `  ${c.padEnd(w[0] ?? 0)}  ${o.padEnd(w[1] ?? 0)}  ${s.padEnd(w[2] ?? 0)}  ${m}`;
+  return [
+    line('CLUSTER', 'OBJECT', 'STATE', 'DETAIL'),
+    ...rows.map((r) =>
+      line(
+        r.cluster,
+        `${r.kind}/${r.name}`,
+        r.state,
+        [r.durationSeconds === undefined ? '' : `${r.durationSeconds}s`, r.message ?? '']
+          .filter((x) => x !== '')
+          .join('  ')
+          .slice(0, 120),
+      ),
+    ),
+  ];
+}
+
+async function main(): Promise<void> {
+  const target = (await runningStack()) ?? (await ownStack());
+  try {
+    const push = defaultPush();
+    const stamp = Date.now().toString(36);
+    const changes = Object.fromEntries(
+      Object.entries(push.changes).map(([path, text]) => [
+        path,
+        text.replace('web:1.9.0', `web:1.9.0-${stamp}`),
+      ]),
+    );
+    const commit = await commitFiles(target.reposRoot, 'platform', {
+      branch: push.branch,
+      changes,
+      message: push.message,
+    });
+    say(
+      `Pushed ${commit.after.slice(0, 7)} to platform@${push.branch}: ${push.message} (${commit.changed.join(', ')})`,
+    );
+    const delivery = githubPush(
+      {
+        repoUrl: target.platformUrl,
+        fullName: 'example/platform',
+        branch: push.branch,
+        before: commit.before,
+        after: commit.after,
+        changed: commit.changed,
+        message: push.message,
+      },
+      target.secret,
+    );
+    say(`POST ${target.url}/webhooks/github  (X-GitHub-Event: push, X-Hub-Signature-256: sha256=...)`);
+    const answer = await fetch(`${target.url}/webhooks/github`, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+    });
+    say(`-> ${answer.status} ${await answer.text()}`);
+    if (answer.status !== 202) throw new Error('the webhook was not accepted');
+
+    let status = '';
+    let rollout: { status: string; apps: AppRow[]; decisions?: Record<string, number> } | undefined;
+    const deadline = Date.now() + 180_000;
+    while (Date.now() < deadline) {
+      const response = await fetch(`${target.url}/rollouts/${commit.after}`);
+      if (response.status === 200) {
+        rollout = (await response.json()) as typeof rollout;
+        if (rollout !== undefined && rollout.status !== status) {
+          status = rollout.status;
+          const counts: Record<string, number> = {};
+          for (const a of rollout.apps) counts[a.state] = (counts[a.state] ?? 0) + 1;
+          say(`rollout ${commit.after.slice(0, 7)}: ${status}  ${JSON.stringify(counts)}`);
+        }
+        if (status !== '' && status !== 'pending' && status !== 'in-progress') break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    if (rollout === undefined) throw new Error('no rollout was recorded');
+    say();
+    say(`GET ${target.url}/rollouts/${commit.after}  -> status ${rollout.status}`);
+    for (const line of table(rollout.apps)) say(line);
+    say(`decisions: ${JSON.stringify(rollout.decisions ?? {})}`);
+    say();
+  } finally {
+    await target.own?.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`demo failed: ${errorMessage(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { errorMessage } from '../../lib/errors.js';
+import { LOCAL_GITHUB_SECRET, LOCAL_GITLAB_TOKEN, startLocalStack } from './stack.js';
+import { removeStackState, writeStackState } from './state-file.js';
+
+// `npm start [-- --data DIR]`: the local stack on PORT (default 3000). LOCAL_DATA_DIR also keeps data on disk.
+const { values } = parseArgs({ options: { data: { type: 'string' } }, allowPositionals: false });
+const dataDir = values.data ?? process.env.LOCAL_DATA_DIR;
+
+try {
+  const stack = await startLocalStack({
+    env: process.env,
+    ...(dataDir === undefined ? {} : { dataDir }),
+    controller: { tickMs: 200, syncMs: 2500, healthMs: 2000, retryMs: 1500 },
+    print: (line) => process.stdout.write(`${line}\n`),
+  });
+  const world = stack.world;
+  writeStackState({
+    url: stack.url,
+    pid: process.pid,
+    ...(world === undefined
+      ? {}
+      : {
+          reposRoot: world.reposRoot,
+          platformUrl: world.repoUrl('platform'),
+          githubSecret: LOCAL_GITHUB_SECRET,
+        }),
+  });
+  const lines = [
+    '',
+    `gitops-sync local stack listening on ${stack.url}`,
+    '',
+    'Webhook URLs (content type application/json):',
+    `  GitHub  ${stack.url}/webhooks/github   secret: ${process.env.GITHUB_WEBHOOK_SECRET === undefined ? LOCAL_GITHUB_SECRET : '(GITHUB_WEBHOOK_SECRET)'}`,
+    `  GitLab  ${stack.url}/webhooks/gitlab   token:  ${process.env.GITLAB_WEBHOOK_TOKEN === undefined ? LOCAL_GITLAB_TOKEN : '(GITLAB_WEBHOOK_TOKEN)'}`,
+    'Read API:',
+    `  ${stack.url}/rollouts/<sha>   ${stack.url}/apps/<cluster>/<namespace>/<name>/history   ${stack.url}/findings   ${stack.url}/healthz`,
+    `DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.config.tableName}${dataDir === undefined ? ', in memory' : `, on disk in ${dataDir}`})`,
+  ];
+  if (world !== undefined) {
+    lines.push(
+      'Simulated fleet (no FLEET_CONFIG given):',
+      ...world.fleet.clusters.map((c) => `  ${c.name.padEnd(8)} ${c.server}`),
+      `Git: ${world.repoUrl('platform')}  ${world.repoUrl('payments')}`,
+      `Secrets Manager double: ${world.secretsManager.endpoint}`,
+    );
+  }
+  if (stack.slack !== undefined)
+    lines.push('Slack: the messages that would be sent are printed below as [slack] lines');
+  lines.push(
+    '',
+    'Try it: npm run demo   (pushes a commit, posts the signed webhook, prints the rollout)',
+    '',
+  );
+  process.stdout.write(lines.join('\n'));
+
+  const shutdown = async () => {
+    removeStackState();
+    await stack.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+} catch (error) {
+  process.stderr.write(`local stack failed to start: ${errorMessage(error)}\n`);
+  process.exit(1);
+}
