@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { App } from '../../lib/app.js';
 import { type Config, type Env, loadConfig } from '../../lib/config.js';
 import { errorMessage } from '../../lib/errors.js';
+import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
 import { apiHandler, fanoutHandler, trackHandler, webhookHandler } from '../../lib/handlers.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Logger } from '../../lib/ports.js';
@@ -30,6 +31,8 @@ export interface LocalStackOptions {
   readonly logger?: Logger;
   /** Run `reconcile` on its interval (default true). */
   readonly schedule?: boolean;
+  /** Per-request timeout against the simulated clusters (tests of slow clusters). */
+  readonly clusterTimeoutMs?: number;
 }
 
 export interface LocalStack {
@@ -49,6 +52,11 @@ export interface LocalStack {
  * The same handlers as in AWS behind a local HTTP server, with dynalite, in-process queues with SQS
  * semantics, a scheduler for `reconcile`, and (without FLEET_CONFIG) the simulated fleet.
  */
+function withTimeout(fleet: FleetConfig, timeoutMs: number | undefined): FleetConfig {
+  if (timeoutMs === undefined) return fleet;
+  return { ...fleet, clusters: fleet.clusters.map((c) => ({ ...c, timeoutMs })) };
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -107,7 +115,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       logger,
       pushQueue: queues.push,
       trackQueue: queues.track,
-      ...(world === undefined ? {} : { fleet: world.fleetConfig }),
+      ...(world === undefined ? {} : { fleet: withTimeout(world.fleetConfig, options.clusterTimeoutMs) }),
     });
     const source = async () => app;
     queues.push.start(fanoutHandler(source), {

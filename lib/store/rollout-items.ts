@@ -43,6 +43,7 @@ const SUMMARY_FIELDS = [
   'missedWebhook',
   'deadline',
   'finishedAt',
+  'clusterErrors',
 ] as const;
 
 const APP_FIELDS = [

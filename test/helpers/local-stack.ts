@@ -13,7 +13,10 @@ export interface TestStack extends LocalStack {
 }
 
 /** The local stack with the default simulated world, tuned to finish rollouts in about a second. */
-export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+export async function startTestStack(
+  env: Record<string, string> = {},
+  options: { clusterTimeoutMs?: number } = {},
+): Promise<TestStack> {
   const logLines: LogLine[] = [];
   const stack = await startLocalStack({
     env: {
@@ -26,6 +29,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
     logger: createMemoryLogger(logLines),
     schedule: false,
+    ...options,
   });
   const request = async (path: string, init: RequestInit = {}) => {
     const response = await fetch(`${stack.url}${path}`, init);

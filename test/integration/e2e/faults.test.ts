@@ -1,0 +1,138 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { githubPush } from '../../../infra/local/sample-push.js';
+import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
+import { defaultPush } from '../../../infra/simulator/default-push.js';
+import type { PushMessage } from '../../../lib/queue/messages.js';
+import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+
+interface AppOut {
+  cluster: string;
+  name: string;
+  state: string;
+  message?: string;
+}
+
+describe('fan-out when a cluster fails', () => {
+  let stack: TestStack;
+  let pushes = 0;
+  beforeAll(async () => {
+    stack = await startTestStack({}, { clusterTimeoutMs: 400 });
+  }, 60_000);
+  afterEach(() => {
+    for (const server of stack.world?.fleet.servers.values() ?? []) server.faults.clear();
+  });
+  afterAll(async () => stack?.close());
+
+  async function commitWebChange() {
+    const world = stack.world;
+    if (world === undefined) throw new Error('no simulated world');
+    const push = defaultPush();
+    pushes += 1;
+    const changes = Object.fromEntries(
+      Object.entries(push.changes).map(([p, text]) => [p, text.replace('web:1.9.0', `web:2.0.${pushes}`)]),
+    );
+    const commit = await world.commit('platform', changes, `web 2.0.${pushes}`);
+    const sample = {
+      repoUrl: world.repoUrl('platform'),
+      fullName: 'example/platform',
+      branch: 'main',
+      before: commit.before,
+      after: commit.after,
+      changed: commit.changed,
+      message: `web 2.0.${pushes}`,
+    };
+    return { sha: commit.after, delivery: githubPush(sample, LOCAL_GITHUB_SECRET) };
+  }
+
+  it('records error for the apps of a cluster answering 500 while the other clusters are refreshed', async () => {
+    const spokeC = stack.world?.fleet.servers.get('spoke-c');
+    spokeC?.faults.set({ status: 500, only: { verb: 'patch' } });
+    const { sha, delivery } = await commitWebChange();
+    expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
+    const rollout = await stack.rolloutWhenDone(sha);
+    const apps = rollout.apps as AppOut[];
+    const onSpokeC = apps.filter((a) => a.cluster === 'spoke-c');
+    expect(onSpokeC.length).toBeGreaterThan(0);
+    for (const app of onSpokeC) {
+      expect(app.state).toBe('error');
+      expect(app.message).toMatch(/refresh failed: .*500/);
+    }
+    expect(apps.find((a) => a.cluster === 'hub' && a.name === 'web-spoke-a')?.state).toBe('synced');
+    expect(rollout.status).toBe('partial');
+  }, 40_000);
+
+  it('records a cluster that times out listing, refreshes the others, and reads it on a later retry', async () => {
+    const spokeC = stack.world?.fleet.servers.get('spoke-c');
+    spokeC?.faults.set({ hang: true, only: { verb: 'list' } });
+    const { sha, delivery } = await commitWebChange();
+    expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
+
+    let rollout: Record<string, unknown> = {};
+    for (let i = 0; i < 200; i++) {
+      rollout = (await stack.get(`/rollouts/${sha}`)).body as Record<string, unknown>;
+      const errors = rollout.clusterErrors as Record<string, string> | undefined;
+      if (errors?.['spoke-c'] !== undefined && rollout.status === 'partial') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((rollout.clusterErrors as Record<string, string>)['spoke-c']).toMatch(
+      /cannot list objects: .*\(retrying\)/,
+    );
+    const apps = rollout.apps as AppOut[];
+    expect(apps.some((a) => a.cluster === 'spoke-c')).toBe(false);
+    expect(apps.find((a) => a.name === 'web-spoke-a')?.state).toBe('synced');
+    // The retry of spoke-c is queued with a delay; once the fault is gone it reads the cluster and refreshes.
+    spokeC?.faults.clear();
+    expect(stack.queues.push.depth).toBe(1);
+    stack.queues.push.advance(60_000);
+    for (let i = 0; i < 200; i++) {
+      rollout = (await stack.get(`/rollouts/${sha}`)).body as Record<string, unknown>;
+      const done = (rollout.apps as AppOut[]).filter((a) => a.cluster === 'spoke-c' && a.state === 'synced');
+      if (done.length > 0 && rollout.status === 'partial') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(rollout.clusterErrors).toEqual({});
+    expect(
+      (rollout.apps as AppOut[]).find((a) => a.cluster === 'spoke-c' && a.name === 'platform-shared')?.state,
+    ).toBe('synced');
+  }, 40_000);
+
+  it('lists each kind once per cluster for one push', async () => {
+    const { sha, delivery } = await commitWebChange();
+    const servers = [...(stack.world?.fleet.servers.values() ?? [])];
+    for (const server of servers) server.requests.reset();
+    const message: PushMessage = {
+      type: 'push',
+      trigger: 'webhook',
+      event: {
+        provider: 'github',
+        deliveryId: `direct-${sha}`,
+        repo: {
+          fullName: 'example/platform',
+          webUrl: stack.world?.repoUrl('platform') ?? '',
+          urls: [stack.world?.repoUrl('platform') ?? ''],
+          defaultBranch: 'main',
+        },
+        ref: 'refs/heads/main',
+        refType: 'branch',
+        refName: 'main',
+        before: JSON.parse(delivery.body).before,
+        after: sha,
+        touchedDefaultBranch: true,
+        created: false,
+        deleted: false,
+        forced: false,
+        author: { name: 'Demo Dev' },
+        commitTitle: 'direct',
+        changedFiles: { known: true, files: ['apps/web/base/deployment.yaml'] },
+        receivedAt: new Date().toISOString(),
+      },
+    };
+    await stack.app.fanout(message);
+    const hub = stack.world?.fleet.servers.get('hub');
+    const spokeC = stack.world?.fleet.servers.get('spoke-c');
+    expect(hub?.requests.count({ verb: 'list', resource: 'applications' })).toBe(1);
+    expect(hub?.requests.count({ verb: 'list', resource: 'applicationsets' })).toBe(1);
+    expect(spokeC?.requests.count({ verb: 'list', resource: 'applications' })).toBe(1);
+    expect(spokeC?.requests.count({ verb: 'list', resource: 'gitrepositories' })).toBe(1);
+  }, 40_000);
+});
