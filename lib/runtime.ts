@@ -170,7 +170,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
       try {
         await fanoutPush(message, {
           fleet: parts.gateway,
-          rollouts,
+          rollouts: { ...rollouts, listApps: reader.listApps },
           changedFiles: changedFilesResolver({
             repositories: parts.config.repositories,
             credentials,

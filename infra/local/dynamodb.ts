@@ -16,6 +16,9 @@ export async function startDynalite(options: { port?: number; dataDir?: string }
     updateTableMs: 0,
     ...(options.dataDir === undefined ? {} : { path: options.dataDir }),
   });
+  // Outlive the SDK's idle keep-alive sockets, or a reused socket the server just closed resets mid-request.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 121_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

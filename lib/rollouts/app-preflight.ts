@@ -28,6 +28,16 @@ export interface AppPreflightDeps {
  * cluster, then ESO's resolution rules. Failing to read Git is recorded and warns; it never blocks an app.
  */
 export function createAppPreflight(deps: AppPreflightDeps): Preflight {
+  // One read of a destination cluster's stores per invocation, however many apps deploy there.
+  const stores = new Map<string, Promise<readonly unknown[]>>();
+  const clusterStores = (cluster: string) => {
+    let read = stores.get(cluster);
+    if (read === undefined) {
+      read = deps.clusterStores(cluster);
+      stores.set(cluster, read);
+    }
+    return read;
+  };
   return async (match, event): Promise<PreflightVerdict> => {
     if (match.object.kind !== 'Application') return { verdict: 'pass', checks: [] };
     const app = match.object.value;
@@ -55,14 +65,16 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
       notRendered ||= read.notRendered;
       limitReached ||= read.limitReached;
     }
+    if (documents.length === 0 && problems.length === 0 && !notRendered) {
+      return { verdict: 'pass', checks: [], summary: 'no manifests to check' };
+    }
     const destination = destinationCluster(app.destination, match.target.cluster, deps.fleet.clusters);
-    const clusterStores = destination === undefined ? [] : await deps.clusterStores(destination);
     const result = await preflightApp(
       {
         documents,
         notRendered,
         limitReached,
-        clusterStores,
+        clusterStores: destination === undefined ? [] : await clusterStores(destination),
         overrides: deps.fleet.secretStores,
         policy,
         ...(app.destination.namespace === undefined ? {} : { namespace: app.destination.namespace }),
@@ -95,16 +107,8 @@ async function readSource(
   if (source.chart !== undefined) return { documents: [], notRendered: true, limitReached: false };
   const repo = repositoryFor(source.repoKey, deps.fleet.repositories);
   const field = `source ${source.path === '' ? '.' : source.path}`;
-  if (repo === undefined) {
-    return {
-      problem: {
-        externalSecret: '*',
-        field,
-        outcome: 'unsupported',
-        message: 'manifests not read: the repository is not listed in the fleet file (repositories[])',
-      },
-    };
-  }
+  // The orchestrator never fetches a repository the fleet file does not list: no manifests, nothing to check.
+  if (repo === undefined) return { documents: [], notRendered: false, limitReached: false };
   try {
     const auth = await deps.credentials(repo);
     const set = await deps.git.readManifests({

@@ -11,11 +11,12 @@ import type { PushMessage, TrackMessage } from '../queue/messages.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { ChangedFiles, PushEvent } from '../webhook/push-event.js';
 import { mapSettled } from './concurrency.js';
-import type { AppRecord, DecisionRecord } from './model.js';
+import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK, type StoredApp } from './model.js';
 import type {
   AppStateWriter,
   ClusterErrors,
   RolloutMeta,
+  RolloutReader,
   RolloutWriter,
   TrackingClaims,
 } from './rollout-store.js';
@@ -31,7 +32,11 @@ export type Preflight = (match: ObjectMatch, event: PushEvent) => Promise<Prefli
 
 export interface FanoutDeps {
   readonly fleet: FleetGateway;
-  readonly rollouts: RolloutWriter & AppStateWriter & TrackingClaims & ClusterErrors;
+  readonly rollouts: RolloutWriter &
+    AppStateWriter &
+    TrackingClaims &
+    ClusterErrors &
+    Pick<RolloutReader, 'listApps'>;
   /** Fills in an unknown file list from the provider's compare API; returns it unchanged when it cannot. */
   readonly changedFiles: (event: PushEvent) => Promise<ChangedFiles>;
   readonly preflight: Preflight;
@@ -168,7 +173,11 @@ interface Outcome {
   readonly state: 'refreshed' | 'blocked' | 'error';
   readonly decision: 'refreshed' | 'refreshed-unknown-files' | 'blocked' | 'error';
   readonly detail: string;
+  /** The record to write; absent when an earlier delivery of this commit already refreshed the app. */
+  readonly record?: AppRecord;
 }
+
+const targetKey = (t: AppTarget) => `${t.cluster}/${t.kind}/${t.namespace}/${t.name}`;
 
 async function refreshAll(
   candidates: readonly ObjectMatch[],
@@ -177,63 +186,61 @@ async function refreshAll(
   deps: FanoutDeps,
   log: Logger,
 ): Promise<Outcome[]> {
+  // One read of what earlier deliveries of this commit recorded, one batched write of what this one did.
+  const existing = new Map((await deps.rollouts.listApps(meta.sha)).map((a) => [targetKey(a), a]));
   const byCluster = new Map<string, ObjectMatch[]>();
   for (const c of candidates)
     byCluster.set(c.target.cluster, [...(byCluster.get(c.target.cluster) ?? []), c]);
   const perCluster = await Promise.all(
     [...byCluster].map(async ([name, matches]) => {
       const cluster = deps.fleet.cluster(name);
-      const limit = cluster?.concurrency ?? 10;
-      const settled = await mapSettled(matches, limit, (m) => refreshOne(m, cluster, meta, event, deps));
+      const settled = await mapSettled(matches, cluster?.concurrency ?? 10, (m) =>
+        refreshOne(m, cluster, existing.get(targetKey(m.target)), event, deps),
+      );
       return settled.map((s, i): Outcome => {
         if (s.ok) return s.value;
         const target = (matches[i] as ObjectMatch).target;
-        log.error('refresh outcome not recorded', {
-          cluster: name,
-          app: target.name,
-          error: errorMessage(s.error),
-        });
-        return { target, state: 'error', decision: 'error', detail: errorMessage(s.error) };
+        const detail = errorMessage(s.error);
+        log.error('refresh failed unexpectedly', { cluster: name, app: target.name, error: detail });
+        return {
+          target,
+          state: 'error',
+          decision: 'error',
+          detail,
+          record: { ...target, state: 'error', decision: 'error', message: detail },
+        };
       });
     }),
   );
-  return perCluster.flat();
+  const outcomes = perCluster.flat();
+  await deps.rollouts.putApps(
+    meta,
+    outcomes.flatMap((o) =>
+      o.record === undefined
+        ? []
+        : [{ ...o.record, version: (existing.get(targetKey(o.target))?.version ?? 0) + 1 }],
+    ),
+  );
+  return outcomes;
 }
 
 async function refreshOne(
   match: ObjectMatch,
   cluster: FleetCluster | undefined,
-  meta: RolloutMeta,
+  previous: StoredApp | undefined,
   event: PushEvent,
   deps: FanoutDeps,
 ): Promise<Outcome> {
   const { target } = match;
   const decision = match.decision as 'refreshed' | 'refreshed-unknown-files';
-  const base = { ...target, decision } satisfies Partial<AppRecord>;
-  let secrets: readonly SecretCheck[] | undefined;
-  if (match.object.kind === 'Application') {
-    const verdict = await deps.preflight(match, event).catch(
-      (error: unknown): PreflightVerdict => ({
-        verdict: 'warn',
-        checks: [],
-        summary: `preflight failed: ${errorMessage(error)}`,
-      }),
-    );
-    secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
-    if (verdict.verdict === 'block') {
-      const message = describeBlock(verdict);
-      await deps.rollouts.recordApp(meta, {
-        ...base,
-        state: 'blocked',
-        decision: 'blocked',
-        message,
-        ...(secrets ? { secrets } : {}),
-      });
-      return { target, state: 'blocked', decision: 'blocked', detail: message };
-    }
-  }
   const now = deps.clock.now();
-  if (!(await deps.rollouts.claimRefresh(meta, target, now, deps.refreshWindowSeconds ?? 60))) {
+  const windowMs = (deps.refreshWindowSeconds ?? 60) * 1000;
+  // A second delivery of the same commit: not patched again within the window, and never once the app moved on.
+  if (
+    previous !== undefined &&
+    (STATE_RANK[previous.state] > STATE_RANK.refreshed ||
+      (previous.refreshedAt !== undefined && now.getTime() - Date.parse(previous.refreshedAt) < windowMs))
+  ) {
     return {
       target,
       state: 'refreshed',
@@ -241,33 +248,56 @@ async function refreshOne(
       detail: 'refreshed by an earlier delivery of this commit',
     };
   }
+  const base = { ...target, decision } satisfies Partial<AppRecord>;
+  let secrets: readonly SecretCheck[] | undefined;
+  if (match.object.kind === 'Application') {
+    const verdict = await deps
+      .preflight(match, event)
+      .catch(
+        (error: unknown): PreflightVerdict => ({
+          verdict: 'warn',
+          checks: [],
+          summary: `preflight failed: ${errorMessage(error)}`,
+        }),
+      );
+    secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
+    if (verdict.verdict === 'block') {
+      const message = describeBlock(verdict);
+      const record: AppRecord = {
+        ...base,
+        state: 'blocked',
+        decision: 'blocked',
+        message,
+        ...(secrets ? { secrets } : {}),
+      };
+      return { target, state: 'blocked', decision: 'blocked', detail: message, record };
+    }
+  }
+  const patch = patchFor(match, deps.clock);
   try {
     if (cluster === undefined) throw new Error(`cluster ${target.cluster} is not in the fleet`);
-    const patch = patchFor(match, deps.clock);
     if (patch !== undefined) await cluster.patch(target, patch);
-    const message = patch === undefined ? 'a hard refresh was already pending' : undefined;
-    await deps.rollouts.recordApp(meta, {
+    const record: AppRecord = {
       ...base,
       state: 'refreshed',
       refreshedAt: now.toISOString(),
-      ...(message === undefined ? {} : { message }),
+      ...(patch === undefined ? { message: 'a hard refresh was already pending' } : {}),
       ...(secrets ? { secrets } : {}),
-    });
-    return { target, state: 'refreshed', decision, detail: match.reason };
+    };
+    return { target, state: 'refreshed', decision, detail: match.reason, record };
   } catch (error) {
     const message = `refresh failed: ${errorMessage(error)}`;
-    await deps.rollouts.recordApp(meta, {
+    const record: AppRecord = {
       ...base,
       state: 'error',
       decision: 'error',
       message,
       ...(secrets ? { secrets } : {}),
-    });
-    return { target, state: 'error', decision: 'error', detail: message };
+    };
+    return { target, state: 'error', decision: 'error', detail: message, record };
   }
 }
 
-/** Names what holds the app back: ExternalSecret, key and property of each blocking reference (never a value). */
 function describeBlock(verdict: PreflightVerdict): string {
   const blocking = verdict.checks.filter((c) => c.blocking !== false && BLOCKING.has(c.outcome));
   if (blocking.length === 0) return verdict.summary ?? 'an ExternalSecret reference does not resolve';

@@ -23,10 +23,10 @@ export interface RolloutWriter {
   start(rollout: NewRollout): Promise<'created' | 'exists'>;
   recordDecisions(sha: string, decisions: readonly DecisionRecord[]): Promise<void>;
   /**
-   * Creates the app record (state `matched`) if absent and claims the right to refresh it; false when it was
-   * claimed less than `windowSeconds` ago (a second delivery of the same commit does not patch twice).
+   * Writes fan-out's records in batches (25 per call): each replaces the app's record at `version`, which
+   * fan-out read just before (an app already past these states is never in the batch).
    */
-  claimRefresh(meta: RolloutMeta, target: AppTarget, now: Date, windowSeconds: number): Promise<boolean>;
+  putApps(meta: RolloutMeta, records: readonly (AppRecord & { readonly version: number })[]): Promise<void>;
   /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
   recordApp(meta: RolloutMeta, record: AppRecord): Promise<void>;
 }

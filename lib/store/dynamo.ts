@@ -10,8 +10,10 @@ export interface TableRef {
 
 /** One document client per cold start; `endpoint` points it at dynalite locally and in tests. */
 export function createTableRef(options: { tableName: string; region: string; endpoint?: string }): TableRef {
+  // Fan-out and track write hundreds of records at once: more sockets than the SDK's default 50.
   const client = new DynamoDBClient({
     region: options.region,
+    requestHandler: { httpAgent: { maxSockets: 256 }, httpsAgent: { maxSockets: 256 } },
     ...(options.endpoint === undefined
       ? {}
       : { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),

@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mapSettled } from '../rollouts/concurrency.js';
 import {
   type AppRecord,
   type AppTarget,
@@ -142,37 +143,25 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       );
     },
 
-    async claimRefresh(meta, target, now, windowSeconds) {
-      const fields = appIndexFields(meta, target);
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = {
-        ':now': now.toISOString(),
-        ':cutoff': new Date(now.getTime() - windowSeconds * 1000).toISOString(),
-        ':matched': 'matched',
-        ':rank': STATE_RANK.matched,
-        ':one': 1,
-      };
-      const sets = Object.entries(fields).map(([key, value], i) => {
-        names[`#f${i}`] = key;
-        values[`:f${i}`] = value;
-        return `#f${i} = :f${i}`;
+    async putApps(meta, records) {
+      const items = records.map(({ version, ...record }) => {
+        const { cluster, namespace, name, kind } = record;
+        return {
+          pk: rolloutPk(meta.sha),
+          sk: appSk({ cluster, namespace, name, kind }),
+          ...appIndexFields(meta, { cluster, namespace, name, kind }),
+          ...record,
+          stateRank: STATE_RANK[record.state],
+          version,
+          updatedAt: new Date().toISOString(),
+        };
       });
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: appKeys(meta, target),
-            UpdateExpression: `SET ${sets.join(', ')}, refreshClaimedAt = :now, #state = if_not_exists(#state, :matched), stateRank = if_not_exists(stateRank, :rank), version = if_not_exists(version, :one)`,
-            ConditionExpression: 'attribute_not_exists(refreshClaimedAt) OR refreshClaimedAt < :cutoff',
-            ExpressionAttributeNames: { ...names, '#state': 'state' },
-            ExpressionAttributeValues: values,
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      const batches: (typeof items)[] = [];
+      for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+      await mapSettled(batches, 8, (batch) => writeBatch(table, batch)).then((settled) => {
+        const failed = settled.find((r) => !r.ok);
+        if (failed !== undefined && !failed.ok) throw failed.error;
+      });
     },
 
     async recordApp(meta, record: AppRecord) {
@@ -343,6 +332,21 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
 }
 
 /** `SET` for values, `REMOVE` for nulls; `sets` is the SET list (the caller appends to it). */
+/** One BatchWriteItem of up to 25 puts, retrying what DynamoDB leaves unprocessed (with backoff). */
+async function writeBatch(table: TableRef, items: readonly Record<string, unknown>[]): Promise<void> {
+  let requests = items.map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 0; requests.length > 0; attempt++) {
+    if (attempt > 0)
+      await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt * Math.random())));
+    if (attempt > 8)
+      throw new Error(`${requests.length} records stayed unprocessed after ${attempt} attempts`);
+    const result = await table.doc.send(
+      new BatchWriteCommand({ RequestItems: { [table.tableName]: requests } }),
+    );
+    requests = (result.UnprocessedItems?.[table.tableName] ?? []) as typeof requests;
+  }
+}
+
 function setClause(item: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};

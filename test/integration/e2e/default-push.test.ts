@@ -113,4 +113,16 @@ describe('a signed push through the local stack against the simulated fleet', ()
       true,
     );
   }, 40_000);
+
+  it('does not patch an app twice when a second delivery of the same commit arrives within a minute', async () => {
+    const { sample, after } = await pushDefaultChange();
+    const hub = stack.world?.fleet.servers.get('hub');
+    hub?.requests.reset();
+    expect((await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET, 'gh-first'))).status).toBe(202);
+    await stack.rolloutWhenDone(after);
+    expect((await stack.post('/webhooks/gitlab', gitlabPush(sample, LOCAL_GITLAB_TOKEN, 'gl-second'))).status).toBe(202);
+    await stack.idle();
+    const patches = hub?.requests.all().filter((r) => r.verb === 'patch' && r.name === 'web-spoke-a') ?? [];
+    expect(patches).toHaveLength(1);
+  }, 40_000);
 });

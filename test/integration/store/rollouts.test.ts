@@ -29,7 +29,6 @@ describe('the DynamoDB rollout records', () => {
   let table: TestTable;
   let writer: ReturnType<typeof dynamoRolloutWriter>;
   let reader: ReturnType<typeof dynamoRolloutReader>;
-  const now = new Date('2026-11-30T10:00:05.000Z');
 
   beforeAll(async () => {
     table = await startTestTable();
@@ -55,12 +54,20 @@ describe('the DynamoDB rollout records', () => {
     expect((await reader.get(m.sha))?.refs).toEqual(['refs/heads/main', 'refs/tags/v1.0.0']);
   });
 
-  it('lets a second delivery of the same commit within the window skip the refresh', async () => {
+  it('writes fan-out records in batches, replacing each at the version read', async () => {
     const m = await started();
-    expect(await writer.claimRefresh(m, app('web'), now, 60)).toBe(true);
-    expect(await writer.claimRefresh(m, app('web'), new Date(now.getTime() + 30_000), 60)).toBe(false);
-    expect(await writer.claimRefresh(m, app('web'), new Date(now.getTime() + 61_000), 60)).toBe(true);
-    expect((await reader.listApps(m.sha)).map((a) => a.state)).toEqual(['matched']);
+    const records = Array.from({ length: 60 }, (_, i) => ({
+      ...app(`batch-${i}`),
+      state: 'refreshed' as const,
+      version: 1,
+    }));
+    await writer.putApps(m, records);
+    const stored = await reader.listApps(m.sha);
+    expect(stored).toHaveLength(60);
+    expect(new Set(stored.map((a) => `${a.state}@${a.version}`))).toEqual(new Set(['refreshed@1']));
+    const [first] = stored;
+    if (first === undefined) throw new Error('nothing stored');
+    expect(await writer.transition(m.sha, first, { state: 'syncing' }, 1)).toBe('updated');
   });
 
   it('never moves an app back to an earlier state when a redelivery records it again', async () => {
