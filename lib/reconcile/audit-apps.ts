@@ -59,7 +59,7 @@ export async function auditApps(targets: readonly AuditTarget[], deps: AuditApps
   let outOfTime = 0;
   const settled = await mapWithConcurrency(targets, deps.concurrency, async (target) => {
     const where = identity(target);
-    if (deps.clock.now().getTime() > deps.deadline) {
+    if (deps.clock.now().getTime() >= deps.deadline) {
       outOfTime++;
       notes.push({ ...where, kind: 'skipped', rule: '*', message: 'not audited: the pass ran out of time' });
       return;

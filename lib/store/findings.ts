@@ -14,14 +14,14 @@ export interface FindingsStoreOptions {
   /** A resolved finding is kept this long, then expires (TTL `expiresAt`); default 30. */
   readonly resolvedRetentionDays?: number;
   readonly batch?: BatchWriteOptions;
+  /** Items a page query evaluates at least, so a rare filter does not cost a round trip per item (default 100). */
+  readonly minEvaluated?: number;
 }
 
 type Item = Record<string, unknown>;
 
 /** Each page keeps querying until it holds `limit` items, the end, or this many queries. */
 const MAX_QUERIES_PER_PAGE = 25;
-/** Items a query evaluates at least, so a rare filter does not cost one round trip per item. */
-const MIN_EVALUATED = 100;
 
 /**
  * Findings on the single table: pk `FINDINGS`, sk `<cluster>#<rule>#<namespace>#<app>#<subject>`, one item
@@ -33,6 +33,7 @@ export function dynamoFindingsStore(
 ): FindingsStore & FindingsReader {
   const clock = options.clock ?? systemClock;
   const retention = (options.resolvedRetentionDays ?? 30) * 24 * 3600;
+  const minEvaluated = options.minEvaluated ?? 100;
 
   const queryAll = async (filter?: string): Promise<Finding[]> => {
     const out: Finding[] = [];
@@ -83,7 +84,7 @@ export function dynamoFindingsStore(
           table.doc.send(
             new QueryCommand({
               ...query,
-              Limit: Math.max(remaining, MIN_EVALUATED),
+              Limit: Math.max(remaining, minEvaluated),
               ...(next === undefined ? {} : { ExclusiveStartKey: next }),
             }),
           ),

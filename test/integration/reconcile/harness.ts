@@ -30,8 +30,11 @@ export interface RepoSpec {
 export interface WorldSpec {
   readonly repos: Readonly<Record<string, RepoSpec>>;
   readonly clusters: readonly SimulatedClusterSpec[];
-  /** Seed objects per cluster, given each repository's URL by name. */
-  objects(urls: Readonly<Record<string, string>>): Readonly<Record<string, readonly SeedObject[]>>;
+  /** Seed objects per cluster, given each repository's URL and first commit by name. */
+  objects(
+    urls: Readonly<Record<string, string>>,
+    heads: Readonly<Record<string, string>>,
+  ): Readonly<Record<string, readonly SeedObject[]>>;
   /** Repositories the fleet file lists (default: every repo of the world). */
   repositories?(urls: Readonly<Record<string, string>>): readonly RepositoryConfig[];
   readonly start?: Date;
@@ -48,6 +51,8 @@ export interface ReconcileWorld {
   readonly fleet: FleetConfig;
   readonly table: TableRef;
   readonly urls: Readonly<Record<string, string>>;
+  /** Each repository's first commit. */
+  readonly heads: Readonly<Record<string, string>>;
   readonly clients: ClusterClients;
   readonly findings: FindingsStore & FindingsReader;
   readonly memory: ReconcileMemory;
@@ -77,14 +82,20 @@ export function manualClock(start: Date): ManualClock {
 export async function startReconcileWorld(spec: WorldSpec): Promise<ReconcileWorld> {
   const git = await startTestGitHost();
   const urls: Record<string, string> = {};
+  const heads: Record<string, string> = {};
   for (const [name, repo] of Object.entries(spec.repos)) {
-    await createBareRepo(git.root, name, repo.files, repo.tags === undefined ? {} : { tags: repo.tags });
+    heads[name] = await createBareRepo(
+      git.root,
+      name,
+      repo.files,
+      repo.tags === undefined ? {} : { tags: repo.tags },
+    );
     urls[name] = git.url(name);
   }
   const allowList = createRepoAllowList(Object.values(urls));
   const sim = await startSimulatedFleet({
     clusters: spec.clusters,
-    objects: spec.objects(urls),
+    objects: spec.objects(urls, heads),
     resolveRevision: async (repoURL, revision) => {
       const resolved = resolveRevision(
         await listRemoteRefs({ url: repoURL }, { allowList }),
@@ -98,7 +109,7 @@ export async function startReconcileWorld(spec: WorldSpec): Promise<ReconcileWor
   });
   const dynamo: TestTable = await startTestTable();
   const table = createTableRef({ tableName: dynamo.tableName, region: 'local', endpoint: dynamo.endpoint });
-  const clock = manualClock(spec.start ?? new Date('2026-09-01T10:00:00Z'));
+  const clock = manualClock(spec.start ?? new Date(Math.floor(Date.now() / 1000) * 1000));
   const clients = createClusterClients(sim.fleetConfig, {
     secrets: { getSecretString: () => Promise.reject(new Error('no secrets here')) },
     retry: false,
@@ -119,6 +130,7 @@ export async function startReconcileWorld(spec: WorldSpec): Promise<ReconcileWor
     fleet: sim.fleetConfig,
     table,
     urls,
+    heads,
     clients,
     findings,
     memory,
