@@ -33,7 +33,7 @@ describe('findings across passes: stored once, seen, held, resolved, reopened, a
   const pass = async (): Promise<ReconcileReport> => {
     const target = createSlackTarget(
       { mode: 'webhook', webhookUrl: slack.webhookUrl('/digest') },
-      { logger: createMemoryLogger(), retry: { attempts: 1 } },
+      { logger: createMemoryLogger(), retry: { maxAttempts: 1 } },
     );
     return world.pass({}, { digest: (message) => postToSlack(target, message) });
   };
