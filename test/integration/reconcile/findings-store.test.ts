@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FindingFilter } from '../../../lib/api/findings-reader.js';
 import { findingKey } from '../../../lib/audit/lifecycle.js';
 import type { Finding, Severity } from '../../../lib/audit/types.js';
-import { BadRequestError } from '../../../lib/errors.js';
+import { BadRequestError, UpstreamError } from '../../../lib/errors.js';
 import { createTableRef, encodeCursor, type TableRef } from '../../../lib/store/dynamo.js';
-import { dynamoFindingsStore } from '../../../lib/store/findings.js';
+import { batchWriteAll, dynamoFindingsStore } from '../../../lib/store/findings.js';
 import { FINDINGS_PK } from '../../../lib/store/keys.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
@@ -177,5 +177,38 @@ describe('the findings store on the single table (dynalite)', () => {
     await expect(store.list({ cluster: 'hub-a' }, { limit: 5, cursor })).rejects.toBeInstanceOf(
       BadRequestError,
     );
+  });
+});
+
+// dynalite never throttles, so it never hands items back unprocessed: a stand-in client does, in-process.
+describe('batchWriteAll with items handed back unprocessed', () => {
+  type Request = { PutRequest: { Item: { sk: string } } };
+  const stubTable = (unprocessedPerCall: number[]) => {
+    const calls: Request[][] = [];
+    const send = async (command: { input: { RequestItems: Record<string, Request[]> } }) => {
+      const items = command.input.RequestItems.t ?? [];
+      calls.push(items);
+      const back = unprocessedPerCall[calls.length - 1] ?? 0;
+      return { UnprocessedItems: back === 0 ? {} : { t: items.slice(0, back) } };
+    };
+    return { calls, table: { tableName: 't', doc: { send } } as unknown as TableRef };
+  };
+  const requests = (n: number): Request[] =>
+    Array.from({ length: n }, (_, i) => ({ PutRequest: { Item: { sk: `k${i}` } } }));
+  const noSleep = { sleep: async () => undefined, concurrency: 1 };
+
+  it('sends 25 at a time and sends what came back again until it is all written', async () => {
+    const { calls, table } = stubTable([0, 3, 1, 0]);
+    await batchWriteAll(table, requests(30), noSleep);
+    expect(calls.map((c) => c.length)).toEqual([25, 5, 3, 1]);
+    expect(calls[2]?.map((r) => r.PutRequest.Item.sk)).toEqual(['k25', 'k26', 'k27']);
+  });
+
+  it('gives up with a retryable error after a bounded number of tries', async () => {
+    const { calls, table } = stubTable([2, 2, 2, 2]);
+    await expect(batchWriteAll(table, requests(2), { ...noSleep, attempts: 3 })).rejects.toBeInstanceOf(
+      UpstreamError,
+    );
+    expect(calls).toHaveLength(3);
   });
 });
