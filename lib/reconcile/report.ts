@@ -1,8 +1,8 @@
 import type { MissedWebhookReport } from './missed-webhooks.js';
 import type { UnreadCluster } from './read-clusters.js';
 
-/** What one pass did and what it could not do; returned by `runReconcile` and logged. */
-export interface ReconcileReport {
+/** What one pass did and what it could not do; returned by `runReconcile` and logged (a plain JSON record). */
+export type ReconcileReport = {
   readonly startedAt: string;
   readonly durationMs: number;
   readonly clusters: { readonly read: readonly string[]; readonly unread: readonly UnreadCluster[] };
@@ -24,7 +24,7 @@ export interface ReconcileReport {
   };
   readonly digest: 'sent' | 'failed' | 'nothing-changed';
   readonly skipped: SkippedReport;
-}
+};
 
 export interface InvalidApplication {
   readonly cluster: string;

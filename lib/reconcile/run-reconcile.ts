@@ -1,7 +1,4 @@
-import { buildFindingsDigest, type FindingsDigest } from '../audit/digest.js';
-import { reconcileFindings } from '../audit/lifecycle.js';
-import type { AuditNote, FindingDraft } from '../audit/types.js';
-import { errorMessage } from '../errors.js';
+import type { FindingsDigest } from '../audit/digest.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
@@ -12,14 +9,14 @@ import type { PushMessage } from '../queue/messages.js';
 import { createManifestReader } from './app-manifests.js';
 import { type AuditTarget, auditApps } from './audit-apps.js';
 import { groupMissedPushes } from './behind.js';
-import { findingsToWrite, openAfter } from './findings-writes.js';
 import { type ClusterPass, passCluster } from './memory-update.js';
 import { enqueueMissedPushes } from './missed-webhooks.js';
-import { type ReconcileOptions, type ReconcileSettings, resolveOptions } from './options.js';
+import { type ReconcileSettings, resolveOptions } from './options.js';
 import type { FindingsStore, ReconcileMemory, RolloutExistence } from './ports.js';
 import { type ArgoClustersRead, readArgoClusters, readLiveObjects } from './read-clusters.js';
 import type { InvalidApplication, ReconcileReport } from './report.js';
 import { readRepositories } from './resolve-repos.js';
+import { sendDigest, settleFindings } from './settle-findings.js';
 import { type TrackedApp, type TrackedSource, trackApplication } from './tracked-app.js';
 
 export interface ReconcileDeps {
@@ -108,9 +105,15 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
       .map(([cluster, pass]) => deps.memory.saveCluster(cluster, pass.apps, memory.get(cluster))),
   );
 
-  const outcome = await settleFindings(deps, argo, audited, started, options);
+  const outcome = await settleFindings(
+    deps,
+    argo.read.map((c) => c.cluster),
+    audited,
+    started,
+    options.lastSeenRefreshSeconds * 1000,
+  );
   const digest =
-    outcome.message === undefined ? 'nothing-changed' : await sendDigest(deps, outcome.message, log);
+    outcome.message === undefined ? 'nothing-changed' : await sendDigest(deps.digest, outcome.message, log);
 
   const report: ReconcileReport = {
     startedAt: started.toISOString(),
@@ -145,10 +148,10 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
 }
 
 function collectTargets(argo: ArgoClustersRead): {
-  targets: (AuditTarget & { readonly tracked?: TrackedApp })[];
+  targets: AuditTarget[];
   invalid: InvalidApplication[];
 } {
-  const targets: (AuditTarget & { readonly tracked?: TrackedApp })[] = [];
+  const targets: AuditTarget[] = [];
   const invalid: InvalidApplication[] = [];
   for (const { cluster, applications, appProjects } of argo.read) {
     for (const raw of applications) {
@@ -172,47 +175,4 @@ function byCluster(argo: ArgoClustersRead, tracked: readonly TrackedApp[]): Map<
   const groups = new Map<string, TrackedApp[]>(argo.read.map((c) => [c.cluster, []]));
   for (const app of tracked) groups.get(app.cluster)?.push(app);
   return groups;
-}
-
-async function settleFindings(
-  deps: ReconcileDeps,
-  argo: ArgoClustersRead,
-  audited: { readonly findings: readonly FindingDraft[]; readonly notes: readonly AuditNote[] },
-  started: Date,
-  options: ReconcileOptions,
-): Promise<{ counts: ReconcileReport['findings']; message?: FindingsDigest }> {
-  const previous = await deps.findings.loadAll();
-  const argoClusters = new Set(deps.fleet.clusters.flatMap((c) => (c.argocd === undefined ? [] : [c.name])));
-  // Findings of a cluster that left the fleet (or no longer runs Argo CD) resolve too.
-  const gone = previous.map((f) => f.cluster).filter((c) => !argoClusters.has(c));
-  const changes = reconcileFindings(previous, audited.findings, started, {
-    clusters: [...argo.read.map((c) => c.cluster), ...gone],
-    notes: audited.notes,
-  });
-  const writes = findingsToWrite(changes, previous, started, options.lastSeenRefreshSeconds * 1000);
-  await deps.findings.write(writes);
-  const message = buildFindingsDigest(changes);
-  return {
-    counts: {
-      created: changes.created.length,
-      resolved: changes.resolved.length,
-      open: openAfter(changes),
-      written: writes.length,
-    },
-    ...(message === undefined ? {} : { message }),
-  };
-}
-
-async function sendDigest(
-  deps: ReconcileDeps,
-  message: FindingsDigest,
-  log: Logger,
-): Promise<'sent' | 'failed'> {
-  try {
-    await deps.digest(message);
-    return 'sent';
-  } catch (error) {
-    log.error('findings digest not sent', { error: errorMessage(error) });
-    return 'failed';
-  }
 }
