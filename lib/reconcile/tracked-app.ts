@@ -45,7 +45,8 @@ export function trackApplication(cluster: string, raw: unknown): Tracked {
   const hydrator = isRecord(at(raw, 'spec', 'sourceHydrator'));
   const rawSources = list(at(raw, 'spec', 'sources'));
   const multiSource = !hydrator && rawSources.length > 0;
-  const syncedList = stringList(at(raw, 'status', 'sync', 'revisions'));
+  // Kept as is (not filtered) so each entry stays at its source's index.
+  const syncedList = list(at(raw, 'status', 'sync', 'revisions'));
   const syncedOne = text(at(raw, 'status', 'sync', 'revision'));
   const sources = app.sources
     .filter((source) => source.hydrator !== 'dry')
@@ -60,7 +61,12 @@ export function trackApplication(cluster: string, raw: unknown): Tracked {
       };
     });
   const syncStatus = text(at(raw, 'status', 'sync', 'status'));
-  const syncedRevision = multiSource ? (syncedList.length > 0 ? syncedList.join(',') : undefined) : syncedOne;
+  const joined = stringList(syncedList);
+  const syncedRevision = multiSource
+    ? joined.length > 0 && joined.length === syncedList.length
+      ? joined.join(',')
+      : undefined
+    : syncedOne;
   return {
     ok: true,
     value: {

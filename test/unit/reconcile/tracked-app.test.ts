@@ -53,6 +53,23 @@ describe('trackApplication', () => {
     });
   });
 
+  it('keeps each source at its own index when an entry of status.sync.revisions is malformed', () => {
+    const tracked = trackApplication(
+      'hub',
+      application(
+        {
+          sources: [
+            { repoURL: REPO, path: 'a', targetRevision: 'main' },
+            { repoURL: REPO, path: 'b', targetRevision: 'main' },
+          ],
+        },
+        { sync: { revisions: [42, B] } },
+      ),
+    );
+    expect(tracked.ok && tracked.value.sources.map((s) => s.synced)).toEqual([undefined, B]);
+    expect(tracked.ok && tracked.value.syncedRevision).toBeUndefined();
+  });
+
   it('compares a hydrator app on its sync source only, whose commit is status.sync.revision', () => {
     const tracked = trackApplication(
       'hub',
