@@ -1,0 +1,111 @@
+import type { AppManifests } from '../audit/types.js';
+import { errorMessage } from '../errors.js';
+import type { RepositoryConfig } from '../fleet/fleet-config.js';
+import type { GitCredentials } from '../git/credentials.js';
+import type { ManifestSet } from '../git/manifest-types.js';
+import type { GitReader } from '../git/manifests.js';
+import { isGitSource, type RepositoriesRead } from './resolve-repos.js';
+import type { TrackedApp } from './tracked-app.js';
+
+const FULL_SHA = /^[0-9a-f]{40}$/i;
+
+export interface ManifestReaderDeps {
+  readonly git: Pick<GitReader, 'readManifests'>;
+  readonly credentials: (repo: RepositoryConfig) => Promise<GitCredentials | undefined>;
+  readonly repositories: Pick<RepositoriesRead, 'repository' | 'resolve'>;
+}
+
+export interface AppManifestsRead {
+  /** Absent: nothing could be read (manifest rules are skipped and their findings held). */
+  readonly manifests?: AppManifests;
+  /** Why some or all sources were not read; short, never a URL with credentials. */
+  readonly problems: readonly string[];
+}
+
+export type ManifestReader = (app: TrackedApp) => Promise<AppManifestsRead>;
+
+/**
+ * Reads each app's manifests at the commits Argo CD synced, as the preflight does, with one walk per
+ * (repository, commit, path) in a pass: thousands of apps on a few paths cost a few reads. A source that
+ * cannot be read makes the rest `limitReached` (partial): what was read is judged, nothing is resolved.
+ */
+export function createManifestReader(deps: ManifestReaderDeps): ManifestReader {
+  const walks = new Map<string, Promise<ManifestSet>>();
+  const auths = new Map<string, Promise<GitCredentials | undefined>>();
+  const credentials = (repo: RepositoryConfig) => {
+    let auth = auths.get(repo.url);
+    if (auth === undefined) {
+      auth = deps.credentials(repo);
+      auths.set(repo.url, auth);
+    }
+    return auth;
+  };
+  const walk = (repo: RepositoryConfig, sha: string, path: string, recurse: boolean, ref?: string) => {
+    const key = `${repo.url}\n${sha.toLowerCase()}\n${path}\n${recurse}`;
+    let pending = walks.get(key);
+    if (pending === undefined) {
+      pending = credentials(repo).then((auth) =>
+        deps.git.readManifests({
+          repo: {
+            url: repo.url,
+            ...(auth === undefined ? {} : { auth }),
+            ...(repo.provider === undefined ? {} : { provider: repo.provider }),
+          },
+          sha,
+          path,
+          recurse,
+          ...(ref === undefined ? {} : { ref }),
+        }),
+      );
+      walks.set(key, pending);
+    }
+    return pending;
+  };
+
+  return async (app) => {
+    const docs: { path: string; doc: unknown }[] = [];
+    const problems: string[] = [];
+    let read = 0;
+    let notRendered = false;
+    let partial = false;
+    for (const { source, synced, recurse } of app.sources) {
+      const label = source.path === '' ? '.' : source.path;
+      // A `ref:` source without a path only lends values files to the others.
+      if (source.ref !== undefined && source.path === '') continue;
+      if (!isGitSource(source)) {
+        notRendered = true;
+        continue;
+      }
+      const repo = deps.repositories.repository(source);
+      if (repo === undefined) {
+        problems.push(`source ${label}: repository not in the fleet file`);
+        continue;
+      }
+      if (synced === undefined || !FULL_SHA.test(synced)) {
+        problems.push(`source ${label}: no synced commit`);
+        continue;
+      }
+      const resolution = deps.repositories.resolve(source);
+      const ref = resolution.kind === 'resolved' ? resolution.resolved.ref : undefined;
+      try {
+        const set = await walk(repo, synced, source.path, recurse, ref);
+        if (set.notRendered) {
+          notRendered = true;
+          continue;
+        }
+        read++;
+        docs.push(...set.documents);
+        if (set.limitReached !== undefined || set.errors.length > 0) partial = true;
+      } catch (error) {
+        problems.push(`source ${label}: ${errorMessage(error)}`);
+      }
+    }
+    if (read === 0) {
+      return notRendered && problems.length === 0
+        ? { manifests: { docs: [], notRendered: true }, problems }
+        : { problems };
+    }
+    const limitReached = partial || notRendered || problems.length > 0;
+    return { manifests: { docs, ...(limitReached ? { limitReached: true } : {}) }, problems };
+  };
+}

@@ -1,0 +1,54 @@
+import type { Finding } from '../audit/types.js';
+
+/** Where findings live between passes (DynamoDB in `lib/store/findings.ts`). */
+export interface FindingsStore {
+  /** Every finding, open and resolved (a resolved one until it expires), for the lifecycle. */
+  loadAll(): Promise<Finding[]>;
+  loadOpen(): Promise<Finding[]>;
+  /** Upserts whole findings (created, reopened, seen again, resolved). */
+  write(findings: readonly Finding[]): Promise<void>;
+}
+
+/** One observation of an app's sync status by a pass (times in epoch ms). */
+export interface AppObservation {
+  readonly at: number;
+  readonly syncStatus: string;
+  /** `status.sync.revision`, or `revisions` joined by `,` for a multi-source app. */
+  readonly revision?: string;
+}
+
+/** Since when one source of an app has been seen behind one commit. */
+export interface BehindMarker {
+  readonly source: number;
+  readonly sha: string;
+  readonly since: number;
+}
+
+/** What the reconciliation remembers about one Application between passes. */
+export interface AppMemory {
+  readonly observations: readonly AppObservation[];
+  readonly behind: readonly BehindMarker[];
+}
+
+/** The memory of one Argo CD cluster's apps, keyed `namespace/name`. */
+export interface ClusterMemory {
+  readonly apps: ReadonlyMap<string, AppMemory>;
+  /** How many stored items hold it (the store's business; passed back on save). */
+  readonly chunks: number;
+}
+
+/** Reconcile memory (DynamoDB in `lib/store/reconcile-memory.ts`): a few items per pass, not one per app. */
+export interface ReconcileMemory {
+  /** Every cluster's app memory. */
+  load(): Promise<ReadonlyMap<string, ClusterMemory>>;
+  saveCluster(cluster: string, apps: ReadonlyMap<string, AppMemory>, previous?: ClusterMemory): Promise<void>;
+  /** Remembers a missed-webhook push as enqueued; false when it was enqueued before. */
+  claimMissedWebhook(key: string, now: Date): Promise<boolean>;
+  /** Forgets a claim whose message could not be enqueued, so the next pass tries again. */
+  releaseMissedWebhook(key: string): Promise<void>;
+}
+
+/** Whether a rollout exists for a commit (a webhook for it arrived, or a pass enqueued it). */
+export interface RolloutExistence {
+  exists(sha: string): Promise<boolean>;
+}
