@@ -11,5 +11,6 @@ export interface App {
   api(request: HttpRequest): Promise<HttpResponse>;
   fanout(message: PushMessage): Promise<void>;
   track(message: TrackMessage): Promise<void>;
-  reconcile(): Promise<Record<string, unknown>>;
+  /** One reconcile pass; `timeBudgetMs` is how long it may spend (Lambda: remaining time less a margin). */
+  reconcile(options?: { timeBudgetMs?: number }): Promise<Record<string, unknown>>;
 }

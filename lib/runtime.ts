@@ -7,7 +7,7 @@ import type { App } from './app.js';
 import { createSecretReader } from './aws/secret-reader.js';
 import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, errorMessage } from './errors.js';
 import type { FleetConfig, RepositoryConfig } from './fleet/fleet-config.js';
 import { loadFleetFile } from './fleet/fleet-file.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
@@ -24,10 +24,11 @@ import {
 } from './kubernetes/resources.js';
 import { createLogger } from './logger.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
-import { createSlackTarget } from './notify/slack-target.js';
+import { createSlackTarget, postToSlack } from './notify/slack-target.js';
 import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
 import type { PushMessage, TrackMessage } from './queue/messages.js';
 import { sqsQueue } from './queue/sqs-queue.js';
+import { runReconcile } from './reconcile/run-reconcile.js';
 import { createAppPreflight } from './rollouts/app-preflight.js';
 import { changedFilesResolver } from './rollouts/changed-files.js';
 import { fanoutPush } from './rollouts/fanout.js';
@@ -37,6 +38,8 @@ import { liveKey, trackRollout } from './rollouts/track.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
 import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef } from './store/dynamo.js';
+import { dynamoFindingsStore } from './store/findings.js';
+import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
 import { dynamoRolloutWriter } from './store/rollouts.js';
 import { createSlackRefs } from './store/slack-refs.js';
@@ -97,8 +100,10 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
   const rollouts = dynamoRolloutWriter(table, RECORD_TTL_SECONDS);
   const reader = dynamoRolloutReader(table);
   const webhookSecrets = webhookSecretSource(config, secretReader);
+  const slack = createSlackTarget(config.slack, { logger });
+  const findings = dynamoFindingsStore(table);
   const notifier = createRolloutNotifier({
-    slack: createSlackTarget(config.slack, { logger }),
+    slack,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
     logger,
     clock,
@@ -155,7 +160,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     api: (request) =>
       handleApi(request, {
         rollouts: reader,
-        findings: overrides.findings ?? { list: async () => ({ items: [] }) },
+        findings: overrides.findings ?? findings,
         ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
         health: async () => ({ stage: config.stage }),
         logger,
@@ -227,8 +232,39 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
         maxIntervalSeconds: config.trackMaxIntervalSeconds,
       });
     },
-    async reconcile() {
-      throw new ConfigError('reconcile', 'is not implemented yet');
+    async reconcile(options = {}) {
+      const parts = await fleet();
+      const git = createGitReader({
+        repositories: parts.config.repositories.map((r) => r.url),
+        cacheDir: join(overrides.gitCacheDir ?? tmpdir(), 'gitops-sync-git'),
+        logger,
+      });
+      try {
+        const report = await runReconcile({
+          fleet: parts.config,
+          clusters: parts.clients,
+          git,
+          credentials,
+          findings,
+          memory: dynamoReconcileMemory(table),
+          rollouts: dynamoRolloutExistence(table),
+          pushQueue,
+          digest: (message) =>
+            postToSlack(slack, message).catch((error: unknown) =>
+              logger.warn('findings digest not sent', { error: errorMessage(error) }),
+            ),
+          clock,
+          logger,
+          options: {
+            graceSeconds: config.missedWebhookGraceSeconds,
+            ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
+          },
+        });
+        logger.info('reconcile pass done', { ...report });
+        return { ...report };
+      } finally {
+        await git.close();
+      }
     },
   };
 }

@@ -251,15 +251,13 @@ async function refreshOne(
   const base = { ...target, decision } satisfies Partial<AppRecord>;
   let secrets: readonly SecretCheck[] | undefined;
   if (match.object.kind === 'Application') {
-    const verdict = await deps
-      .preflight(match, event)
-      .catch(
-        (error: unknown): PreflightVerdict => ({
-          verdict: 'warn',
-          checks: [],
-          summary: `preflight failed: ${errorMessage(error)}`,
-        }),
-      );
+    const verdict = await deps.preflight(match, event).catch(
+      (error: unknown): PreflightVerdict => ({
+        verdict: 'warn',
+        checks: [],
+        summary: `preflight failed: ${errorMessage(error)}`,
+      }),
+    );
     secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
     if (verdict.verdict === 'block') {
       const message = describeBlock(verdict);

@@ -118,10 +118,16 @@ describe('a signed push through the local stack against the simulated fleet', ()
     const { sample, after } = await pushDefaultChange();
     const hub = stack.world?.fleet.servers.get('hub');
     hub?.requests.reset();
-    expect((await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET, 'gh-first'))).status).toBe(202);
+    expect(
+      (await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET, 'gh-first'))).status,
+    ).toBe(202);
     await stack.rolloutWhenDone(after);
-    expect((await stack.post('/webhooks/gitlab', gitlabPush(sample, LOCAL_GITLAB_TOKEN, 'gl-second'))).status).toBe(202);
-    await stack.idle();
+    expect(
+      (await stack.post('/webhooks/gitlab', gitlabPush(sample, LOCAL_GITLAB_TOKEN, 'gl-second'))).status,
+    ).toBe(202);
+    // The push queue holds a message until its fan-out has finished.
+    for (let i = 0; i < 200 && stack.queues.push.depth > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(stack.queues.push.depth).toBe(0);
     const patches = hub?.requests.all().filter((r) => r.verb === 'patch' && r.name === 'web-spoke-a') ?? [];
     expect(patches).toHaveLength(1);
   }, 40_000);

@@ -5,6 +5,7 @@ import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { PushMessage } from '../../../lib/queue/messages.js';
 import { fanoutPush } from '../../../lib/rollouts/fanout.js';
+import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { type ReconcileWorld, startReconcileWorld } from './harness.js';
 
@@ -181,7 +182,10 @@ function fanoutDeps(world: ReconcileWorld): Parameters<typeof fanoutPush>[1] {
   const fleet: FleetGateway = { clusters: [hub], cluster: (name) => (name === 'hub' ? hub : undefined) };
   return {
     fleet,
-    rollouts: dynamoRolloutWriter(world.table, 3600),
+    rollouts: {
+      ...dynamoRolloutWriter(world.table, 3600),
+      listApps: dynamoRolloutReader(world.table).listApps,
+    },
     changedFiles: async (event) => event.changedFiles,
     preflight: async () => ({ verdict: 'pass', checks: [] }),
     notify: async () => undefined,
