@@ -1,39 +1,68 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ensureTable, localDynamoClient, startDynalite } from '../infra/local/dynamodb.js';
+import { commitFiles, createBareRepo, makeReposRoot, removeReposRoot } from '../infra/local/git-repos.js';
+import { startGitServer } from '../infra/local/git-server.js';
 import { createMapResolver } from '../infra/simulator/revision-resolver.js';
 import { startSimulatedFleet } from '../infra/simulator/simulated-fleet.js';
 import { syntheticFleet } from '../infra/simulator/synthetic-fleet.js';
 
 // The benchmark's doubles in a process of their own (dynalite and the simulated fleet), so the benchmark
 // process measures only the orchestrator. Prints one JSON line, then obeys `head <sha>` and `tick` on stdin.
-export const BENCH_REPO = 'https://github.com/org/gitops';
-
 const { values } = parseArgs({ options: { clusters: { type: 'string' }, apps: { type: 'string' } } });
 const dynamo = await startDynalite();
 const client = localDynamoClient(dynamo.endpoint);
 await ensureTable(client, 'bench');
 client.destroy();
-const heads: Record<string, string> = { main: `${'0'.repeat(39)}1` };
+// A real repository behind the apps, so reconcile reads refs and manifests over smart HTTP as in production.
+const reposRoot = await makeReposRoot('bench-git-');
+const files: Record<string, string> = {};
+for (let i = 0; i < 100; i++) {
+  files[`apps/svc-${i}/deployment.yaml`] =
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: svc-${i} }\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{ name: app, image: "ghcr.io/example/svc-${i}:1.0.${i}" }]\n`;
+  files[`apps/svc-${i}/service.yaml`] =
+    `apiVersion: v1\nkind: Service\nmetadata: { name: svc-${i} }\nspec: { ports: [{ port: 80 }] }\n`;
+}
+const initial = await createBareRepo(reposRoot, 'gitops', files);
+const git = await startGitServer({ root: reposRoot });
+const repoURL = git.url('gitops');
+const heads: Record<string, string> = { main: initial };
 const clusters = Number(values.clusters ?? 0);
 const fleet =
   clusters === 0
     ? undefined
     : await startSimulatedFleet({
-        ...syntheticFleet({ clusters, applications: Number(values.apps ?? 0), repoURL: BENCH_REPO }),
+        ...syntheticFleet({ clusters, applications: Number(values.apps ?? 0), repoURL }),
         resolveRevision: (url, rev) =>
-          createMapResolver({ [BENCH_REPO]: { defaultBranch: 'main', branches: heads } })(url, rev),
+          createMapResolver({ [repoURL]: { defaultBranch: 'main', branches: heads } })(url, rev),
         controller: { tickMs: 0, syncMs: 0, healthMs: 0 },
-        repositories: [],
+        repositories: [{ url: repoURL }],
       });
-process.stdout.write(`${JSON.stringify({ dynamodb: dynamo.endpoint, fleet: fleet?.fleetConfig })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ dynamodb: dynamo.endpoint, fleet: fleet?.fleetConfig, repoURL })}\n`,
+);
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {
   const [command, arg] = line.trim().split(' ');
-  if (command === 'head' && arg !== undefined) heads.main = arg;
   if (command === 'tick') await fleet?.tick();
+  if (command === 'commit') {
+    // `commit <service>`: a real commit changing one service's manifest; answers `<before> <after> <path>`.
+    const path = `apps/svc-${arg ?? '0'}/deployment.yaml`;
+    const text = `${files[path] ?? ''}# ${Date.now()}\n`;
+    files[path] = text;
+    const result = await commitFiles(reposRoot, 'gitops', {
+      branch: 'main',
+      changes: { [path]: text },
+      message: `bench ${arg}`,
+    });
+    heads.main = result.after;
+    process.stdout.write(`${result.before} ${result.after} ${path}\n`);
+    continue;
+  }
   process.stdout.write('ok\n');
 }
 await fleet?.close();
+await git.close();
+await removeReposRoot(reposRoot);
 await dynamo.close();
 process.exit(0);

@@ -8,13 +8,15 @@ import { createMemoryLogger } from '../lib/logger.js';
 import type { PushMessage, TrackMessage } from '../lib/queue/messages.js';
 import { createRuntime } from '../lib/runtime.js';
 
-export const BENCH_REPO = 'https://github.com/org/gitops';
-
 export interface BenchWorld {
   readonly app: App;
+  /** The repository every synthetic app deploys from (served by the doubles' Git server). */
+  readonly repoURL: string;
   readonly queues: { push: MemoryQueue<PushMessage>; track: MemoryQueue<TrackMessage> };
-  /** Tells the doubles' process something (`head <sha>`, `tick`) and waits for it to be done. */
+  /** Tells the doubles' process something (`tick`) and waits for it to be done. */
   command(line: string): Promise<void>;
+  /** Commits a change to one service of the repository; the new commit is the branch head. */
+  commit(service: number): Promise<{ before: string; after: string; path: string }>;
   close(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ export async function startBenchWorld(
   const lines: Interface = createInterface({ input: child.stdout });
   const iterator = lines[Symbol.asyncIterator]();
   const next = async () => String((await iterator.next()).value ?? '');
-  const started = JSON.parse(await next()) as { dynamodb: string; fleet?: FleetConfig };
+  const started = JSON.parse(await next()) as { dynamodb: string; fleet?: FleetConfig; repoURL: string };
   const config = loadConfig({
     TABLE_NAME: 'bench',
     DYNAMODB_ENDPOINT: started.dynamodb,
@@ -59,10 +61,16 @@ export async function startBenchWorld(
   });
   return {
     app,
+    repoURL: started.repoURL,
     queues,
     async command(line) {
       child.stdin.write(`${line}\n`);
       await next();
+    },
+    async commit(service) {
+      child.stdin.write(`commit ${service}\n`);
+      const [before = '', after = '', path = ''] = (await next()).split(' ');
+      return { before, after, path };
     },
     async close() {
       child.stdin.end();

@@ -38,6 +38,17 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     }
     return read;
   };
+  // Apps of one repository often share paths (one per service and cluster): read each path once per commit.
+  const reads = new Map<string, Promise<SourceRead>>();
+  const read = (source: ApplicationSource, event: PushEvent) => {
+    const key = `${source.repoKey ?? ''}@${event.after}:${source.path}:${source.chart ?? ''}`;
+    let pending = reads.get(key);
+    if (pending === undefined) {
+      pending = readSource(source, event, deps);
+      reads.set(key, pending);
+    }
+    return pending;
+  };
   return async (match, event): Promise<PreflightVerdict> => {
     if (match.object.kind !== 'Application') return { verdict: 'pass', checks: [] };
     const app = match.object.value;
@@ -56,14 +67,14 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     let notRendered = false;
     let limitReached = false;
     for (const source of sources) {
-      const read = await readSource(source, event, deps);
-      if ('problem' in read) {
-        problems.push(read.problem);
+      const result = await read(source, event);
+      if ('problem' in result) {
+        problems.push(result.problem);
         continue;
       }
-      documents.push(...read.documents);
-      notRendered ||= read.notRendered;
-      limitReached ||= read.limitReached;
+      documents.push(...result.documents);
+      notRendered ||= result.notRendered;
+      limitReached ||= result.limitReached;
     }
     if (documents.length === 0 && problems.length === 0 && !notRendered) {
       return { verdict: 'pass', checks: [], summary: 'no manifests to check' };
