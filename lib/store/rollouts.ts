@@ -1,14 +1,6 @@
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapSettled } from '../rollouts/concurrency.js';
-import {
-  type AppRecord,
-  type AppTarget,
-  countStates,
-  type DecisionRecord,
-  deriveRolloutStatus,
-  isTerminal,
-  STATE_RANK,
-} from '../rollouts/model.js';
+import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK } from '../rollouts/model.js';
 import type {
   AppChange,
   AppStateWriter,
@@ -20,25 +12,16 @@ import type {
 } from '../rollouts/rollout-store.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, historyPk, historySk, rolloutPk, SUMMARY_SK } from './keys.js';
-import { queryAll, summaryFromItem } from './rollout-items.js';
+import { queryAll } from './rollout-items.js';
+import { dynamoRolloutSummary } from './rollout-summary.js';
 
 const DECISIONS_PER_ITEM = 2000;
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
 export type DynamoRolloutWriter = RolloutWriter & AppStateWriter & TrackingClaims & ClusterErrors;
 
-async function getSummaryItem(table: TableRef, sha: string) {
-  const { Item } = await table.doc.send(
-    new GetCommand({
-      TableName: table.tableName,
-      Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-      ConsistentRead: true,
-    }),
-  );
-  return Item;
-}
-
 export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): DynamoRolloutWriter {
+  const summary = dynamoRolloutSummary(table);
   const expiresAt = (iso: string) => epochSeconds(new Date(iso)) + ttlSeconds;
 
   const appKeys = (meta: RolloutMeta, target: AppTarget) => ({
@@ -63,6 +46,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
   });
 
   return {
+    ...summary,
     async start(rollout: NewRollout) {
       try {
         await table.doc.send(
@@ -218,114 +202,6 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       } catch (error) {
         if (isConditionFailure(error)) return 'conflict';
         throw error;
-      }
-    },
-
-    async syncSummary(sha: string) {
-      const before = await getSummaryItem(table, sha);
-      if (before === undefined) return undefined;
-      const apps = await queryAll(table, rolloutPk(sha), 'APP#');
-      const clusterErrors = Object.keys((before.clusterErrors ?? {}) as Record<string, string>);
-      const states = [
-        ...apps.map((a) => a.state as AppRecord['state']),
-        ...clusterErrors.map((): AppRecord['state'] => 'error'),
-      ];
-      // Versions only grow, so the sum orders views: a stale one never overwrites a newer one.
-      const version =
-        apps.reduce((sum, a) => sum + Number(a.version ?? 0), 0) + Number(before.errorsVersion ?? 0);
-      const finished = apps.length > 0 && states.every(isTerminal);
-      const finishedAt = finished
-        ? apps
-            .map((a) => String(a.finishedAt ?? a.updatedAt ?? ''))
-            .sort()
-            .at(-1)
-        : undefined;
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: `SET #status = :status, counts = :counts, appsVersion = :v${finishedAt ? ', finishedAt = :f' : ' REMOVE finishedAt'}`,
-            // An equal sum is the same view; it may differ in status only for a rollout with no apps yet.
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(appsVersion) OR appsVersion < :v OR (appsVersion = :v AND #status <> :status))',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':status': deriveRolloutStatus(states),
-              ':counts': countStates(states),
-              ':v': version,
-              ...(finishedAt ? { ':f': finishedAt } : {}),
-            },
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-      const after = await getSummaryItem(table, sha);
-      return after === undefined
-        ? undefined
-        : { ...summaryFromItem(after), appsVersion: Number(after.appsVersion ?? 0) };
-    },
-
-    async claimTracking(sha: string, until: string, now: Date) {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: 'SET trackingUntil = :until',
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(trackingUntil) OR trackingUntil < :now)',
-            ExpressionAttributeValues: { ':until': until, ':now': now.toISOString() },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
-    },
-
-    async releaseTracking(sha: string, appsVersion: number) {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: 'REMOVE trackingUntil',
-            ConditionExpression: 'appsVersion = :v',
-            ExpressionAttributeValues: { ':v': appsVersion },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
-    },
-
-    async recordClusterError(sha: string, cluster: string, message: string | undefined) {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression:
-              message === undefined
-                ? 'REMOVE clusterErrors.#c SET errorsVersion = if_not_exists(errorsVersion, :zero) + :one'
-                : 'SET clusterErrors.#c = :m, errorsVersion = if_not_exists(errorsVersion, :zero) + :one',
-            ConditionExpression:
-              message === undefined ? 'attribute_exists(clusterErrors.#c)' : 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#c': cluster },
-            ExpressionAttributeValues: {
-              ':zero': 0,
-              ':one': 1,
-              ...(message === undefined ? {} : { ':m': message }),
-            },
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
       }
     },
   };
