@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError } from '../errors.js';
 
 export interface TableRef {
@@ -59,4 +59,28 @@ export async function withCallerCursor<T>(cursor: string | undefined, query: () 
 
 export function epochSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
+}
+
+/** Every item of one partition whose sort key starts with `skPrefix`, all pages, strongly consistent. */
+export async function queryAll(
+  table: TableRef,
+  pk: string,
+  skPrefix: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ConsistentRead: true,
+        ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
 }

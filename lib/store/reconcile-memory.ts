@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   AppMemory,
   AppObservation,
@@ -7,8 +7,8 @@ import type {
   ReconcileMemory,
   RolloutExistence,
 } from '../reconcile/ports.js';
-import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
-import { type BatchWriteOptions, batchWriteAll } from './findings.js';
+import { type BatchWriteOptions, batchWriteAll } from './batch-write.js';
+import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { RECONCILE_PK, rolloutPk, SUMMARY_SK } from './keys.js';
 
 export interface ReconcileMemoryOptions {
@@ -37,21 +37,7 @@ export function dynamoReconcileMemory(
   const maxBytes = options.maxItemBytes ?? 350_000;
   return {
     async load() {
-      const items: Item[] = [];
-      let start: Item | undefined;
-      do {
-        const page = await table.doc.send(
-          new QueryCommand({
-            TableName: table.tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': RECONCILE_PK, ':prefix': APPS_PREFIX },
-            ConsistentRead: true,
-            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
+      const items = await queryAll(table, RECONCILE_PK, APPS_PREFIX);
       return decodeClusters(items);
     },
 

@@ -1,29 +1,10 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppRecord, DecisionRecord, RolloutSummary, StoredApp } from '../rollouts/model.js';
 import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
-import { decodeCursor, encodeCursor, type TableRef, withCallerCursor } from './dynamo.js';
+import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
 import { GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
 
 type Item = Record<string, unknown>;
-
-export async function queryAll(table: TableRef, pk: string, skPrefix: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await table.doc.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-        ConsistentRead: true,
-        ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
-}
 
 const SUMMARY_FIELDS = [
   'sha',

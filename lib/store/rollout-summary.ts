@@ -1,9 +1,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppRecord, countStates, deriveRolloutStatus, isTerminal } from '../rollouts/model.js';
 import type { AppStateWriter, ClusterErrors, TrackingClaims } from '../rollouts/rollout-store.js';
-import { isConditionFailure, type TableRef } from './dynamo.js';
+import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
-import { queryAll, summaryFromItem } from './rollout-items.js';
+import { summaryFromItem } from './rollout-items.js';
 
 export async function getSummaryItem(table: TableRef, sha: string) {
   const { Item } = await table.doc.send(

@@ -1,5 +1,4 @@
-import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mapSettled } from '../rollouts/concurrency.js';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK } from '../rollouts/model.js';
 import type {
   AppChange,
@@ -10,9 +9,10 @@ import type {
   RolloutWriter,
   TrackingClaims,
 } from '../rollouts/rollout-store.js';
-import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
+import { batchWriteAll } from './batch-write.js';
+import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, historyPk, historySk, rolloutPk, SUMMARY_SK } from './keys.js';
-import { queryAll } from './rollout-items.js';
+
 import { dynamoRolloutSummary } from './rollout-summary.js';
 
 const DECISIONS_PER_ITEM = 2000;
@@ -140,12 +140,11 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
           updatedAt: new Date().toISOString(),
         };
       });
-      const batches: (typeof items)[] = [];
-      for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-      await mapSettled(batches, 8, (batch) => writeBatch(table, batch)).then((settled) => {
-        const failed = settled.find((r) => !r.ok);
-        if (failed !== undefined && !failed.ok) throw failed.error;
-      });
+      await batchWriteAll(
+        table,
+        items.map((Item) => ({ PutRequest: { Item } })),
+        { concurrency: 8 },
+      );
     },
 
     async recordApp(meta, record: AppRecord) {
@@ -208,21 +207,6 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
 }
 
 /** `SET` for values, `REMOVE` for nulls; `sets` is the SET list (the caller appends to it). */
-/** One BatchWriteItem of up to 25 puts, retrying what DynamoDB leaves unprocessed (with backoff). */
-async function writeBatch(table: TableRef, items: readonly Record<string, unknown>[]): Promise<void> {
-  let requests = items.map((Item) => ({ PutRequest: { Item } }));
-  for (let attempt = 0; requests.length > 0; attempt++) {
-    if (attempt > 0)
-      await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt * Math.random())));
-    if (attempt > 8)
-      throw new Error(`${requests.length} records stayed unprocessed after ${attempt} attempts`);
-    const result = await table.doc.send(
-      new BatchWriteCommand({ RequestItems: { [table.tableName]: requests } }),
-    );
-    requests = (result.UnprocessedItems?.[table.tableName] ?? []) as typeof requests;
-  }
-}
-
 function setClause(item: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};

@@ -4,8 +4,9 @@ import type { FindingFilter } from '../../../lib/api/findings-reader.js';
 import { findingKey } from '../../../lib/audit/lifecycle.js';
 import type { Finding, Severity } from '../../../lib/audit/types.js';
 import { BadRequestError, UpstreamError } from '../../../lib/errors.js';
+import { batchWriteAll } from '../../../lib/store/batch-write.js';
 import { createTableRef, encodeCursor, type TableRef } from '../../../lib/store/dynamo.js';
-import { batchWriteAll, dynamoFindingsStore } from '../../../lib/store/findings.js';
+import { dynamoFindingsStore } from '../../../lib/store/findings.js';
 import { FINDINGS_PK } from '../../../lib/store/keys.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
