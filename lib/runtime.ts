@@ -145,6 +145,14 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     return lists.flat();
   };
 
+  // One reader per invocation: it caches fetched commits for that invocation and is closed after it.
+  const gitReader = (parts: FleetParts) =>
+    createGitReader({
+      repositories: parts.config.repositories.map((r) => r.url),
+      cacheDir: join(overrides.gitCacheDir ?? tmpdir(), 'gitops-sync-git'),
+      logger,
+    });
+
   return {
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -167,11 +175,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
       }),
     async fanout(message) {
       const parts = await fleet();
-      const git = createGitReader({
-        repositories: parts.config.repositories.map((r) => r.url),
-        cacheDir: join(overrides.gitCacheDir ?? tmpdir(), 'gitops-sync-git'),
-        logger,
-      });
+      const git = gitReader(parts);
       try {
         await fanoutPush(message, {
           fleet: parts.gateway,
@@ -234,11 +238,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     },
     async reconcile(options = {}) {
       const parts = await fleet();
-      const git = createGitReader({
-        repositories: parts.config.repositories.map((r) => r.url),
-        cacheDir: join(overrides.gitCacheDir ?? tmpdir(), 'gitops-sync-git'),
-        logger,
-      });
+      const git = gitReader(parts);
       try {
         const report = await runReconcile({
           fleet: parts.config,

@@ -9,10 +9,10 @@ import type {
   ManifestDoc,
   SyncHistoryEntry,
 } from '../audit/types.js';
+import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
-import { mapWithConcurrency } from '../kubernetes/concurrency.js';
 import type { Clock } from '../ports.js';
 import type { ManifestReader } from './app-manifests.js';
 import type { SourceResolution } from './behind.js';

@@ -1,5 +1,5 @@
+import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
-import { mapWithConcurrency } from '../kubernetes/concurrency.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import type { MissedPush } from './behind.js';

@@ -1,7 +1,7 @@
+import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
-import { mapWithConcurrency } from '../kubernetes/concurrency.js';
 import {
   APPLICATIONS,
   HORIZONTAL_POD_AUTOSCALERS,

@@ -1,4 +1,5 @@
 import type { ApplicationSource } from '../argocd/application.js';
+import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import { repositoryFor } from '../fleet/repositories.js';
@@ -6,7 +7,6 @@ import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
 import type { RemoteRefs } from '../git/remote-refs.js';
 import { resolveRevision } from '../git/resolve-revision.js';
-import { mapWithConcurrency } from '../kubernetes/concurrency.js';
 import { constraintMatches } from '../matching/semver.js';
 import type { SourceResolution } from './behind.js';
 

@@ -3,13 +3,13 @@ import {
   applicationSetRefreshPatch,
   gitRepositoryRefreshPatch,
 } from '../argocd/refresh-patch.js';
+import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { FleetCluster } from '../fleet/gateway.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import type { Clock, Logger } from '../ports.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
-import { mapSettled } from './concurrency.js';
 import type { FanoutDeps, PreflightVerdict } from './fanout.js';
 import { type AppRecord, type AppTarget, STATE_RANK, type StoredApp } from './model.js';
 import type { RolloutMeta } from './rollout-store.js';
@@ -46,13 +46,13 @@ export async function refreshAll(
   const perCluster = await Promise.all(
     [...byCluster].map(async ([name, matches]) => {
       const cluster = deps.fleet.cluster(name);
-      const settled = await mapSettled(matches, cluster?.concurrency ?? 10, (m) =>
+      const settled = await mapWithConcurrency(matches, cluster?.concurrency ?? 10, (m) =>
         refreshOne(m, cluster, existing.get(targetKey(m.target)), event, deps),
       );
       return settled.map((s, i): Outcome => {
-        if (s.ok) return s.value;
+        if (s.status === 'fulfilled') return s.value;
         const target = (matches[i] as ObjectMatch).target;
-        const detail = errorMessage(s.error);
+        const detail = errorMessage(s.reason);
         log.error('refresh failed unexpectedly', { cluster: name, app: target.name, error: detail });
         return {
           target,

@@ -1,6 +1,6 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../concurrency.js';
 import { UpstreamError } from '../errors.js';
-import { mapSettled } from '../rollouts/concurrency.js';
 import type { TableRef } from './dynamo.js';
 
 export interface BatchWriteOptions {
@@ -32,7 +32,7 @@ export async function batchWriteAll(
   const attempts = Math.max(1, options.attempts ?? 8);
   const base = options.baseDelayMs ?? 50;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const settled = await mapSettled(chunks, options.concurrency ?? 4, async (chunk) => {
+  const settled = await mapWithConcurrency(chunks, options.concurrency ?? 4, async (chunk) => {
     let pending: WriteRequest[] = chunk;
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > 1) await sleep(Math.floor(Math.random() * Math.min(2000, base * 2 ** (attempt - 2))));
@@ -51,6 +51,6 @@ export async function batchWriteAll(
       }
     }
   });
-  const failed = settled.find((s) => !s.ok);
-  if (failed !== undefined && !failed.ok) throw failed.error;
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
 }

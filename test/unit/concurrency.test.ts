@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapWithConcurrency } from '../../../lib/kubernetes/concurrency.js';
+import { mapWithConcurrency } from '../../lib/concurrency.js';
 
 describe('mapWithConcurrency', () => {
   it('keeps results in input order whatever order the calls finish in', async () => {
