@@ -31,7 +31,7 @@ export async function handleApi(request: HttpRequest, deps: ApiDeps): Promise<Ht
       .map(decodeSegment);
     const [head, ...rest] = segments;
     if (head === 'healthz' && rest.length === 0) return json(200, { status: 'ok', ...(await deps.health()) });
-    if (head === 'rollouts' && rest.length === 1) return await rollout(rest[0] ?? '', deps);
+    if (head === 'rollouts' && rest.length === 1) return await rollout(rest[0] ?? '', request, deps);
     if (head === 'apps' && rest.length === 4 && rest[3] === 'history')
       return await history(rest, request, deps);
     if (head === 'findings' && rest.length === 0) return await findings(request, deps);
@@ -49,13 +49,19 @@ function decodeSegment(segment: string): string {
   }
 }
 
-async function rollout(rawSha: string, deps: ApiDeps): Promise<HttpResponse> {
+async function rollout(rawSha: string, request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
   const sha = rawSha.toLowerCase();
   if (!SHA.test(sha))
     throw new BadRequestError('sha must be a full 40- or 64-character hexadecimal commit id');
+  const include = request.query.include;
+  if (include !== undefined && include !== 'decisions')
+    throw new BadRequestError('include must be decisions');
   const found = await deps.rollouts.get(sha);
   if (found === undefined) throw new NotFoundError(`no rollout for commit ${sha}`);
-  return json(200, { ...found, apps: found.apps.map(withDuration) });
+  // Every object whose repository matched, with why it was or was not refreshed (misses included).
+  const decisionRecords =
+    include === 'decisions' ? { decisionRecords: await deps.rollouts.decisions(sha) } : {};
+  return json(200, { ...found, apps: found.apps.map(withDuration), ...decisionRecords });
 }
 
 function withDuration(app: AppRecord): AppRecord & { durationSeconds?: number } {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { githubPush } from '../../../infra/local/sample-push.js';
 import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
+import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { PushMessage } from '../../../lib/queue/messages.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 
@@ -134,5 +135,29 @@ describe('fan-out when a cluster fails', () => {
     expect(hub?.requests.count({ verb: 'list', resource: 'applicationsets' })).toBe(1);
     expect(spokeC?.requests.count({ verb: 'list', resource: 'applications' })).toBe(1);
     expect(spokeC?.requests.count({ verb: 'list', resource: 'gitrepositories' })).toBe(1);
+  }, 40_000);
+
+  it('skips an Application with a malformed spec with a recorded reason and refreshes the others', async () => {
+    const hub = stack.world?.fleet.servers.get('hub');
+    hub?.store.create(APPLICATIONS, {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'broken', namespace: 'argocd' },
+      spec: {
+        project: 'x',
+        source: { repoURL: stack.world?.repoUrl('platform'), path: 42, targetRevision: 'main' },
+      },
+    });
+    const { sha, delivery } = await commitWebChange();
+    expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
+    await stack.rolloutWhenDone(sha);
+    const { body } = await stack.get(`/rollouts/${sha}?include=decisions`);
+    const records = (body as { decisionRecords: { name: string; decision: string; detail?: string }[] })
+      .decisionRecords;
+    expect(records.find((d) => d.name === 'broken')).toMatchObject({
+      decision: 'error',
+      detail: expect.stringContaining('path'),
+    });
+    expect(records.find((d) => d.name === 'web-spoke-a')?.decision).toBe('refreshed');
   }, 40_000);
 });

@@ -34,7 +34,16 @@ function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     rollouts: {
       get: async (sha) => (sha === SHA ? rollout : undefined),
       listApps: async () => [],
-      decisions: async () => [],
+      decisions: async () => [
+        {
+          cluster: 'hub',
+          namespace: 'argocd',
+          name: 'api',
+          kind: 'Application',
+          decision: 'paths-miss',
+          detail: 'no path covers it',
+        },
+      ],
       history: async (_target, page) => ({ items: [], ...(page.cursor ? {} : { nextCursor: 'next' }) }),
     },
     findings: { list: async () => ({ items: [{ rule: 'drift' }] }) },
@@ -66,6 +75,19 @@ describe('the read API', () => {
       status: 'succeeded',
       apps: [{ name: 'web', durationSeconds: 30 }],
     });
+  });
+
+  it('adds every decision, misses included, when asked to', async () => {
+    const body = JSON.parse(
+      (await handleApi(get(`/rollouts/${SHA}`, { include: 'decisions' }), deps())).body,
+    );
+    expect(body.decisionRecords).toEqual([expect.objectContaining({ name: 'api', decision: 'paths-miss' })]);
+    expect(
+      JSON.parse((await handleApi(get(`/rollouts/${SHA}`), deps())).body).decisionRecords,
+    ).toBeUndefined();
+    expect((await handleApi(get(`/rollouts/${SHA}`, { include: 'everything' }), deps())).statusCode).toBe(
+      400,
+    );
   });
 
   it('finds a rollout by an upper-case sha', async () => {

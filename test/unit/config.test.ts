@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lib/config.js';
+import { ConfigError } from '../../lib/errors.js';
+
+const base = { TABLE_NAME: 'orchestrator' };
+
+describe('loadConfig', () => {
+  it('applies the defaults of the spec', () => {
+    const config = loadConfig(base);
+    expect(config).toMatchObject({
+      tableName: 'orchestrator',
+      trackDeadlineSeconds: 600,
+      trackIntervalSeconds: 5,
+      trackMaxIntervalSeconds: 30,
+      reconcileIntervalSeconds: 300,
+      port: 3000,
+      maxBodyBytes: 10 * 1024 * 1024,
+      refreshConcurrency: 10,
+      slack: { mode: 'off' },
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    { name: 'a missing TABLE_NAME', env: {}, setting: 'TABLE_NAME' },
+    {
+      name: 'a deadline that is not a number',
+      env: { ...base, TRACK_DEADLINE_SECONDS: 'ten' },
+      setting: 'TRACK_DEADLINE_SECONDS',
+    },
+    {
+      name: 'a deadline out of range',
+      env: { ...base, TRACK_DEADLINE_SECONDS: '5' },
+      setting: 'TRACK_DEADLINE_SECONDS',
+    },
+    { name: 'a port out of range', env: { ...base, PORT: '70000' }, setting: 'PORT' },
+    {
+      name: 'an endpoint that is not a URL',
+      env: { ...base, DYNAMODB_ENDPOINT: 'localhost:8000' },
+      setting: 'DYNAMODB_ENDPOINT',
+    },
+    {
+      name: 'a webhook secret that is not an ARN',
+      env: { ...base, WEBHOOK_SECRET_ARN: 'my-secret' },
+      setting: 'WEBHOOK_SECRET_ARN',
+    },
+    {
+      name: 'a bot token without a channel',
+      env: { ...base, SLACK_BOT_TOKEN: 'xoxb-1' },
+      setting: 'SLACK_CHANNEL',
+    },
+    {
+      name: 'a channel without a bot token',
+      env: { ...base, SLACK_CHANNEL: '#deploys' },
+      setting: 'SLACK_BOT_TOKEN',
+    },
+    {
+      name: 'both Slack modes at once',
+      env: {
+        ...base,
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_CHANNEL: '#d',
+        SLACK_WEBHOOK_URL: 'https://hooks.slack.com/x',
+      },
+      setting: 'SLACK_WEBHOOK_URL',
+    },
+    {
+      name: 'a fanout queue without a track queue',
+      env: { ...base, QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/q' },
+      setting: 'TRACK_QUEUE_URL',
+    },
+    {
+      name: 'an empty entry in a secret list',
+      env: { ...base, GITHUB_WEBHOOK_SECRET: 'a,,b' },
+      setting: 'GITHUB_WEBHOOK_SECRET',
+    },
+    { name: 'an unknown log level', env: { ...base, LOG_LEVEL: 'chatty' }, setting: 'LOG_LEVEL' },
+  ])('stops on $name with one line naming the setting', ({ env, setting }) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).setting).toBe(setting);
+    expect((error as Error).message.startsWith(`${setting}: `)).toBe(true);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('never echoes a value in its message', () => {
+    expect(() => loadConfig({ ...base, WEBHOOK_SECRET_ARN: 'super-secret-value' })).toThrow(
+      /^WEBHOOK_SECRET_ARN: /,
+    );
+    try {
+      loadConfig({ ...base, WEBHOOK_SECRET_ARN: 'super-secret-value' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('super-secret-value');
+    }
+  });
+
+  it('accepts several webhook secrets for rotation and both Slack modes', () => {
+    expect(loadConfig({ ...base, GITHUB_WEBHOOK_SECRET: 'old, new' }).webhookSecrets.github).toEqual([
+      'old',
+      'new',
+    ]);
+    expect(loadConfig({ ...base, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_CHANNEL: '#deploys' }).slack).toMatchObject(
+      { mode: 'bot' },
+    );
+    expect(loadConfig({ ...base, SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/x' }).slack).toEqual({
+      mode: 'webhook',
+      webhookUrl: 'https://hooks.slack.com/services/x',
+    });
+  });
+});
