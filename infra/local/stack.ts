@@ -43,8 +43,6 @@ export interface LocalStack {
   readonly slack?: SlackReceiver;
   readonly queues: { readonly push: MemoryQueue<PushMessage>; readonly track: MemoryQueue<TrackMessage> };
   readonly dynamodbEndpoint: string;
-  /** Resolves when both queues are idle (nothing visible, in flight, or due within `withinMs`). */
-  idle(withinMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -162,14 +160,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(slack === undefined ? {} : { slack }),
       queues,
       dynamodbEndpoint: config.dynamodbEndpoint ?? '',
-      async idle(withinMs = 0) {
-        for (let settled = 0; settled < 2; ) {
-          await queues.push.idle(withinMs);
-          await queues.track.idle(withinMs);
-          settled = queues.push.depth === 0 && queues.track.depth === 0 ? settled + 1 : 0;
-          if (settled === 0) await new Promise((r) => setTimeout(r, 50));
-        }
-      },
       close,
     };
   } catch (error) {
