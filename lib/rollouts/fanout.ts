@@ -111,7 +111,11 @@ export async function fanoutPush(message: PushMessage, deps: FanoutDeps): Promis
 
   const outcomes = await refreshAll(candidates, meta, event, deps, log);
   decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
-  await deps.rollouts.recordDecisions(sha, decisions);
+  await deps.rollouts.recordDecisions(
+    sha,
+    `${event.receivedAt}#${event.deliveryId}#${message.attempt ?? 0}`,
+    decisions,
+  );
   await recordUnreadable(message, unreadable, deps, log);
 
   const summary = await deps.rollouts.syncSummary(sha);

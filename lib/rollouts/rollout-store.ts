@@ -21,7 +21,11 @@ export interface Page<T> {
 export interface RolloutWriter {
   /** Creates the rollout for this commit, or adds `ref` to the one that exists. */
   start(rollout: NewRollout): Promise<'created' | 'exists'>;
-  recordDecisions(sha: string, decisions: readonly DecisionRecord[]): Promise<void>;
+  /**
+   * Records one fan-out's decisions under `batch` (its delivery and attempt: a redelivery overwrites, never
+   * appends) and re-derives the rollout's decision counts, one per object, the latest delivery's winning.
+   */
+  recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]): Promise<void>;
   /**
    * Writes fan-out's records in batches (25 per call): each replaces the app's record at `version`, which
    * fan-out read just before (an app already past these states is never in the batch).

@@ -8,7 +8,7 @@ import type { AppTarget } from '../rollouts/model.js';
  * | delivery (TTL)        | DELIVERY#<provider>#<id>    | #                                    |                                      |
  * | rollout summary       | ROLLOUT#<sha>               | #SUMMARY                             |                                      |
  * | app in a rollout      | ROLLOUT#<sha>               | APP#<cluster>#<kind>#<ns>#<name>     | HISTORY#<cluster>#<ns>#<name> / <time>#<sha> |
- * | decisions (chunks)    | ROLLOUT#<sha>               | DECISIONS#<n>                        |                                      |
+ * | decisions (chunks)    | ROLLOUT#<sha>               | DECISIONS#<time>#<delivery>#<try>#<n> |                                      |
  * | Slack message ref     | ROLLOUT#<sha>               | SLACK#<channel>                      |                                      |
  * | finding               | FINDINGS                    | <cluster>#<rule>#<ns>#<name>#<subject> |                                    |
  * | reconcile memory      | RECONCILE                   | <kind>#…                             |                                      |
@@ -37,8 +37,9 @@ export function historySk(time: string, sha: string): string {
   return `${time}#${sha}`;
 }
 
-export function decisionsSk(chunk: number): string {
-  return `DECISIONS#${String(chunk).padStart(4, '0')}`;
+/** One fan-out's decisions, chunked; `batch` names the delivery and attempt, so a redelivery overwrites. */
+export function decisionsSk(batch: string, chunk: number): string {
+  return `DECISIONS#${batch}#${String(chunk).padStart(4, '0')}`;
 }
 
 export function slackSk(channel: string): string {

@@ -49,6 +49,17 @@ function pick(item: Item, fields: readonly string[]): Item {
   return out;
 }
 
+/** One decision per object across every fan-out of the commit (chunks come in key order: the latest wins). */
+export function latestDecisions(chunks: readonly Item[]): DecisionRecord[] {
+  const byObject = new Map<string, DecisionRecord>();
+  for (const chunk of chunks) {
+    for (const d of (chunk.decisions ?? []) as DecisionRecord[]) {
+      byObject.set(`${d.cluster}/${d.kind}/${d.namespace}/${d.name}`, d);
+    }
+  }
+  return [...byObject.values()];
+}
+
 export function summaryFromItem(item: Item): RolloutSummary {
   return pick(item, SUMMARY_FIELDS) as unknown as RolloutSummary;
 }
@@ -85,8 +96,7 @@ export function dynamoRolloutReader(table: TableRef): RolloutReader {
     },
     listApps,
     async decisions(sha) {
-      const chunks = await queryAll(table, rolloutPk(sha), 'DECISIONS#');
-      return chunks.flatMap((chunk) => (chunk.decisions ?? []) as DecisionRecord[]);
+      return latestDecisions(await queryAll(table, rolloutPk(sha), 'DECISIONS#'));
     },
     async history(target, page) {
       const start = decodeCursor(page.cursor);

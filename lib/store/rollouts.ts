@@ -13,6 +13,7 @@ import { batchWriteAll } from './batch-write.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, historyPk, historySk, rolloutPk, SUMMARY_SK } from './keys.js';
 
+import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
 
 const DECISIONS_PER_ITEM = 2000;
@@ -89,40 +90,32 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       return 'exists';
     },
 
-    async recordDecisions(sha: string, decisions: readonly DecisionRecord[]) {
-      const existing = await queryAll(table, rolloutPk(sha), 'DECISIONS#');
-      let chunk = existing.length;
-      for (let i = 0; i < decisions.length; i += DECISIONS_PER_ITEM) {
+    async recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]) {
+      const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
+      for (let i = 0, chunk = 0; i < decisions.length; i += DECISIONS_PER_ITEM, chunk++) {
         await table.doc.send(
           new PutCommand({
             TableName: table.tableName,
             Item: {
               pk: rolloutPk(sha),
-              sk: decisionsSk(chunk++),
+              sk: decisionsSk(batch, chunk),
               type: 'decisions',
               decisions: decisions.slice(i, i + DECISIONS_PER_ITEM),
-              expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds,
+              expiresAt,
             },
           }),
         );
       }
       const counts: Record<string, number> = {};
-      for (const d of decisions) counts[d.decision] = (counts[d.decision] ?? 0) + 1;
-      const names: Record<string, string> = { '#decisions': 'decisions' };
-      const values: Record<string, number> = { ':zero': 0 };
-      const sets = Object.entries(counts).map(([decision, count], i) => {
-        names[`#d${i}`] = decision;
-        values[`:c${i}`] = count;
-        return `#decisions.#d${i} = if_not_exists(#decisions.#d${i}, :zero) + :c${i}`;
-      });
-      if (sets.length === 0) return;
+      for (const d of latestDecisions(await queryAll(table, rolloutPk(sha), 'DECISIONS#'))) {
+        counts[d.decision] = (counts[d.decision] ?? 0) + 1;
+      }
       await table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
           Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          UpdateExpression: 'SET decisions = :counts',
+          ExpressionAttributeValues: { ':counts': counts },
         }),
       );
     },

@@ -118,13 +118,28 @@ describe('the DynamoDB rollout records', () => {
 
   it('keeps decisions of apps that were not refreshed, with counts on the summary', async () => {
     const m = await started();
-    await writer.recordDecisions(m.sha, [
-      { ...app('x'), decision: 'paths-miss' },
-      { ...app('y'), decision: 'revision-miss' },
-      { ...app('z'), decision: 'paths-miss' },
-    ]);
+    const decisions = [
+      { ...app('x'), decision: 'paths-miss' as const },
+      { ...app('y'), decision: 'revision-miss' as const },
+      { ...app('z'), decision: 'paths-miss' as const },
+    ];
+    await writer.recordDecisions(m.sha, 't1#d1#0', decisions);
     expect(await reader.decisions(m.sha)).toHaveLength(3);
     expect((await reader.get(m.sha))?.decisions).toEqual({ 'paths-miss': 2, 'revision-miss': 1 });
+  });
+
+  it('counts a redelivered fan-out once, and one decision per object across deliveries', async () => {
+    const m = await started();
+    const first = [
+      { ...app('x'), decision: 'refreshed' as const },
+      { ...app('y'), decision: 'paths-miss' as const },
+    ];
+    await writer.recordDecisions(m.sha, 't1#d1#0', first);
+    await writer.recordDecisions(m.sha, 't1#d1#0', first);
+    expect((await reader.get(m.sha))?.decisions).toEqual({ refreshed: 1, 'paths-miss': 1 });
+    await writer.recordDecisions(m.sha, 't2#d2#0', [{ ...app('x'), decision: 'error' as const }]);
+    expect((await reader.get(m.sha))?.decisions).toEqual({ error: 1, 'paths-miss': 1 });
+    expect(await reader.decisions(m.sha)).toHaveLength(2);
   });
 
   it('serves an app history newest first, page by page', async () => {
