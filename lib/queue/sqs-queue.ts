@@ -1,4 +1,4 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Queue, SendOptions } from '../ports.js';
 
 /** SQS allows at most 15 minutes of delay per message. */
@@ -18,8 +18,4 @@ export function sqsQueue<M>(client: SQSClient, queueUrl: string): Queue<M> {
       );
     },
   };
-}
-
-export function createSqsClient(region: string): SQSClient {
-  return new SQSClient({ region });
 }
