@@ -26,7 +26,12 @@ export async function startDynalite(options: { port?: number; dataDir?: string }
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Keep-alive sockets live 120 s; a closing stack must not wait for them.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -63,13 +63,16 @@ export async function trackRollout(message: TrackMessage, deps: TrackDeps): Prom
   const unfinished = Object.entries(summary?.counts ?? {})
     .filter(([state]) => !isTerminal(state as AppState))
     .reduce((sum, [, count]) => sum + (count ?? 0), 0);
-  // Ending releases the tracking claim only if no app changed since our summary; otherwise a later delivery
-  // added apps this chain must follow, so it keeps polling.
-  const ending = unfinished === 0 || pastDeadline;
-  const released =
-    ending && (pastDeadline || (await deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0)));
-  if (pastDeadline && ending) await deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0);
-  const requeued = !released;
+  // Past the deadline the chain ends whatever happens. Otherwise it ends only if it can release the tracking
+  // claim, which fails when an app changed since our summary: a later delivery added apps to follow.
+  const release = () => deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0);
+  let requeued: boolean;
+  if (pastDeadline) {
+    await release();
+    requeued = false;
+  } else {
+    requeued = unfinished > 0 || !(await release());
+  }
   if (requeued) {
     const delaySeconds = Math.min(
       deps.intervalSeconds * 2 ** Math.min(message.attempt + 1, 10),

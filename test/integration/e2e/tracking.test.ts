@@ -93,10 +93,17 @@ describe('following every sync to its end', () => {
       state: 'failed',
     });
 
+    // The records are written before Slack is told, so the message catches up a moment after the API.
     const short = sha.slice(0, 7);
-    const messages = (stack.slack?.messages() ?? []).filter((m) => m.text.includes(short));
-    expect(messages).toHaveLength(1);
     const counts = rollout.counts as Record<string, number>;
+    const matchesRecords = (text: string) =>
+      Object.entries(counts).every(([state, n]) => text.includes(`${n} ${state}`));
+    let messages = (stack.slack?.messages() ?? []).filter((m) => m.text.includes(short));
+    for (let i = 0; i < 100 && !matchesRecords(JSON.stringify(messages[0]?.blocks)); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      messages = (stack.slack?.messages() ?? []).filter((m) => m.text.includes(short));
+    }
+    expect(messages).toHaveLength(1);
     const text = JSON.stringify(messages[0]?.blocks);
     for (const [state, count] of Object.entries(counts)) expect(text).toContain(`${count} ${state}`);
   }, 60_000);
