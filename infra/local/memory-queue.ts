@@ -32,6 +32,7 @@ export class MemoryQueue<M> implements Queue<M> {
   private timer: NodeJS.Timeout | undefined;
   private idleWaiters: (() => void)[] = [];
   private stopped = true;
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(
     readonly name: string,
@@ -79,10 +80,12 @@ export class MemoryQueue<M> implements Queue<M> {
     this.timer = setTimeout(() => void tick(), 0);
   }
 
-  stop(): void {
+  /** Stops receiving, then waits for the handlers still running (even past their visibility timeout). */
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    await Promise.allSettled([...this.running]);
   }
 
   /** Resolves when no message is visible, none is in flight, and none is delayed beyond `withinMs`. */
@@ -134,7 +137,13 @@ export class MemoryQueue<M> implements Queue<M> {
     const event: SQSEvent = { Records: batch.map((m) => this.toRecord(m)) };
     let failed: Set<string>;
     try {
-      const response = await withTimeout(handler(event), options.visibilityTimeoutMs);
+      const running = handler(event);
+      this.running.add(running);
+      void running.then(
+        () => this.running.delete(running),
+        () => this.running.delete(running),
+      );
+      const response = await withTimeout(running, options.visibilityTimeoutMs);
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch {
       // A thrown handler fails the whole batch: every message comes back after its visibility timeout.

@@ -127,8 +127,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       maxReceiveCount: 5,
     });
     closers.push(async () => {
-      queues.push.stop();
-      queues.track.stop();
+      // Let the batches in flight finish before the stores and servers they use go away.
+      await Promise.all([queues.push.stop(), queues.track.stop()]);
     });
 
     const http = await startLocalHttpServer(

@@ -11,8 +11,8 @@ describe('the in-process queue', () => {
     queues.push(q as MemoryQueue<unknown>);
     return q;
   };
-  afterEach(() => {
-    for (const q of queues.splice(0)) q.stop();
+  afterEach(async () => {
+    await Promise.all(queues.splice(0).map((q) => q.stop()));
   });
 
   it('delivers each message as an SQS record whose body is the JSON sent', async () => {
@@ -86,5 +86,19 @@ describe('the in-process queue', () => {
     await q.send('slow');
     await q.idle(1000);
     expect(calls).toBe(2);
+  });
+
+  it('waits on stop for the batch still being handled', async () => {
+    const q = queue<string>();
+    let finished = false;
+    q.start(async () => {
+      await new Promise((r) => setTimeout(r, 100));
+      finished = true;
+      return { batchItemFailures: [] };
+    }, options);
+    await q.send('in flight');
+    await new Promise((r) => setTimeout(r, 20));
+    await q.stop();
+    expect(finished).toBe(true);
   });
 });
