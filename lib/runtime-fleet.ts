@@ -1,8 +1,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from './app.js';
+import { parseApplication } from './argocd/application.js';
 import type { Config } from './config.js';
 import { ConfigError, errorMessage } from './errors.js';
+import { destinationCluster } from './fleet/destination.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
 import { loadFleetFile } from './fleet/fleet-file.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
@@ -16,21 +18,31 @@ import {
   type KubeResource,
   SECRET_STORES,
 } from './kubernetes/resources.js';
+import { buildMatchIndex } from './matching/match-index.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
 import { createSlackTarget, postToSlack } from './notify/slack-target.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
 import { createAppPreflight } from './rollouts/app-preflight.js';
 import { changedFilesResolver } from './rollouts/changed-files.js';
-import { fanoutPush } from './rollouts/fanout.js';
+import { fanout } from './rollouts/fanout.js';
 import { postSyncCheck } from './rollouts/post-sync-check.js';
 import { rolloutNotice } from './rollouts/rollout-notice.js';
-import { liveKey, trackRollout } from './rollouts/track.js';
+import { sweepRollouts } from './rollouts/sweep.js';
+import { liveKey, trackCluster } from './rollouts/track.js';
 import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoOpenRollouts } from './store/open-rollouts.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
+import { dynamoRefPushes } from './store/ref-pushes.js';
 import { createSlackRefs } from './store/slack-refs.js';
+import { dynamoClusterTrackers } from './store/trackers.js';
 
 export type FleetFunctions = Pick<App, 'fanout' | 'track' | 'reconcile'>;
+
+const TRACKER_TTL_SECONDS = 7 * 24 * 3600;
+const REF_PUSH_TTL_SECONDS = 24 * 3600;
+/** How long past its deadline a rollout may stay open before the sweep finishes it. */
+const SWEEP_GRACE_SECONDS = 60;
 
 /**
  * The functions that talk to the fleet (fanout, track, reconcile), built on their first call: the webhook
@@ -51,6 +63,17 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     clock,
   });
   const notify = rolloutNotice({ rollouts: reader, notifier, logger });
+  const trackers = dynamoClusterTrackers(table, TRACKER_TTL_SECONDS);
+  const open = dynamoOpenRollouts(table);
+  const refPushes = dynamoRefPushes(table, REF_PUSH_TTL_SECONDS);
+  // Longer than any gap between two polls of a chain, so only a lost chain ever lets its lease run out.
+  const chainLeaseSeconds = config.trackMaxIntervalSeconds * 2 + 60;
+  const destination = (cluster: string, raw: unknown) => {
+    const parsed = parseApplication(raw);
+    return parsed.ok
+      ? destinationCluster(parsed.value.destination, cluster, fleetConfig.clusters)
+      : undefined;
+  };
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
   // Best-effort reads for the preflight and the post-sync check: an unreadable list is an empty one.
@@ -65,40 +88,52 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     });
 
   return {
-    async fanout(message) {
+    async fanout(message, budget) {
       const git = gitReader();
       try {
-        await fanoutPush(message, {
-          fleet: gateway,
-          rollouts: { ...rollouts, listApps: reader.listApps },
-          changedFiles: changedFilesResolver({
-            repositories: fleetConfig.repositories,
-            credentials,
-            compare: (request) => compareCommits(request, { logger }),
+        await fanout(
+          message,
+          {
+            fleet: gateway,
+            rollouts: { ...rollouts, listApps: reader.listApps },
+            trackers,
+            open,
+            refPushes,
+            changedFiles: changedFilesResolver({
+              repositories: fleetConfig.repositories,
+              credentials,
+              compare: (request) => compareCommits(request, { logger }),
+              logger,
+            }),
+            preflight: createAppPreflight({
+              fleet: fleetConfig,
+              git,
+              credentials,
+              clusterStores: (cluster) => listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
+              resolve: { api: secretsManager, logger, cache: createResolutionCache() },
+            }),
+            matchIndex: (_cluster, objects) => buildMatchIndex(objects),
+            destination,
+            notify,
+            queue: pushQueue,
+            trackQueue,
+            clock,
             logger,
-          }),
-          preflight: createAppPreflight({
-            fleet: fleetConfig,
-            git,
-            credentials,
-            clusterStores: (cluster) => listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
-            resolve: { api: secretsManager, logger, cache: createResolutionCache() },
-          }),
-          notify,
-          pushQueue,
-          trackQueue,
-          clock,
-          logger,
-          trackDeadlineSeconds: config.trackDeadlineSeconds,
-          trackIntervalSeconds: config.trackIntervalSeconds,
-        });
+            trackDeadlineSeconds: config.trackDeadlineSeconds,
+            trackIntervalSeconds: config.trackIntervalSeconds,
+            chainLeaseSeconds,
+          },
+          budget ?? { deadlineMs: Date.now() + 100_000 },
+        );
       } finally {
         await git.close();
       }
     },
     async track(message) {
-      await trackRollout(message, {
+      await trackCluster(message, {
         rollouts: { ...reader, ...rollouts },
+        trackers,
+        refPushes,
         live: {
           async listTargets(cluster, kinds) {
             const target = gateway.cluster(cluster);
@@ -124,6 +159,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
         logger,
         intervalSeconds: config.trackIntervalSeconds,
         maxIntervalSeconds: config.trackMaxIntervalSeconds,
+        chainLeaseSeconds,
       });
     },
     async reconcile(options = {}) {
@@ -149,8 +185,20 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
             ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
           },
         });
-        logger.info('reconcile pass done', { ...report });
-        return { ...report };
+        const sweep = await sweepRollouts({
+          open,
+          rollouts: { ...reader, ...rollouts },
+          trackers,
+          trackQueue,
+          clusters: fleetConfig.clusters.map((c) => c.name),
+          notify,
+          clock,
+          logger,
+          graceSeconds: SWEEP_GRACE_SECONDS,
+          chainLeaseSeconds,
+        });
+        logger.info('reconcile pass done', { ...report, sweep });
+        return { ...report, sweep };
       } finally {
         await git.close();
       }
