@@ -10,7 +10,7 @@ import { loadFleetFile } from './fleet/fleet-file.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
 import { compareCommits } from './git/compare.js';
 import { credentialsFor, type GitCredentials } from './git/credentials.js';
-import { createGitReader } from './git/manifests.js';
+import { createGitReader, type GitReader } from './git/manifests.js';
 import { type ClusterClients, createClusterClients } from './kubernetes/cluster-clients.js';
 import {
   CLUSTER_SECRET_STORES,
@@ -19,6 +19,7 @@ import {
   SECRET_STORES,
 } from './kubernetes/resources.js';
 import { buildMatchIndex } from './matching/match-index.js';
+import { canonicalRepoKey } from './matching/repo-url.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
 import { createSlackTarget, postToSlack } from './notify/slack-target.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
@@ -36,6 +37,7 @@ import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile
 import { dynamoRefPushes } from './store/ref-pushes.js';
 import { createSlackRefs } from './store/slack-refs.js';
 import { dynamoClusterTrackers } from './store/trackers.js';
+import type { PushEvent } from './webhook/push-event.js';
 
 export type FleetFunctions = Pick<App, 'fanout' | 'track' | 'reconcile'>;
 
@@ -67,7 +69,20 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   const open = dynamoOpenRollouts(table);
   const refPushes = dynamoRefPushes(table, REF_PUSH_TTL_SECONDS);
   // Longer than any gap between two polls of a chain, so only a lost chain ever lets its lease run out.
-  const chainLeaseSeconds = config.trackMaxIntervalSeconds * 2 + 60;
+  const chainLeaseSeconds = Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5);
+  // The pushed ref's commit now, from the Git host, for repositories the fleet file lets us read.
+  const remoteHead = async (event: PushEvent, git: Pick<GitReader, 'listRemoteRefs'>) => {
+    const key = canonicalRepoKey(event.repo.webUrl);
+    const repo = fleetConfig.repositories.find((r) => canonicalRepoKey(r.url) === key);
+    if (repo === undefined) return undefined;
+    const auth = await credentials(repo);
+    const remote = await git.listRemoteRefs({
+      url: repo.url,
+      ...(auth === undefined ? {} : { auth }),
+      ...(repo.provider === undefined ? {} : { provider: repo.provider }),
+    });
+    return remote.refs.get(event.ref);
+  };
   const destination = (cluster: string, raw: unknown) => {
     const parsed = parseApplication(raw);
     return parsed.ok
@@ -99,6 +114,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
             trackers,
             open,
             refPushes,
+            remoteHead: (event) => remoteHead(event, git),
             changedFiles: changedFilesResolver({
               repositories: fleetConfig.repositories,
               credentials,

@@ -3,6 +3,7 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { ClusterWorkMessage, FanoutMessage, PushMessage } from '../queue/messages.js';
 import type { ChangedFiles, PushEvent } from '../webhook/push-event.js';
+import { movedOnTo } from './ref-head.js';
 import type { ClusterProgressWriter, OpenRollouts, RefPushes, RolloutWriter } from './rollout-store.js';
 
 export interface PlanDeps {
@@ -10,6 +11,8 @@ export interface PlanDeps {
   readonly rollouts: Pick<RolloutWriter, 'start'> & Pick<ClusterProgressWriter, 'planClusters'>;
   readonly open: Pick<OpenRollouts, 'open'>;
   readonly refPushes: RefPushes;
+  /** The commit the pushed ref points at now, read from the Git host (undefined when it cannot be read). */
+  readonly remoteHead?: (event: PushEvent) => Promise<string | undefined>;
   /** Fills in an unknown file list from the provider's compare API; returns it unchanged when it cannot. */
   readonly changedFiles: (event: PushEvent) => Promise<ChangedFiles>;
   readonly queue: Queue<FanoutMessage>;
@@ -83,20 +86,23 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
 }
 
 /**
- * Which commit the pushed ref points at now, judged by the order the Git host sent its pushes: a later
- * push of the ref names a later head. A scheduled catch-up is built from the ref's current head.
+ * Which commit the pushed ref points at now: asked of the Git host where the repository can be read (the
+ * truth, whatever order deliveries came in), else judged from the pushes received. Recording this push
+ * first lets a later delivery of an older push see that the ref moved on from it.
  */
 async function refHead(event: PushEvent, deps: PlanDeps): Promise<string | undefined> {
   const repoKey = canonicalRepoKey(event.repo.webUrl);
   if (repoKey === undefined || event.deleted) return undefined;
-  const latest = await deps.refPushes.head(repoKey, event.ref);
-  await deps.refPushes.record({
+  const push = {
     repoKey,
     ref: event.ref,
     before: event.before,
     after: event.after,
     receivedAt: event.receivedAt,
     forced: event.forced,
-  });
-  return latest !== undefined && latest.receivedAt > event.receivedAt ? latest.sha : event.after;
+  };
+  await deps.refPushes.record(push);
+  const remote = await deps.remoteHead?.(event).catch(() => undefined);
+  if (remote !== undefined) return remote;
+  return movedOnTo(push, await deps.refPushes.recent(repoKey, event.ref)) ?? event.after;
 }

@@ -13,9 +13,9 @@ import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type { ClusterWorkDeps } from './cluster-work.js';
 import { liveVerdict } from './live-verdict.js';
-import { type AppTarget, type Decision, isTerminal, type StoredApp } from './model.js';
+import { type AppTarget, type Decision, isTerminal, STATE_RANK, type StoredApp } from './model.js';
 import { describeBlock } from './preflight-verdict.js';
-import type { RolloutMeta } from './rollout-store.js';
+import type { AppChange, RolloutMeta } from './rollout-store.js';
 
 export interface PreflightVerdict {
   readonly verdict: 'pass' | 'warn' | 'block';
@@ -132,7 +132,13 @@ async function refreshOne(
     };
   }
   const windowMs = (deps.refreshWindowSeconds ?? 60) * 1000;
-  if (previous?.claimedAt !== undefined && now.getTime() - Date.parse(previous.claimedAt) < windowMs) {
+  // Within the window a claim stands while the app is in flight; an app that ended and is not at the commit
+  // any more (a rollback to it) is claimed again at once.
+  if (
+    previous?.claimedAt !== undefined &&
+    !isTerminal(previous.state) &&
+    now.getTime() - Date.parse(previous.claimedAt) < windowMs
+  ) {
     const detail = 'refreshed by an earlier delivery of this commit';
     return { target, decision: match.decision, detail, track: !isTerminal(previous.state), patched: false };
   }
@@ -143,14 +149,16 @@ async function refreshOne(
 
   // A terminal app that is not at the commit any more (a rollback to it) starts a new round.
   const reopen = previous !== undefined && isTerminal(previous.state);
-  const fresh = previous === undefined || reopen;
+  // `matched`: an earlier attempt claimed it and could not patch it; this one starts it over.
+  const fresh = previous === undefined || reopen || previous.state === 'matched';
+  const claimedAt = now.toISOString();
   const version = await deps.rollouts.claimApp(
     meta,
     {
       ...base,
-      state: fresh ? 'matched' : previous.state,
+      state: fresh ? 'matched' : (previous as StoredApp).state,
       decision: match.decision,
-      claimedAt: now.toISOString(),
+      claimedAt,
       message: 'refreshing',
       ...(live.revision === undefined ? {} : { fromRevision: live.revision }),
     },
@@ -178,8 +186,8 @@ async function refreshOne(
     secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
     if (verdict.verdict === 'block') {
       const detail = describeBlock(verdict);
-      await deps.rollouts.transition(
-        meta.sha,
+      await afterClaim(
+        context,
         target,
         {
           state: 'blocked',
@@ -189,6 +197,7 @@ async function refreshOne(
           ...(secrets === undefined ? {} : { secrets }),
         },
         version,
+        claimedAt,
       );
       return { target, decision: 'blocked', detail, ...none };
     }
@@ -199,37 +208,61 @@ async function refreshOne(
     if (patch !== undefined) {
       await withDeadline(cluster.patch(target, patch), context.deadlineMs, `refresh ${target.name}`);
     }
-    await deps.rollouts.transition(
-      meta.sha,
-      target,
-      {
-        ...(fresh ? { state: 'refreshed' } : {}),
-        refreshedAt: now.toISOString(),
-        message: patch === undefined ? 'a hard refresh was already pending' : null,
-        ...(secrets === undefined ? {} : { secrets }),
-      },
-      version,
-    );
-    return {
-      target,
-      decision: match.decision,
-      detail: match.reason,
-      track: true,
-      patched: patch !== undefined,
-    };
   } catch (error) {
-    return patchFailed(match, error, version, fresh, context);
+    return patchFailed(match, error, { version, claimedAt }, fresh, context);
   }
+  await afterClaim(
+    context,
+    target,
+    {
+      ...(fresh ? { state: 'refreshed' } : {}),
+      refreshedAt: now.toISOString(),
+      message: patch === undefined ? 'a hard refresh was already pending' : null,
+      ...(secrets === undefined ? {} : { secrets }),
+    },
+    version,
+    claimedAt,
+  );
+  return {
+    target,
+    decision: match.decision,
+    detail: match.reason,
+    track: true,
+    patched: patch !== undefined,
+  };
+}
+
+/**
+ * A change to the app fan-out claimed. Track may have written it since (the app moved on by itself): then
+ * the change is made again on what is there now, as long as the claim is still this one.
+ */
+async function afterClaim(
+  context: RefreshContext,
+  target: AppTarget,
+  change: AppChange,
+  version: number,
+  claimedAt: string,
+): Promise<void> {
+  const { deps, meta } = context;
+  if ((await deps.rollouts.transition(meta.sha, target, change, version)) === 'updated') return;
+  const now = (await deps.rollouts.listApps(meta.sha, target.cluster)).find(
+    (a) => appKey(a) === appKey(target),
+  );
+  if (now === undefined || now.claimedAt !== claimedAt) return;
+  const { state, ...rest } = change;
+  // Never move it back: a state track already advanced past stays.
+  const keep = state !== undefined && STATE_RANK[state] < STATE_RANK[now.state];
+  await deps.rollouts.transition(meta.sha, target, keep ? rest : change, now.version);
 }
 
 async function patchFailed(
   match: ObjectMatch,
   error: unknown,
-  version: number,
+  claim: { version: number; claimedAt: string },
   fresh: boolean,
   context: RefreshContext,
 ): Promise<AppOutcome> {
-  const { deps, meta, message } = context;
+  const { deps, message } = context;
   const { target } = match;
   const detail = `refresh failed: ${errorMessage(error)}`;
   const retryable = error instanceof DeadlineError || !(error instanceof UpstreamError) || error.retryable;
@@ -241,8 +274,8 @@ async function patchFailed(
     retryable,
   });
   if (!retryable || last) {
-    await deps.rollouts.transition(
-      meta.sha,
+    await afterClaim(
+      context,
       target,
       {
         state: 'error',
@@ -251,16 +284,18 @@ async function patchFailed(
         finishedAt: deps.clock.now().toISOString(),
         claimedAt: null,
       },
-      version,
+      claim.version,
+      claim.claimedAt,
     );
     return { target, decision: 'error', detail, track: false, patched: false };
   }
   // Released, so the retry (or another delivery) may claim it again at once.
-  await deps.rollouts.transition(
-    meta.sha,
+  await afterClaim(
+    context,
     target,
     { message: `${detail} (attempt ${message.attempt + 1}, retrying)`, claimedAt: null },
-    version,
+    claim.version,
+    claim.claimedAt,
   );
   return {
     target,

@@ -108,10 +108,10 @@ export interface RefPush {
   readonly forced: boolean;
 }
 
-/** The pushes each ref received: the latest names the commit the ref points at now. */
+/** The pushes each ref received lately, newest first: how a ref moved, for repositories the orchestrator may not read. */
 export interface RefPushes {
   record(push: RefPush): Promise<void>;
-  head(repoKey: string, ref: string): Promise<{ sha: string; receivedAt: string } | undefined>;
+  recent(repoKey: string, ref: string): Promise<readonly RefPush[]>;
 }
 
 export interface RolloutReader {

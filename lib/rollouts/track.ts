@@ -3,10 +3,12 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
 import { isTerminal, type RolloutSummary, type StoredApp, type TargetKind } from './model.js';
+import { movedOnTo } from './ref-head.js';
 import type {
   AppChange,
   AppStateWriter,
   ClusterTrackers,
+  RefPush,
   RefPushes,
   RolloutReader,
   TrackedRollout,
@@ -23,7 +25,7 @@ export const liveKey = (kind: string, namespace: string, name: string) => `${kin
 export interface TrackDeps {
   readonly rollouts: Pick<RolloutReader, 'listApps' | 'summary'> & AppStateWriter;
   readonly trackers: ClusterTrackers;
-  readonly refPushes: Pick<RefPushes, 'head'>;
+  readonly refPushes: Pick<RefPushes, 'recent'>;
   readonly live: LiveLister;
   /** Runs once when an app ends (the ExternalSecret post-sync check); returns fields to record with the end. */
   readonly onEnd?: (sha: string, app: StoredApp, live: unknown) => Promise<AppChange>;
@@ -66,21 +68,20 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
   const open = polls.filter((p) => p.apps.some((a) => !isTerminal(a.state)));
   const kinds = new Set(open.flatMap((p) => p.apps.filter((a) => !isTerminal(a.state)).map((a) => a.kind)));
   const live = await readLive(cluster, [...kinds], deps, log);
-  const heads = new Map<string, Promise<string | undefined>>();
-  const headOf = (summary: RolloutSummary | undefined) => {
+  // How each rollout's ref moved since, from the pushes received (one read per repository and ref per poll).
+  const recent = new Map<string, Promise<readonly RefPush[]>>();
+  const headOf = async (summary: RolloutSummary | undefined): Promise<string | undefined> => {
     const repoKey = summary === undefined ? undefined : canonicalRepoKey(summary.repoUrl);
-    if (summary === undefined || repoKey === undefined) return Promise.resolve(undefined);
+    if (summary === undefined || repoKey === undefined) return undefined;
     const key = `${repoKey}#${summary.ref}`;
-    if (!heads.has(key)) {
-      heads.set(
+    if (!recent.has(key))
+      recent.set(
         key,
-        deps.refPushes.head(repoKey, summary.ref).then(
-          (h) => h?.sha,
-          () => undefined,
-        ),
+        deps.refPushes.recent(repoKey, summary.ref).catch(() => []),
       );
-    }
-    return heads.get(key) as Promise<string | undefined>;
+    const pushes = (await recent.get(key)) ?? [];
+    const own = pushes.find((p) => p.after === summary.sha);
+    return own === undefined ? undefined : movedOnTo(own, pushes);
   };
 
   let changed = 0;
@@ -179,20 +180,20 @@ async function applyChanges(
     if (change === undefined) return 'same' as const;
     return deps.rollouts.transition(sha, app, change, app.version);
   };
+  // An app still `matched` is fan-out's (claimed, not yet patched): only the deadline takes it from there.
+  const followed = (a: StoredApp) => !isTerminal(a.state) && (a.state !== 'matched' || context.pastDeadline);
   await Promise.all(
-    apps
-      .filter((a) => !isTerminal(a.state))
-      .map(async (app) => {
-        const result = await write(app);
-        if (result === 'updated') updated += 1;
-        else if (result === 'conflict') conflicted.push(app);
-      }),
+    apps.filter(followed).map(async (app) => {
+      const result = await write(app);
+      if (result === 'updated') updated += 1;
+      else if (result === 'conflict') conflicted.push(app);
+    }),
   );
   if (conflicted.length > 0) {
     const again = new Map((await deps.rollouts.listApps(sha, cluster)).map((a) => [key(a), a]));
     for (const app of conflicted) {
       const fresh = again.get(key(app));
-      if (fresh !== undefined && !isTerminal(fresh.state) && (await write(fresh)) === 'updated') updated += 1;
+      if (fresh !== undefined && followed(fresh) && (await write(fresh)) === 'updated') updated += 1;
     }
   }
   return updated;

@@ -4,10 +4,11 @@ import type { TableRef } from './dynamo.js';
 import { refPk } from './keys.js';
 
 /**
- * The pushes each ref received, in the order the Git host sent them (`receivedAt`), kept for a day: the
- * latest one names the commit the ref points at now, so an older push processed after a newer one is
- * recognised as superseded even for a repository the orchestrator may not read.
+ * The pushes each ref received (`before` → `after`), kept for a day, so an older push processed after a
+ * newer one is recognised as superseded even for a repository the orchestrator may not read.
  */
+const RECENT = 50;
+
 export function dynamoRefPushes(table: TableRef, ttlSeconds: number): RefPushes {
   return {
     async record(push) {
@@ -23,21 +24,25 @@ export function dynamoRefPushes(table: TableRef, ttlSeconds: number): RefPushes 
         }),
       );
     },
-    async head(repoKey, ref) {
+    async recent(repoKey, ref) {
       const page = await table.doc.send(
         new QueryCommand({
           TableName: table.tableName,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': refPk(repoKey, ref) },
           ScanIndexForward: false,
-          Limit: 1,
+          Limit: RECENT,
           ConsistentRead: true,
         }),
       );
-      const latest = page.Items?.[0];
-      return latest === undefined
-        ? undefined
-        : { sha: String(latest.after), receivedAt: String(latest.receivedAt) };
+      return (page.Items ?? []).map((item) => ({
+        repoKey: String(item.repoKey),
+        ref: String(item.ref),
+        before: String(item.before),
+        after: String(item.after),
+        receivedAt: String(item.receivedAt),
+        forced: item.forced === true,
+      }));
     },
   };
 }

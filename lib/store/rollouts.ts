@@ -238,7 +238,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
             },
           }),
         )
-        .catch(ignoreConditionFailure);
+        .catch(ignoreMissingSummary);
     },
 
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {
@@ -295,4 +295,12 @@ function setClause(item: Record<string, unknown>) {
 
 function ignoreConditionFailure(error: unknown): void {
   if (!isConditionFailure(error)) throw error;
+}
+
+/** A summary that does not exist (its rollout expired, or was never planned): nothing to record on it. */
+function ignoreMissingSummary(error: unknown): void {
+  if (isConditionFailure(error)) return;
+  if (error instanceof Error && error.name === 'ValidationException' && /document path/.test(error.message))
+    return;
+  throw error;
 }

@@ -24,6 +24,7 @@ export async function startTestStack(
       TRACK_INTERVAL_SECONDS: '1',
       TRACK_MAX_INTERVAL_SECONDS: '1',
       TRACK_DEADLINE_SECONDS: '60',
+      TRACK_CHAIN_LEASE_SECONDS: '4',
       ...env,
     },
     controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
