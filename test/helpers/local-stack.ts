@@ -49,7 +49,7 @@ export async function startTestStack(
     post: (path, delivery) =>
       request(path, { method: 'POST', headers: delivery.headers, body: delivery.body }),
     get: (path) => request(path),
-    async rolloutWhenDone(sha, timeoutMs = 25_000) {
+    async rolloutWhenDone(sha, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       let last: unknown;
       while (Date.now() < deadline) {

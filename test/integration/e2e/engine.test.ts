@@ -84,9 +84,11 @@ describe('the rollout engine under the faults a production fleet sees', () => {
 
   const rollout = async (sha: string) => (await stack.get(`/rollouts/${sha}`)).body as RolloutOut;
 
-  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000) {
-    const deadline = Date.now() + timeoutMs;
+  /** Polls `check`; with `retries`, delayed retries are made due on every round (they may be sent meanwhile). */
+  async function until(what: string, check: () => Promise<boolean>, options: { retries?: boolean } = {}) {
+    const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
+      if (options.retries === true) skipRetryDelays();
       if (await check()) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -188,10 +190,12 @@ describe('the rollout engine under the faults a production fleet sees', () => {
     const midway = await rollout(c.after);
     expect(midway.status).toBe('in-progress');
     expect((midway.clusterErrors as Record<string, string>)['spoke-c']).toMatch(/retrying/);
-    for (let i = 0; i < 6; i++) {
-      skipRetryDelays();
-      await new Promise((r) => setTimeout(r, 1500));
-    }
+    await until(
+      'spoke-c to be given up',
+      async () =>
+        (((await rollout(c.after)).clusters as Record<string, string>) ?? {})['spoke-c'] === 'failed',
+      { retries: true },
+    );
     const r = (await stack.rolloutWhenDone(c.after)) as RolloutOut;
     expect((r.clusters as Record<string, string>)['spoke-c']).toBe('failed');
     expect((r.clusterErrors as Record<string, string>)['spoke-c']).toMatch(/gave up after 5 attempts/);
@@ -226,12 +230,17 @@ describe('the rollout engine under the faults a production fleet sees', () => {
     server('spoke-c').faults.set({ status: 503, only: { verb: 'patch' }, times: 12 });
     const c = await commitWeb();
     await deliver(c.delivery());
-    await until('a retry to be queued', async () => {
-      const r = await rollout(c.after);
-      return (r.clusters as Record<string, string> | undefined)?.['spoke-c'] === 'retrying';
-    });
-    skipRetryDelays();
+    await until(
+      'spoke-c to be refreshed after its retry',
+      async () => app(await rollout(c.after), 'spoke-c', 'web')?.state === 'synced',
+      { retries: true },
+    );
     const r = (await stack.rolloutWhenDone(c.after)) as RolloutOut;
+    expect(
+      server('spoke-c')
+        .requests.all()
+        .filter((x) => x.verb === 'patch' && x.faulted === true),
+    ).toHaveLength(12);
     for (const name of ['web', 'platform-shared']) expect(app(r, 'spoke-c', name)?.state).toBe('synced');
     expect(server('spoke-c').requests.appliedPatches('applications').get('web')).toBe(1);
     expectEachPatchedOnce();
