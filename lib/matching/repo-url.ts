@@ -19,15 +19,11 @@ interface Authority {
  * accept it: its `GetWebURLRegex` reads `host[:/]path`, so the text after the colon is the path.
  */
 const SSH_SCHEMES = new Set(['ssh', 'git+ssh']);
-const SCP_AFTER_SSH = /^((?:[^@/]*@)?[^@/:[\]]+):(?![0-9]*\/)(?=[^/])/;
 
 function splitSchemeUrl(rest: string, scheme?: string): Authority | undefined {
   if (scheme !== undefined && SSH_SCHEMES.has(scheme)) {
-    const scp = SCP_AFTER_SSH.exec(rest);
-    if (scp?.[1] !== undefined) {
-      const userHost = scp[1];
-      return { host: userHost.slice(userHost.lastIndexOf('@') + 1), path: rest.slice(scp[0].length) };
-    }
+    const scp = scpAfterSsh(rest);
+    if (scp !== undefined) return scp;
   }
   const slash = rest.indexOf('/');
   if (slash < 0) return undefined;
@@ -39,6 +35,18 @@ function splitSchemeUrl(rest: string, scheme?: string): Authority | undefined {
   const port = hostPort.slice(host.length);
   if (port !== '' && !/^:[0-9]*$/.test(port)) return undefined;
   return { host, path: rest.slice(slash + 1) };
+}
+
+/** The host is followed by `:` and a path that does not start with a port number. */
+function scpAfterSsh(rest: string): Authority | undefined {
+  const end = rest.indexOf('/');
+  const authority = end < 0 ? rest : rest.slice(0, end);
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const colon = hostPort.indexOf(':');
+  if (colon <= 0 || hostPort.startsWith('[')) return undefined;
+  const first = hostPort.slice(colon + 1);
+  if (first === '' || /^[0-9]+$/.test(first)) return undefined;
+  return { host: hostPort.slice(0, colon), path: `${first}${end < 0 ? '' : rest.slice(end)}` };
 }
 
 /** `[user@]host:path` (scp-style) or `[user@]host[:port]/path` with no scheme. */
