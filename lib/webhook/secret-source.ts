@@ -28,8 +28,9 @@ export interface SecretSourceOptions {
 export const WEBHOOK_SECRET_TTL_SECONDS = 300;
 
 /**
- * Direct secrets from config (`GITHUB_WEBHOOK_SECRET`, `GITLAB_WEBHOOK_TOKEN`) merged with the
- * Secrets Manager JSON `{"github": "..." | [...], "gitlab": ...}` when `WEBHOOK_SECRET_ARN` is set.
+ * Direct secrets from config (`GITHUB_WEBHOOK_SECRET`, `GITLAB_WEBHOOK_TOKEN`, `BITBUCKET_WEBHOOK_SECRET`…)
+ * merged with the Secrets Manager JSON `{"github": "..." | [...], "gitlab": ..., "bitbucket-server": ...}`
+ * (one field per route name) when `WEBHOOK_SECRET_ARN` is set.
  * A failed read is our failure (an error with no value in it), never an empty list.
  */
 export function webhookSecretSource(
