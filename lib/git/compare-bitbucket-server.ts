@@ -1,4 +1,5 @@
 import type { CompareRequest, CompareResult } from './compare.js';
+import { authorization } from './compare-bitbucket.js';
 import { type CompareContext, getJson, MAX_COMPARE_PAGES, unknown } from './compare-http.js';
 
 interface ServerPath {
@@ -25,7 +26,7 @@ export async function compareOnBitbucketServer(
 ): Promise<CompareResult> {
   const [project, slug] = request.repository.split('/').map(encodeURIComponent);
   const base = `${request.apiBaseUrl.replace(/\/+$/, '')}/rest/api/latest/projects/${project}/repos/${slug}/changes`;
-  const headers = request.token === undefined ? {} : { Authorization: `Bearer ${request.token}` };
+  const headers = authorization(request);
   const files = new Set<string>();
   let start = 0;
   for (let page = 0; page < MAX_COMPARE_PAGES; page += 1) {

@@ -23,7 +23,7 @@ export async function compareOnBitbucket(
   const base = request.apiBaseUrl.replace(/\/+$/, '');
   const query = new URLSearchParams({ topic: 'false', renames: 'true', pagelen: '500' });
   let url: unknown = `${base}/2.0/repositories/${workspace}/${slug}/diffstat/${request.after}..${request.before}?${query}`;
-  const headers = request.token === undefined ? {} : { Authorization: `Bearer ${request.token}` };
+  const headers = authorization(request);
   const files = new Set<string>();
   for (let page = 0; page < MAX_COMPARE_PAGES; page += 1) {
     if (!sameOrigin(url, base)) return unknown('the next page is on another host');
@@ -39,4 +39,14 @@ export async function compareOnBitbucket(
     url = body.next;
   }
   return unknown(`truncated: more than ${MAX_COMPARE_PAGES} diffstat pages`);
+}
+
+/** A bearer token, or basic auth when the credentials name a user (Argo CD's `newBitbucketClient`). */
+export function authorization(request: CompareRequest): Record<string, string> {
+  if (request.token === undefined) return {};
+  if (request.username === undefined || request.username === 'x-token-auth') {
+    return { Authorization: `Bearer ${request.token}` };
+  }
+  const basic = Buffer.from(`${request.username}:${request.token}`).toString('base64');
+  return { Authorization: `Basic ${basic}` };
 }

@@ -33,6 +33,11 @@ export interface CompareRequest {
   readonly before: string;
   readonly after: string;
   readonly token?: string;
+  /**
+   * With `token`: basic auth as this user (a Bitbucket app password or API token) instead of a bearer
+   * token; `x-token-auth` (Bitbucket's name for an access token) stays a bearer token, as in Argo CD.
+   */
+  readonly username?: string;
 }
 
 /** Assignable to `ChangedFiles`: a complete list, or unknown so that fan-out fails open. */

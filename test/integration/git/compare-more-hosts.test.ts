@@ -68,6 +68,16 @@ describe('the compare clients of Bitbucket Cloud, Bitbucket Server and Azure Dev
       ]);
     });
 
+    it('sends basic auth when the credentials name a user, a bearer for x-token-auth', async () => {
+      api.answer(first, { body: bitbucketDiffstatPage([]) });
+      await compareCommits(request({ username: 'jdoe', token: 'app-password' }));
+      await compareCommits(request({ username: 'x-token-auth', token: 'access-token' }));
+      expect(api.requests.map((r) => r.headers.authorization)).toEqual([
+        `Basic ${Buffer.from('jdoe:app-password').toString('base64')}`,
+        'Bearer access-token',
+      ]);
+    });
+
     it('never follows a next link to another host with the token', async () => {
       api.answer(first, { body: bitbucketDiffstatPage([], { next: 'https://elsewhere.example/2.0/page2' }) });
       expect(await compareCommits(request())).toMatchObject({
