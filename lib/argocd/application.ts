@@ -26,6 +26,15 @@ export interface ApplicationSource {
   readonly ref?: string;
   /** Hydrator sources: `sync` uses its own `path` as its only refresh path; a `dry` match also asks to hydrate. */
   readonly hydrator?: 'dry' | 'sync';
+  /** Index in `spec.sources` (multi-source apps), which `status.sync.revisions` follows. */
+  readonly position?: number;
+}
+
+/** A `spec.sources[]` entry that is well-typed but unusable (no `repoURL`, not a Git URL): left out. */
+export interface IgnoredSource {
+  readonly position: number;
+  /** What is wrong with it, e.g. `repoURL is missing`. */
+  readonly reason: string;
 }
 
 export interface ApplicationDestination {
@@ -38,6 +47,8 @@ export interface Application {
   readonly namespace: string;
   readonly name: string;
   readonly sources: readonly ApplicationSource[];
+  /** Multi-source entries left out; Argo CD skips them too (they match no push) and uses the others. */
+  readonly ignoredSources?: readonly IgnoredSource[];
   readonly manifestGeneratePaths?: string;
   /** A refresh still pending on the object (`normal` or `hard`). */
   readonly refreshAnnotation?: string;
@@ -46,38 +57,76 @@ export interface Application {
   readonly project: string;
 }
 
+/** A type error (`repoURL: 7`) makes the object unreadable, as Argo CD's typed decoding would; see below. */
 function readSource(
   raw: RawRecord,
   where: string,
   extra: Partial<ApplicationSource> = {},
-): ApplicationSource {
-  const repoURL = requiredString(raw.repoURL, `${where}.repoURL`);
+): ApplicationSource | { readonly ignored: string } {
+  const repoURL = optionalString(raw.repoURL, `${where}.repoURL`) ?? '';
   const chart = optionalString(raw.chart, `${where}.chart`);
   const ref = optionalString(raw.ref, `${where}.ref`);
+  const targetRevision = optionalString(raw.targetRevision, `${where}.targetRevision`) ?? '';
+  const path = optionalString(raw.path, `${where}.path`) ?? '';
+  if (repoURL.trim() === '') return { ignored: 'repoURL is missing' };
   const repoKey = canonicalRepoKey(repoURL);
   // OCI and Helm chart repositories are fine sources, just not Git ones; never echo the URL (credentials).
   if (repoKey === undefined && chart === undefined && !/^\s*oci:\/\//i.test(repoURL)) {
-    fail(`${where}.repoURL is not a Git repository URL`);
+    return { ignored: 'repoURL is not a Git repository URL' };
   }
   return {
     repoURL,
     repoKey,
-    targetRevision: optionalString(raw.targetRevision, `${where}.targetRevision`) ?? '',
-    path: optionalString(raw.path, `${where}.path`) ?? '',
+    targetRevision,
+    path,
     ...(chart === undefined ? {} : { chart }),
     ...(ref === undefined ? {} : { ref }),
     ...extra,
   };
 }
 
+function requiredSource(
+  raw: RawRecord,
+  where: string,
+  extra?: Partial<ApplicationSource>,
+): ApplicationSource {
+  const source = readSource(raw, where, extra);
+  if ('ignored' in source) fail(`${where}.${source.ignored}`);
+  return source;
+}
+
+interface Sources {
+  readonly sources: ApplicationSource[];
+  readonly ignoredSources?: IgnoredSource[];
+}
+
+/**
+ * Multi-source entries that are well-typed but unusable are left out and named, so the app is still
+ * refreshed through its other sources, as Argo CD does; with none left the app is unreadable.
+ */
+function readSourceList(list: readonly unknown[]): Sources {
+  const sources: ApplicationSource[] = [];
+  const ignoredSources: IgnoredSource[] = [];
+  list.forEach((item, position) => {
+    const where = `spec.sources[${position}]`;
+    const source = readSource(record(item, where), where, { position });
+    if ('ignored' in source) ignoredSources.push({ position, reason: source.ignored });
+    else sources.push(source);
+  });
+  if (sources.length === 0) {
+    fail(ignoredSources.map((i) => `spec.sources[${i.position}].${i.reason}`).join('; '));
+  }
+  return ignoredSources.length === 0 ? { sources } : { sources, ignoredSources };
+}
+
 /** Argo CD's `GetSources`: the hydrator wins, then non-empty `sources[]`, then `source`. */
-function readSources(spec: RawRecord): ApplicationSource[] {
+function readSources(spec: RawRecord): Sources {
   const hydrator = optionalRecord(spec.sourceHydrator, 'spec.sourceHydrator');
   if (hydrator) {
     const dry = record(hydrator.drySource, 'spec.sourceHydrator.drySource');
     const sync = record(hydrator.syncSource, 'spec.sourceHydrator.syncSource');
-    const drySource = readSource(dry, 'spec.sourceHydrator.drySource', { hydrator: 'dry' });
-    const syncSource = readSource(
+    const drySource = requiredSource(dry, 'spec.sourceHydrator.drySource', { hydrator: 'dry' });
+    const syncSource = requiredSource(
       {
         repoURL: optionalString(sync.repoURL, 'spec.sourceHydrator.syncSource.repoURL') || dry.repoURL,
         targetRevision: requiredString(sync.targetBranch, 'spec.sourceHydrator.syncSource.targetBranch'),
@@ -86,15 +135,13 @@ function readSources(spec: RawRecord): ApplicationSource[] {
       'spec.sourceHydrator.syncSource',
       { hydrator: 'sync' },
     );
-    return [syncSource, drySource];
+    return { sources: [syncSource, drySource] };
   }
   const list = optionalList(spec.sources, 'spec.sources');
-  if (list && list.length > 0) {
-    return list.map((item, i) => readSource(record(item, `spec.sources[${i}]`), `spec.sources[${i}]`));
-  }
+  if (list && list.length > 0) return readSourceList(list);
   const single = optionalRecord(spec.source, 'spec.source');
   if (!single) fail('spec has no source');
-  return [readSource(single, 'spec.source')];
+  return { sources: [requiredSource(single, 'spec.source')] };
 }
 
 function readAutomated(spec: RawRecord): boolean {
@@ -121,7 +168,7 @@ export function parseApplication(raw: unknown): Parsed<Application> {
     return {
       namespace: meta.namespace,
       name: meta.name,
-      sources: readSources(spec),
+      ...readSources(spec),
       ...(paths === undefined ? {} : { manifestGeneratePaths: paths }),
       ...(refresh === undefined ? {} : { refreshAnnotation: refresh }),
       automated: readAutomated(spec),
