@@ -2,15 +2,16 @@ import type { Application, ApplicationSource } from '../argocd/application.js';
 import type { ApplicationSet, GitGenerator } from '../argocd/application-set.js';
 import type { ChangedPaths } from './changed-paths.js';
 import {
-  best,
   decideGitRepository,
   pathsReason,
   pushed,
+  RANK,
   sourceLabel,
   sourcePaths,
   type Verdict,
   withIgnoredSources,
 } from './decide.js';
+import type { PathsVerdict } from './manifest-paths.js';
 import type { IndexedObject } from './match-index.js';
 import {
   compilePaths,
@@ -77,6 +78,8 @@ export interface PushFacts {
   readonly changed: ChangedPaths;
   /** `revisionMatches` per distinct revision string: most of a repository's apps share a handful. */
   follows(revision: string): boolean;
+  /** Verdicts are immutable and most apps of a push share one (`source follows branch main; ...`). */
+  readonly verdicts: Map<string, Map<string, Verdict>>;
 }
 
 export function pushFacts(push: PushedRef, keys: ReadonlySet<string>, changed: ChangedPaths): PushFacts {
@@ -93,42 +96,83 @@ export function pushFacts(push: PushedRef, keys: ReadonlySet<string>, changed: C
       }
       return follows;
     },
+    verdicts: new Map(),
   };
 }
 
+function shared(facts: PushFacts, label: string, key: string, make: () => Verdict): Verdict {
+  let byKey = facts.verdicts.get(label);
+  if (!byKey) {
+    byKey = new Map();
+    facts.verdicts.set(label, byKey);
+  }
+  let verdict = byKey.get(key);
+  if (!verdict) {
+    verdict = make();
+    byKey.set(key, verdict);
+  }
+  return verdict;
+}
+
 function revisionMiss(label: string, field: string, revision: string, facts: PushFacts): Verdict {
-  const reason = `${label} ${field} '${revision}' does not follow ${pushed(facts.push)}`;
-  return { decision: 'revision-miss', reason, hydrate: false };
+  return shared(facts, label, `revision ${revision}`, () => ({
+    decision: 'revision-miss',
+    reason: `${label} ${field} '${revision}' does not follow ${pushed(facts.push)}`,
+    hydrate: false,
+  }));
+}
+
+function pathsVerdict(
+  label: string,
+  decision: PathsVerdict,
+  filtered: boolean,
+  dry: boolean,
+  facts: PushFacts,
+) {
+  return shared(facts, label, filtered ? decision : 'unfiltered', () => ({
+    decision,
+    reason: pathsReason(decision, label, filtered, facts.push, facts.changed),
+    hydrate: dry && decision !== 'paths-miss',
+  }));
+}
+
+/** `best` of decide.ts without the intermediate list: the top verdict, hydrating if any part does. */
+function better(top: Verdict | undefined, next: Verdict): Verdict {
+  if (!top) return next;
+  const winner = RANK[next.decision] > RANK[top.decision] ? next : top;
+  const hydrate = top.hydrate || next.hydrate;
+  return winner.hydrate === hydrate ? winner : { ...winner, hydrate };
 }
 
 function decideSources(app: Application, sources: readonly CompiledSource[], facts: PushFacts) {
-  const verdicts: Verdict[] = [];
+  let top: Verdict | undefined;
   for (const { source, label, filter } of sources) {
     if (source.repoKey === undefined || !facts.keys.has(source.repoKey)) continue;
     if (!facts.follows(source.targetRevision)) {
-      verdicts.push(revisionMiss(label, 'targetRevision', source.targetRevision, facts));
+      top = better(top, revisionMiss(label, 'targetRevision', source.targetRevision, facts));
       continue;
     }
     const decision = filterVerdict(filter, facts.changed);
-    const reason = pathsReason(decision, label, filter.items.length > 0, facts.push, facts.changed);
-    verdicts.push({ decision, reason, hydrate: source.hydrator === 'dry' && decision !== 'paths-miss' });
+    top = better(
+      top,
+      pathsVerdict(label, decision, filter.items.length > 0, source.hydrator === 'dry', facts),
+    );
   }
-  return withIgnoredSources(app, best(verdicts));
+  return withIgnoredSources(app, top);
 }
 
 function decideGenerators(generators: readonly CompiledGenerator[], facts: PushFacts) {
-  const verdicts: Verdict[] = [];
+  let top: Verdict | undefined;
   for (const { generator, filter } of generators) {
     if (!facts.keys.has(generator.repoKey)) continue;
     if (!facts.follows(generator.revision)) {
-      verdicts.push(revisionMiss(generator.where, 'revision', generator.revision, facts));
+      top = better(top, revisionMiss(generator.where, 'revision', generator.revision, facts));
       continue;
     }
     const decision = rulesVerdict(filter, facts.changed);
-    const reason = pathsReason(decision, generator.where, filter.size > 0, facts.push, facts.changed);
-    verdicts.push({ decision, reason, hydrate: false });
+    top = better(top, pathsVerdict(generator.where, decision, filter.size > 0, false, facts));
   }
-  return best(verdicts);
+  return top;
 }
 
 export function decideCompiled(

@@ -21,7 +21,7 @@ export interface Verdict {
   readonly hydrate: boolean;
 }
 
-const RANK: Readonly<Record<MatchDecision, number>> = {
+export const RANK: Readonly<Record<MatchDecision, number>> = {
   'revision-miss': 0,
   'paths-miss': 1,
   'refreshed-unknown-files': 2,

@@ -1,7 +1,6 @@
 import { type IndexEntry, indexEntry, type ListedObject } from './index-entry.js';
 import { createIndexStore, type IndexStore } from './index-store.js';
 import type { MatchIndex } from './match-index.js';
-import { isRecord } from './raw-object.js';
 
 export interface IndexUpdate {
   /** Objects parsed and compiled this time: new, changed (another `resourceVersion`), or without a uid. */
@@ -15,7 +14,8 @@ export interface IndexUpdate {
 /**
  * Match indexes kept across warm invocations, one per cluster. Kubernetes bumps `resourceVersion` on every
  * change, so an object listed again with the same `uid` and `resourceVersion` is the same object: its
- * entry is kept and only new or changed objects are parsed. Keep one cache in module scope.
+ * entry (with the `raw` first listed) is kept and only new or changed objects are parsed. Keep one cache in
+ * module scope; it retains one parsed copy of each object, so index slim objects (fields matching and fan-out read).
  */
 export interface MatchIndexCache {
   /** The index of this cluster's objects as just listed (the whole list, not a delta). */
@@ -32,33 +32,27 @@ interface Cached {
 
 interface ClusterState {
   readonly store: IndexStore;
-  readonly byUid: Map<string, Cached>;
+  /** By kind, then `metadata.uid`: a uid string is looked up as listed, no key is built per object. */
+  readonly byUid: Map<string, Map<string, Cached>>;
   /** Objects without uid or resourceVersion (not from a real API server) are parsed every time. */
   uncached: IndexEntry[];
   generation: number;
   update?: IndexUpdate;
 }
 
-function identity(raw: unknown): { uid: string; resourceVersion: string } | undefined {
-  const metadata = isRecord(raw) && isRecord(raw.metadata) ? raw.metadata : undefined;
-  const uid = metadata?.uid;
-  const resourceVersion = metadata?.resourceVersion;
-  if (
-    typeof uid !== 'string' ||
-    typeof resourceVersion !== 'string' ||
-    uid === '' ||
-    resourceVersion === ''
-  ) {
-    return undefined;
+type RawMeta = { readonly metadata?: { readonly uid?: unknown; readonly resourceVersion?: unknown } } | null;
+
+function kindMap(state: ClusterState, kind: string): Map<string, Cached> {
+  let map = state.byUid.get(kind);
+  if (!map) {
+    map = new Map();
+    state.byUid.set(kind, map);
   }
-  return { uid, resourceVersion };
+  return map;
 }
 
-/** The kept entry now points at the object just listed, so the previous listing can be collected. */
-function refreshRaw(entry: IndexEntry, raw: unknown): void {
-  if (entry.parsed) (entry.object as { raw: unknown }).raw = raw;
-}
-
+// The hot path of a warm invocation: one pass over the listing, two property reads and a map lookup per
+// unchanged object; only new and changed objects are parsed.
 function update(cluster: string, state: ClusterState, objects: Iterable<ListedObject>): IndexUpdate {
   const generation = ++state.generation;
   let parsed = 0;
@@ -67,30 +61,36 @@ function update(cluster: string, state: ClusterState, objects: Iterable<ListedOb
   for (const entry of state.uncached) state.store.remove(entry);
   state.uncached = [];
   for (const object of objects) {
-    const id = identity(object.raw);
-    const key = id && `${object.kind}/${id.uid}`;
-    const cached = key === undefined ? undefined : state.byUid.get(key);
-    if (cached && cached.seen !== generation && cached.resourceVersion === id?.resourceVersion) {
+    const metadata = typeof object.raw === 'object' ? (object.raw as RawMeta)?.metadata : undefined;
+    const uid = metadata?.uid;
+    const resourceVersion = metadata?.resourceVersion;
+    const keyed =
+      typeof uid === 'string' && uid !== '' && typeof resourceVersion === 'string' && resourceVersion !== '';
+    const byUid = keyed ? kindMap(state, object.kind) : undefined;
+    const cached = byUid?.get(uid as string);
+    if (cached && cached.seen !== generation && cached.resourceVersion === resourceVersion) {
+      // Same uid and resourceVersion: the kept `raw` is this object as it was first listed, byte for byte.
       cached.seen = generation;
-      refreshRaw(cached.entry, object.raw);
       reused++;
       continue;
     }
     const entry = indexEntry(cluster, object);
     parsed++;
     state.store.add(entry);
-    if (key === undefined || id === undefined || cached?.seen === generation) {
+    if (byUid === undefined || cached?.seen === generation) {
       state.uncached.push(entry); // no identity, or a uid listed twice: never trust it for next time
       continue;
     }
     if (cached) state.store.remove(cached.entry);
-    state.byUid.set(key, { resourceVersion: id.resourceVersion, entry, seen: generation });
+    byUid.set(uid as string, { resourceVersion: resourceVersion as string, entry, seen: generation });
   }
-  for (const [key, cached] of state.byUid) {
-    if (cached.seen === generation) continue;
-    state.store.remove(cached.entry);
-    state.byUid.delete(key);
-    dropped++;
+  for (const byUid of state.byUid.values()) {
+    for (const [uid, cached] of byUid) {
+      if (cached.seen === generation) continue;
+      state.store.remove(cached.entry);
+      byUid.delete(uid);
+      dropped++;
+    }
   }
   return { parsed, reused, dropped };
 }

@@ -2,7 +2,7 @@ import type { Application } from '../argocd/application.js';
 import { parseApplication } from '../argocd/application.js';
 import { parseApplicationSet } from '../argocd/application-set.js';
 import { parseGitRepository } from '../flux/git-repository.js';
-import type { TargetKind } from '../rollouts/model.js';
+import type { AppTarget, TargetKind } from '../rollouts/model.js';
 import { type CompiledRules, compileRulesOf } from './compiled-decide.js';
 import { attributeRepoKeys } from './failure-keys.js';
 import type { IndexedObject, ParseFailure } from './match-index.js';
@@ -13,6 +13,7 @@ export type IndexEntry =
   | {
       readonly parsed: true;
       readonly object: IndexedObject;
+      readonly target: AppTarget;
       readonly rules: CompiledRules;
       /** The repositories its readable parts use. */
       readonly repoKeys: ReadonlySet<string>;
@@ -81,15 +82,16 @@ export function indexEntry(cluster: string, listed: ListedObject): IndexEntry {
     return { parsed: false, failure, failureKeys: attributeRepoKeys(listed.raw) };
   }
   const object = parsed.value;
+  const { namespace, name } = object.value;
   const entry = {
     parsed: true,
     object,
+    target: { cluster, kind: object.kind, namespace, name },
     rules: compileRulesOf(object),
     repoKeys: repoKeysOf(object),
   } as const;
   const reason = object.kind === 'Application' ? ignoredSourcesReason(object.value) : undefined;
   if (reason === undefined || object.kind !== 'Application') return { ...entry, failureKeys: new Set() };
-  const { namespace, name } = object.value;
   return {
     ...entry,
     failure: { cluster, kind: listed.kind, namespace, name, reason },

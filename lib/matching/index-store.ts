@@ -43,27 +43,24 @@ export function createIndexStore(): IndexStore {
         push.repo.webUrl === undefined ? push.repo.urls : [...push.repo.urls, push.repo.webUrl],
       );
       const facts = pushFacts(push, keys, normaliseChangedFiles(changedFiles));
-      const seen = new Set<IndexEntry>();
+      // All URLs of a push nearly always name one key; only then can an object be met twice.
+      const seen = keys.size > 1 ? new Set<IndexEntry>() : undefined;
       const matches: ObjectMatch[] = [];
       const found = new Set<IndexEntry>();
       for (const key of keys) {
         for (const entry of failuresByRepo.get(key) ?? []) found.add(entry);
         for (const entry of byRepo.get(key) ?? []) {
-          if (seen.has(entry) || !entry.parsed) continue;
-          seen.add(entry);
+          if (!entry.parsed || seen?.has(entry)) continue;
+          seen?.add(entry);
           const verdict = decideCompiled(entry.object, entry.rules, facts);
           if (!verdict) continue;
-          const { object } = entry;
-          const { cluster, kind, value } = object;
-          matches.push({
-            target: { cluster, kind, namespace: value.namespace, name: value.name },
-            object,
-            ...verdict,
-          });
+          const { decision, reason, hydrate } = verdict;
+          matches.push({ target: entry.target, object: entry.object, decision, reason, hydrate });
         }
       }
       // An app matched through its readable sources carries its ignored ones in its reason instead.
-      const reported = [...found].filter((entry) => !seen.has(entry));
+      const matched = (entry: IndexEntry) => [...keys].some((key) => byRepo.get(key)?.has(entry));
+      const reported = [...found].filter((entry) => !matched(entry));
       return { matches, failures: reported.map((entry) => entry.failure as ParseFailure) };
     },
   };

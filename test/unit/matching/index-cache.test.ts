@@ -36,12 +36,13 @@ describe('createMatchIndexCache', () => {
     expect(refreshed(cache, second, 'apps/db/x')).toEqual([]);
   });
 
-  it('hands out the object as listed this time, so fan-out reads the current one', () => {
+  it('hands out the same parsed object for an unchanged listing, and a new one once it changed', () => {
     const cache = createMatchIndexCache();
-    cache.indexFor('hub', [listed('web', 'u1', '10')]);
-    const again = listed('web', 'u1', '10');
-    const [match] = cache.indexFor('hub', [again]).match(branchPush('main'), files('apps/web/x')).matches;
-    expect(match?.object.raw).toBe(again.raw);
+    const first = cache.indexFor('hub', [listed('web', 'u1', '10')]).match(branchPush('main'), files('a'));
+    const again = cache.indexFor('hub', [listed('web', 'u1', '10')]).match(branchPush('main'), files('a'));
+    const changed = cache.indexFor('hub', [listed('web', 'u1', '11')]).match(branchPush('main'), files('a'));
+    expect(again.matches[0]?.object).toBe(first.matches[0]?.object);
+    expect(changed.matches[0]?.object).not.toBe(first.matches[0]?.object);
   });
 
   it('keeps clusters apart', () => {
