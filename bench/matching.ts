@@ -13,6 +13,12 @@ function time(fn: () => unknown): number {
   return performance.now() - start;
 }
 
+/** CPU time of this process (all threads: GC included), immune to waiting for a core on a shared machine. */
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
 /** Issue 11's rows: cold build, warm update with 1% changed, 1/100/3,000-file pushes to the monorepo. */
 export async function benchMatching(options: BenchOptions): Promise<Metric[]> {
   const objects = matchingCorpus();
@@ -41,38 +47,37 @@ export async function benchMatching(options: BenchOptions): Promise<Metric[]> {
   }
   const perRound = Math.round(reparsed / runs.warm);
   metrics.push(...percentiles(S, `warm index update, 1% changed (~${perRound} re-parsed)`, warm, 'ms'));
+  for (let i = 0; i < 5; i++) cache.indexFor('hub', listing);
   const unchanged = Array.from({ length: runs.warm }, () => time(() => cache.indexFor('hub', listing)));
   metrics.push(...percentiles(S, 'warm index update, nothing changed', unchanged, 'ms'));
 
-  const targets: Record<number, number | undefined> = { 1: 2, 100: undefined, 3000: 20 };
+  const targets: Record<number, number | undefined> = { 1: 2, 3000: 20 };
   for (const count of [1, 100, 3000] as const) {
     const pushes = Array.from({ length: runs[count] }, () => changedFiles(random, count));
+    // A warm Lambda has matched pushes before: let the JIT see a few first, as it would have.
+    for (const changed of pushes.slice(0, 5)) cache.indexFor('hub', listing).match(monorepoPush, changed);
     gc();
     const total: number[] = [];
+    const totalCpu: number[] = [];
     const matchOnly: number[] = [];
     let refreshed = 0;
     for (const changed of pushes) {
+      const cpu = process.cpuUsage();
       const start = performance.now();
       const index = cache.indexFor('hub', listing);
       const listed = performance.now();
       const result = index.match(monorepoPush, changed);
       const end = performance.now();
+      totalCpu.push(cpuMs(cpu));
       total.push(end - start);
       matchOnly.push(end - listed);
       refreshed += result.matches.filter((m) => m.decision === 'refreshed').length;
     }
     const label = `${count}-file push (2,000 apps of the monorepo, ~${Math.round(refreshed / pushes.length)} refreshed)`;
-    const target = targets[count];
-    metrics.push(...percentiles(S, `${label}: match`, matchOnly, 'ms'));
-    metrics.push(
-      ...percentiles(
-        S,
-        `${label}: warm index refresh + match`,
-        total,
-        'ms',
-        target === undefined ? undefined : { max: target },
-      ),
-    );
+    const target = targets[count] === undefined ? undefined : { max: targets[count] as number };
+    metrics.push(...percentiles(S, `${label}: match only, wall`, matchOnly, 'ms'));
+    metrics.push(...percentiles(S, `${label}: warm index refresh + match, wall`, total, 'ms', target));
+    metrics.push(...percentiles(S, `${label}: warm index refresh + match, CPU`, totalCpu, 'ms', target));
   }
   return metrics;
 }
