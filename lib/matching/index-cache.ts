@@ -60,13 +60,20 @@ function update(cluster: string, state: ClusterState, objects: Iterable<ListedOb
   let dropped = 0;
   for (const entry of state.uncached) state.store.remove(entry);
   state.uncached = [];
+  let lastKind: string | undefined;
+  let lastMap: Map<string, Cached> | undefined;
   for (const object of objects) {
     const metadata = typeof object.raw === 'object' ? (object.raw as RawMeta)?.metadata : undefined;
     const uid = metadata?.uid;
     const resourceVersion = metadata?.resourceVersion;
     const keyed =
       typeof uid === 'string' && uid !== '' && typeof resourceVersion === 'string' && resourceVersion !== '';
-    const byUid = keyed ? kindMap(state, object.kind) : undefined;
+    // Listings come one kind at a time: look the kind's map up once per run of objects.
+    if (keyed && object.kind !== lastKind) {
+      lastKind = object.kind;
+      lastMap = kindMap(state, lastKind);
+    }
+    const byUid = keyed ? lastMap : undefined;
     const cached = byUid?.get(uid as string);
     if (cached && cached.seen !== generation && cached.resourceVersion === resourceVersion) {
       // Same uid and resourceVersion: the kept `raw` is this object as it was first listed, byte for byte.
