@@ -1,17 +1,6 @@
 import type { Application, ApplicationSource } from '../argocd/application.js';
 import type { ApplicationSet, GitGenerator } from '../argocd/application-set.js';
-import type { ChangedPaths } from './changed-paths.js';
-import {
-  decideGitRepository,
-  pathsReason,
-  pushed,
-  RANK,
-  sourceLabel,
-  sourcePaths,
-  type Verdict,
-  withIgnoredSources,
-} from './decide.js';
-import type { PathsVerdict } from './manifest-paths.js';
+import { decideGitRepository, sourceLabel, sourcePaths, type Verdict, withIgnoredSources } from './decide.js';
 import type { IndexedObject } from './match-index.js';
 import {
   compilePaths,
@@ -21,7 +10,7 @@ import {
   type RuleFilter,
   rulesVerdict,
 } from './path-filter.js';
-import { type PushedRef, revisionMatches } from './revision.js';
+import { better, type PushFacts, pathsVerdict, revisionMiss } from './push-facts.js';
 
 /**
  * What `decide.ts` computes from an object on every push (refresh paths, labels, globs), computed once when
@@ -69,79 +58,6 @@ export function compileRulesOf(object: IndexedObject): CompiledRules {
     case 'GitRepository':
       return { kind: 'GitRepository' };
   }
-}
-
-/** One push's facts, computed once and shared by every object the push looks at. */
-export interface PushFacts {
-  readonly push: PushedRef;
-  readonly keys: ReadonlySet<string>;
-  readonly changed: ChangedPaths;
-  /** `revisionMatches` per distinct revision string: most of a repository's apps share a handful. */
-  follows(revision: string): boolean;
-  /** Verdicts are immutable and most apps of a push share one (`source follows branch main; ...`). */
-  readonly verdicts: Map<string, Map<string, Verdict>>;
-}
-
-export function pushFacts(push: PushedRef, keys: ReadonlySet<string>, changed: ChangedPaths): PushFacts {
-  const memo = new Map<string, boolean>();
-  return {
-    push,
-    keys,
-    changed,
-    follows(revision) {
-      let follows = memo.get(revision);
-      if (follows === undefined) {
-        follows = revisionMatches(revision, push);
-        memo.set(revision, follows);
-      }
-      return follows;
-    },
-    verdicts: new Map(),
-  };
-}
-
-function shared(facts: PushFacts, label: string, key: string, make: () => Verdict): Verdict {
-  let byKey = facts.verdicts.get(label);
-  if (!byKey) {
-    byKey = new Map();
-    facts.verdicts.set(label, byKey);
-  }
-  let verdict = byKey.get(key);
-  if (!verdict) {
-    verdict = make();
-    byKey.set(key, verdict);
-  }
-  return verdict;
-}
-
-function revisionMiss(label: string, field: string, revision: string, facts: PushFacts): Verdict {
-  return shared(facts, label, `revision ${revision}`, () => ({
-    decision: 'revision-miss',
-    reason: `${label} ${field} '${revision}' does not follow ${pushed(facts.push)}`,
-    hydrate: false,
-  }));
-}
-
-function pathsVerdict(
-  label: string,
-  decision: PathsVerdict,
-  filtered: boolean,
-  dry: boolean,
-  facts: PushFacts,
-) {
-  return shared(facts, label, filtered ? decision : 'unfiltered', () => ({
-    decision,
-    reason: pathsReason(decision, label, filtered, facts.push, facts.changed),
-    hydrate: dry && decision !== 'paths-miss',
-  }));
-}
-
-/** `best` of decide.ts without the intermediate list: the top verdict, hydrating if any part does. */
-function better(top: Verdict | undefined, next: Verdict): Verdict {
-  if (!top) return next;
-  const winner = RANK[next.decision] > RANK[top.decision] ? next : top;
-  const hydrate = top.hydrate || next.hydrate;
-  return winner.hydrate === hydrate ? winner : { ...winner, hydrate };
 }
 
 function decideSources(app: Application, sources: readonly CompiledSource[], facts: PushFacts) {

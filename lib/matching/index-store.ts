@@ -1,7 +1,8 @@
 import { normaliseChangedFiles } from './changed-paths.js';
-import { decideCompiled, pushFacts } from './compiled-decide.js';
+import { decideCompiled } from './compiled-decide.js';
 import type { IndexEntry } from './index-entry.js';
 import type { MatchIndex, ObjectMatch, ParseFailure } from './match-index.js';
+import { pushFacts } from './push-facts.js';
 import { canonicalRepoKeys } from './repo-url.js';
 
 /** Entries bucketed by canonical repository key; entries can be added and removed one at a time. */
