@@ -18,7 +18,7 @@ import {
   type KubeResource,
   SECRET_STORES,
 } from './kubernetes/resources.js';
-import { buildMatchIndex } from './matching/match-index.js';
+import { createMatchIndexCache } from './matching/index-cache.js';
 import { canonicalRepoKey } from './matching/repo-url.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
 import { createSlackTarget, postToSlack } from './notify/slack-target.js';
@@ -66,6 +66,8 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   });
   const notify = rolloutNotice({ rollouts: reader, notifier, logger });
   const trackers = dynamoClusterTrackers(table, TRACKER_TTL_SECONDS);
+  // Kept across warm invocations: only objects whose uid or resourceVersion changed are parsed again.
+  const indexCache = createMatchIndexCache();
   const open = dynamoOpenRollouts(table);
   const refPushes = dynamoRefPushes(table, REF_PUSH_TTL_SECONDS);
   // Longer than any gap between two polls of a chain, so only a lost chain ever lets its lease run out.
@@ -128,7 +130,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
               clusterStores: (cluster) => listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
               resolve: { api: secretsManager, logger, cache: createResolutionCache() },
             }),
-            matchIndex: (_cluster, objects) => buildMatchIndex(objects),
+            matchIndex: (cluster, objects) => indexCache.indexFor(cluster, objects),
             destination,
             notify,
             queue: pushQueue,

@@ -273,6 +273,43 @@ describe('the rollout engine under the faults a production fleet sees', () => {
     expect(decisions.find((d) => d.name === 'web-spoke-b')?.decision).toBe('blocked');
   }, 60_000);
 
+  it('refreshes a multi-source app through its readable source and names the one it ignored', async () => {
+    server('hub').store.create(APPLICATIONS, {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'web-multi', namespace: 'argocd' },
+      spec: {
+        project: 'default',
+        sources: [
+          { repoURL: world().repoUrl('platform'), path: 'apps/web/base', targetRevision: 'main' },
+          { path: 'charts/broken', targetRevision: 'main' },
+        ],
+        destination: { name: 'in-cluster', namespace: 'web-multi' },
+        syncPolicy: { automated: {} },
+      },
+    });
+    resetRequests();
+    const c = await commitWeb();
+    await deliver(c.delivery());
+    await until('the multi-source app to be refreshed', async () => {
+      const state = app(await rollout(c.after), 'hub', 'web-multi')?.state;
+      return state !== undefined && state !== 'matched';
+    });
+    expect(server('hub').requests.appliedPatches('applications').get('web-multi')).toBe(1);
+    let decision: { decision: string; detail?: string } | undefined;
+    await until('its decision to be recorded', async () => {
+      const { body } = await stack.get(`/rollouts/${c.after}?include=decisions`);
+      const records = (body as { decisionRecords?: { name: string; decision: string; detail?: string }[] })
+        .decisionRecords;
+      decision = records?.find((d) => d.name === 'web-multi');
+      return decision !== undefined;
+    });
+    expect(decision).toMatchObject({
+      decision: 'refreshed',
+      detail: expect.stringMatching(/sources\[1\] ignored/),
+    });
+  }, 60_000);
+
   it('ends a rollout whose track message was lost: the sweep restarts the chain', async () => {
     const c = await commitWeb();
     // Lose every track message of this rollout: the queue drops them as they are sent.
