@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
 import type { Logger, SecretReader } from '../ports.js';
@@ -12,8 +13,36 @@ export type RenderOutcome =
 export interface ManifestRenderer {
   /** Whether this cluster's fleet entry names an Argo CD API and a token. */
   available(cluster: string): boolean;
-  /** Never throws: a failure is an outcome with its reason (never the token). */
-  render(cluster: string, query: ManifestsQuery): Promise<RenderOutcome>;
+  /**
+   * Never throws: a failure is an outcome with its reason (never the token). `fingerprint` (the app's spec)
+   * lets a successful render be reused across passes while the spec and revisions stay the same.
+   */
+  render(cluster: string, query: ManifestsQuery, fingerprint?: string): Promise<RenderOutcome>;
+}
+
+/** Successful renders kept for the life of a warm container (reconcile passes), bounded in count and age. */
+export interface RenderMemo {
+  get(key: string, now: number): RenderedManifests | undefined;
+  set(key: string, manifests: RenderedManifests, now: number): void;
+}
+
+export function createRenderMemo(options: { maxEntries?: number; maxAgeMs?: number } = {}): RenderMemo {
+  const maxEntries = options.maxEntries ?? 2000;
+  const maxAgeMs = options.maxAgeMs ?? 60 * 60_000;
+  const entries = new Map<string, { at: number; manifests: RenderedManifests }>();
+  return {
+    get(key, now) {
+      const hit = entries.get(key);
+      if (hit === undefined || now - hit.at > maxAgeMs) return undefined;
+      return hit.manifests;
+    },
+    set(key, manifests, now) {
+      entries.delete(key);
+      entries.set(key, { at: now, manifests });
+      // Maps iterate in insertion order: the first key is the oldest write.
+      while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+    },
+  };
 }
 
 export type ApiTuning = Omit<ArgoCdApiOptions, 'url' | 'token' | 'caData'>;
@@ -68,12 +97,22 @@ export function parseArgoCdToken(secret: string): string {
  * A renderer for one push (or one reconcile pass): each (cluster, app, revisions) is asked once, however
  * many checks want it; failures are cached too, so an Argo CD that is down costs one try per app.
  */
-export function createRenderCache(apis: ReadonlyMap<string, ArgoCdApi>, logger?: Logger): ManifestRenderer {
+export function createRenderCache(
+  apis: ReadonlyMap<string, ArgoCdApi>,
+  logger?: Logger,
+  memo?: RenderMemo,
+): ManifestRenderer {
   const answers = new Map<string, Promise<RenderOutcome>>();
   return {
     available: (cluster) => apis.has(cluster),
-    render(cluster, query) {
+    render(cluster, query, fingerprint) {
       const key = JSON.stringify([cluster, query.appNamespace, query.name, query.revision, query.sources]);
+      const memoKey =
+        fingerprint === undefined
+          ? undefined
+          : `${key}#${createHash('sha256').update(fingerprint).digest('hex')}`;
+      const remembered = memoKey === undefined ? undefined : memo?.get(memoKey, Date.now());
+      if (remembered !== undefined) return Promise.resolve({ ok: true, manifests: remembered });
       let pending = answers.get(key);
       if (pending === undefined) {
         const api = apis.get(cluster);
@@ -81,7 +120,10 @@ export function createRenderCache(apis: ReadonlyMap<string, ArgoCdApi>, logger?:
           api === undefined
             ? Promise.resolve({ ok: false, reason: `no Argo CD API for cluster ${cluster}` })
             : api.manifests(query).then(
-                (manifests): RenderOutcome => ({ ok: true, manifests }),
+                (manifests): RenderOutcome => {
+                  if (memoKey !== undefined) memo?.set(memoKey, manifests, Date.now());
+                  return { ok: true, manifests };
+                },
                 (error: unknown): RenderOutcome => {
                   const reason = errorMessage(error);
                   logger?.warn('argocd render failed', { cluster, app: query.name, reason });

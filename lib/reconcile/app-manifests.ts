@@ -144,7 +144,9 @@ async function renderedByArgoCd(
   const synced = new Map(app.sources.map((s) => [s.index, s.synced]));
   const query = renderQuery(app.raw, app.app, (_, index) => synced.get(index));
   if (query === undefined) return undefined;
-  const outcome = await renderer.render(app.cluster, query);
+  // The spec (Helm values, Kustomize options) and the revisions fix the rendering: reuse it across passes.
+  const spec = (app.raw as { spec?: unknown } | undefined)?.spec;
+  const outcome = await renderer.render(app.cluster, query, JSON.stringify(spec ?? null));
   if (!outcome.ok) return { ok: false, reason: `Argo CD did not render this app: ${outcome.reason}` };
   const docs = outcome.manifests.documents;
   return { ok: true, read: { manifests: { docs, renderedBy: 'argocd' }, problems: [] } };

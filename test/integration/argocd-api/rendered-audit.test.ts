@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createArgoCdApis, createRenderCache } from '../../../lib/argocd-api/renderers.js';
+import { createArgoCdApis, createRenderCache, createRenderMemo } from '../../../lib/argocd-api/renderers.js';
 import { auditApp } from '../../../lib/audit/run-audit.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import { createManifestReader } from '../../../lib/reconcile/app-manifests.js';
@@ -93,5 +93,21 @@ describe('the audit on the objects Argo CD renders at the synced revision', () =
         message: expect.stringMatching(/not rendered here/),
       }),
     );
+  });
+
+  it('reuses a render across passes while the spec and revisions hold, and asks again when the spec changes', async () => {
+    const apis = createArgoCdApis(world.fleet.clusters, {
+      secrets: { getSecretString: async () => ARGO_TOKEN },
+    });
+    const memo = createRenderMemo();
+    const query = { name: 'web-true', appNamespace: 'argocd', revision: world.sha };
+    const before = world.argocd.requests.length;
+    for (const pass of [1, 2]) {
+      const outcome = await createRenderCache(apis, undefined, memo).render('hub', query, '{"v":1}');
+      expect(outcome.ok, `pass ${pass}`).toBe(true);
+    }
+    expect(world.argocd.requests.length - before).toBe(1);
+    await createRenderCache(apis, undefined, memo).render('hub', query, '{"v":2}');
+    expect(world.argocd.requests.length - before).toBe(2);
   });
 });
