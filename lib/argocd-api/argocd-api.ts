@@ -1,5 +1,5 @@
 import { UpstreamError } from '../errors.js';
-import { type HttpAnswer, httpGet, TransportError } from './http-get.js';
+import { createAgent, type HttpAnswer, httpGet, TransportError } from './http-get.js';
 import { createLimiter } from './limiter.js';
 import {
   errorBodyMessage,
@@ -48,13 +48,15 @@ export class ArgoCdApiError extends UpstreamError {
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
 
 export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
-  const limit = createLimiter(options.concurrency ?? 4);
+  const concurrency = options.concurrency ?? 4;
+  const limit = createLimiter(concurrency);
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 250;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 10_000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const random = options.random ?? Math.random;
   const ca = options.caData === undefined ? undefined : Buffer.from(options.caData, 'base64').toString();
+  const agent = createAgent(options.url, { maxSockets: concurrency, ...(ca === undefined ? {} : { ca }) });
 
   const once = async (url: URL, token: string): Promise<HttpAnswer> =>
     limit(() =>
@@ -62,7 +64,7 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
         headers: { Authorization: `Bearer ${token}` },
         timeoutMs: options.timeoutMs ?? 20_000,
         maxBytes: options.maxBytes ?? 32 * 1024 * 1024,
-        ...(ca === undefined ? {} : { ca }),
+        agent,
       }),
     );
 

@@ -1,13 +1,21 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 export interface HttpGetOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** Whole request, body included. */
   readonly timeoutMs: number;
   readonly maxBytes: number;
-  /** PEM of the CA to trust (`argocdCaData` decoded); the system's roots otherwise. */
-  readonly ca?: string;
+  /** Keep-alive connections to one Argo CD (from `createAgent`): a pass of renders shares a few TLS sessions. */
+  readonly agent?: HttpAgent;
+}
+
+/** One agent per Argo CD instance; `ca` (PEM, `argocdCaData` decoded) replaces the system roots when given. */
+export function createAgent(url: string, options: { maxSockets: number; ca?: string }): HttpAgent {
+  const common = { keepAlive: true, maxSockets: options.maxSockets };
+  return url.startsWith('https:')
+    ? new HttpsAgent({ ...common, ...(options.ca === undefined ? {} : { ca: options.ca }) })
+    : new HttpAgent(common);
 }
 
 export interface HttpAnswer {
@@ -20,7 +28,7 @@ export interface HttpAnswer {
 export class TransportError extends Error {
   constructor(
     message: string,
-    readonly kind: 'timeout' | 'too-large' | 'network',
+    readonly kind: 'timeout' | 'too-large' | 'network' | 'tls',
   ) {
     super(message);
     this.name = 'TransportError';
@@ -37,17 +45,22 @@ export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpAnswer> 
     const req = send(url, {
       method: 'GET',
       headers: { ...options.headers, Accept: 'application/json' },
-      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
     });
     const timer = setTimeout(() => {
       req.destroy(new TransportError(`no answer within ${options.timeoutMs} ms`, 'timeout'));
     }, options.timeoutMs);
     req.on('error', (error) => {
       clearTimeout(timer);
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      // A certificate problem does not go away on a second try; a reset connection may.
+      const kind = /CERT|SELF_SIGNED|UNABLE_TO|DEPTH_ZERO|ERR_TLS|ERR_SSL|HOSTNAME/.test(code)
+        ? 'tls'
+        : 'network';
       reject(
         error instanceof TransportError
           ? error
-          : new TransportError(networkMessage(error as NodeJS.ErrnoException), 'network'),
+          : new TransportError(networkMessage(error as NodeJS.ErrnoException), kind),
       );
     });
     req.on('response', (response) => {
