@@ -1,15 +1,6 @@
-/** One `GET /api/v1/applications/{name}/manifests` request, as Argo CD's `ApplicationManifestQuery` has it. */
-export interface ManifestsQuery {
-  readonly name: string;
-  /** The namespace the Application lives in (`appNamespace`; Argo CD's own namespace by default). */
-  readonly appNamespace: string;
-  /** The app's project: with it, Argo CD answers 404 for a missing app instead of a bare 403. */
-  readonly project?: string;
-  /** Single-source (and hydrator) apps: the revision to render instead of `targetRevision`. */
-  readonly revision?: string;
-  /** Multi-source apps: each listed source (1-based `position`) renders at its `revision`. */
-  readonly sources?: readonly { readonly position: number; readonly revision: string }[];
-}
+import type { ManifestsQuery } from '../argocd/render-query.js';
+
+export type { ManifestsQuery };
 
 /** One rendered object; `path` says where it came from (`argocd:manifests[3]`), there is no file. */
 export interface RenderedDocument {

@@ -1,5 +1,17 @@
-import type { ManifestsQuery } from '../argocd-api/manifests-query.js';
 import type { Application, ApplicationSource } from './application.js';
+
+/** One `GET /api/v1/applications/{name}/manifests` request, as Argo CD's `ApplicationManifestQuery` has it. */
+export interface ManifestsQuery {
+  readonly name: string;
+  /** The namespace the Application lives in (`appNamespace`; Argo CD's own namespace by default). */
+  readonly appNamespace: string;
+  /** The app's project: with it, Argo CD answers 404 for a missing app instead of a bare 403. */
+  readonly project?: string;
+  /** Single-source (and hydrator) apps: the revision to render instead of `targetRevision`. */
+  readonly revision?: string;
+  /** Multi-source apps: each listed source (1-based `position`) renders at its `revision`. */
+  readonly sources?: readonly { readonly position: number; readonly revision: string }[];
+}
 
 /** The revision one source should be rendered at, or undefined to leave it at its `targetRevision`. */
 export type SourceRevision = (source: ApplicationSource, index: number) => string | undefined;
