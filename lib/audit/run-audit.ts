@@ -95,7 +95,9 @@ export function auditApp(
       note(
         'partial',
         rule.id,
-        'manifests were cut at a size limit: findings on the rest are kept as they were',
+        manifests.renderNote !== undefined
+          ? `${manifests.renderNote}; read from Git instead: findings on the rest are kept as they were`
+          : 'manifests were cut at a size limit: findings on the rest are kept as they were',
       );
     }
   }
@@ -118,7 +120,9 @@ function unavailableReason(need: RuleNeed, input: AuditInput): string {
     case 'manifests':
       return input.manifests === undefined
         ? 'manifests were not read'
-        : 'manifests are not rendered here (Helm chart templates): name an Argo CD API for the cluster (argocdUrl) to audit its rendering';
+        : input.manifests.renderNote !== undefined
+          ? `manifests are not rendered here (Helm chart templates): ${input.manifests.renderNote}`
+          : 'manifests are not rendered here (Helm chart templates): name an Argo CD API for the cluster (argocdUrl) to audit its rendering';
     case 'history':
       return 'sync history was not read';
     case 'currentRevision':

@@ -18,6 +18,8 @@ export interface AppManifests {
   readonly limitReached?: boolean;
   /** Where the documents came from: Argo CD's rendering, or the files in Git. Goes into the evidence. */
   readonly renderedBy?: 'argocd' | 'git';
+  /** Why Argo CD's rendering was not used (it failed; Git stood in, so the documents may be incomplete). */
+  readonly renderNote?: string;
 }
 
 /** One recorded observation of the app's sync status (from the orchestrator's own history). */

@@ -71,8 +71,12 @@ export function createManifestReader(deps: ManifestReaderDeps): ManifestReader {
     if (rendered?.ok === true) return rendered.read;
     const read = await fromGit(app);
     if (rendered === undefined) return read;
-    // Git stood in for a failed render: say so, and say it in the evidence of what it finds.
-    return { ...read, problems: [...read.problems, rendered.reason] };
+    // Git stood in for a failed render: its objects may lack what patches and templates add, so they are
+    // partial (findings absent from them are held, not resolved) and the notes say why.
+    const problems = [...read.problems, rendered.reason];
+    if (read.manifests === undefined) return { ...read, problems };
+    const partial = read.manifests.notRendered === true ? {} : { limitReached: true };
+    return { manifests: { ...read.manifests, ...partial, renderNote: rendered.reason }, problems };
   };
 
   async function fromGit(app: TrackedApp): Promise<AppManifestsRead> {

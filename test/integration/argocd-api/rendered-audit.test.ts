@@ -34,6 +34,8 @@ describe('the audit on the objects Argo CD renders at the synced revision', () =
         'charts/web/Chart.yaml': yaml({ apiVersion: 'v2', name: 'web', version: '1.0.0' }),
         'charts/web/templates/all.yaml': 'kind: Deployment\nspec:\n  replicas: {{ .Values.replicas }}\n',
         'rendered/web.yaml': yaml(deployment, hpa),
+        'kustomize/kustomization.yaml': yaml({ resources: ['all.yaml'] }),
+        'kustomize/all.yaml': yaml(deployment, hpa),
       },
       [],
     );
@@ -42,16 +44,16 @@ describe('the audit on the objects Argo CD renders at the synced revision', () =
     await world?.close();
   });
 
-  const audit = async (withArgo: boolean) => {
+  const audit = async (withArgo: boolean, name = `web-${withArgo}`, path = 'charts/web') => {
     const raw = {
       ...application(
         'web',
-        { source: { repoURL: world.repoUrl, path: 'charts/web', targetRevision: 'main' } },
+        { source: { repoURL: world.repoUrl, path, targetRevision: 'main' } },
         { 'sim.gitops-sync.dev/helm-output': 'rendered/web.yaml' },
       ),
       status: { sync: { status: 'Synced', revision: world.sha } },
     };
-    const named = { ...raw, metadata: { ...raw.metadata, name: `web-${withArgo}` } };
+    const named = { ...raw, metadata: { ...raw.metadata, name } };
     world.store.create(APPLICATIONS, named);
     const tracked = trackApplication('hub', named);
     if (!tracked.ok) throw new Error(tracked.reason);
@@ -109,5 +111,43 @@ describe('the audit on the objects Argo CD renders at the synced revision', () =
     expect(world.argocd.requests.length - before).toBe(1);
     await createRenderCache(apis, undefined, memo).render('hub', query, '{"v":2}');
     expect(world.argocd.requests.length - before).toBe(2);
+  });
+
+  it('holds the manifest findings when Git stands in for a failed render, saying why', async () => {
+    world.argocd.faults.set({ status: 503 });
+    try {
+      const result = await audit(true, 'web-down');
+      expect(result.notes).toContainEqual(
+        expect.objectContaining({
+          kind: 'skipped',
+          rule: 'hpa-replicas-not-ignored',
+          message: expect.stringMatching(
+            /not rendered here.*Argo CD did not render this app: Argo CD API answered 503/,
+          ),
+        }),
+      );
+    } finally {
+      world.argocd.faults.clear();
+    }
+  });
+
+  it('keeps what Git still finds for a Kustomize app when the render fails, and marks the rest partial', async () => {
+    world.argocd.faults.set({ status: 503 });
+    try {
+      const result = await audit(true, 'web-kustomize-down', 'kustomize');
+      expect(result.findings.find((f) => f.rule === 'hpa-replicas-not-ignored')?.evidence).toMatchObject({
+        renderedBy: 'git',
+        path: 'kustomize/all.yaml',
+      });
+      expect(result.notes).toContainEqual(
+        expect.objectContaining({
+          kind: 'partial',
+          rule: 'hpa-replicas-not-ignored',
+          message: expect.stringMatching(/Argo CD API answered 503.*read from Git instead/),
+        }),
+      );
+    } finally {
+      world.argocd.faults.clear();
+    }
   });
 });
