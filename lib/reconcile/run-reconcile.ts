@@ -1,5 +1,6 @@
-import type { FindingDraft } from '../audit/types.js';
+import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import type { FindingsDigest } from '../audit/digest.js';
+import type { FindingDraft } from '../audit/types.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
@@ -35,6 +36,8 @@ export interface ReconcileDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly options?: ReconcileSettings;
+  /** Argo CD's rendering for the audit, created per pass (absent: the files in Git only). */
+  readonly renderer?: ManifestRenderer;
 }
 
 /**
@@ -90,7 +93,12 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     }),
     {
       clusters: deps.fleet.clusters,
-      manifests: createManifestReader({ git: deps.git, credentials: deps.credentials, repositories: repos }),
+      manifests: createManifestReader({
+        git: deps.git,
+        credentials: deps.credentials,
+        repositories: repos,
+        ...(deps.renderer === undefined ? {} : { renderer: deps.renderer }),
+      }),
       resolve,
       live,
       clock: deps.clock,

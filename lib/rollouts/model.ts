@@ -93,6 +93,10 @@ export interface AppRecord extends AppTarget {
   readonly secrets?: readonly SecretCheck[];
   /** The fleet cluster the app deploys to, when the fleet file has it. */
   readonly destination?: string;
+  /** Preflight: where the checked manifests came from (`argocd` rendering, or the files in `git`). */
+  readonly renderedBy?: 'argocd' | 'git';
+  /** Preflight: why Argo CD's rendering was not used, or why nothing could be rendered. */
+  readonly renderNote?: string;
 }
 
 export type StateCounts = Partial<Record<AppState, number>>;

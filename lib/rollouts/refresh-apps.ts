@@ -21,6 +21,10 @@ export interface PreflightVerdict {
   readonly verdict: 'pass' | 'warn' | 'block';
   readonly checks: readonly SecretCheck[];
   readonly summary?: string;
+  /** Where the checked manifests came from: Argo CD's rendering, or the files in Git. */
+  readonly renderedBy?: 'argocd' | 'git';
+  /** Why Argo CD's rendering was not used (or why nothing could be rendered). */
+  readonly renderNote?: string;
 }
 
 /** Checks an Application's ExternalSecrets at the pushed commit before it is refreshed. */
@@ -175,6 +179,7 @@ async function refreshOne(
   }
 
   let secrets: readonly SecretCheck[] | undefined;
+  let rendered: Pick<AppChange, 'renderedBy' | 'renderNote'> = {};
   if (match.object.kind === 'Application' && fresh) {
     const verdict = await deps.preflight(match, message.event).catch(
       (error: unknown): PreflightVerdict => ({
@@ -184,6 +189,10 @@ async function refreshOne(
       }),
     );
     secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
+    rendered = {
+      ...(verdict.renderedBy === undefined ? {} : { renderedBy: verdict.renderedBy }),
+      ...(verdict.renderNote === undefined ? {} : { renderNote: verdict.renderNote }),
+    };
     if (verdict.verdict === 'block') {
       const detail = describeBlock(verdict);
       await afterClaim(
@@ -195,6 +204,7 @@ async function refreshOne(
           message: detail,
           finishedAt: now.toISOString(),
           ...(secrets === undefined ? {} : { secrets }),
+          ...rendered,
         },
         version,
         claimedAt,
@@ -219,6 +229,7 @@ async function refreshOne(
       refreshedAt: now.toISOString(),
       message: patch === undefined ? 'a hard refresh was already pending' : null,
       ...(secrets === undefined ? {} : { secrets }),
+      ...rendered,
     },
     version,
     claimedAt,

@@ -43,6 +43,8 @@ const APP_FIELDS = [
   'finishedAt',
   'secrets',
   'destination',
+  'renderedBy',
+  'renderNote',
 ] as const;
 
 function pick(item: Item, fields: readonly string[]): Item {

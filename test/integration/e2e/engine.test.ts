@@ -192,8 +192,7 @@ describe('the rollout engine under the faults a production fleet sees', () => {
     expect((midway.clusterErrors as Record<string, string>)['spoke-c']).toMatch(/retrying/);
     await until(
       'spoke-c to be given up',
-      async () =>
-        (((await rollout(c.after)).clusters as Record<string, string>) ?? {})['spoke-c'] === 'failed',
+      async () => ((await rollout(c.after)).clusters as Record<string, string>)?.['spoke-c'] === 'failed',
       { retries: true },
     );
     const r = (await stack.rolloutWhenDone(c.after)) as RolloutOut;
