@@ -9,7 +9,14 @@ import { syntheticFleet } from '../infra/simulator/synthetic-fleet.js';
 
 // The benchmark's doubles in a process of their own (dynalite and the simulated fleet), so the benchmark
 // process measures only the orchestrator. Prints one JSON line, then obeys `head <sha>` and `tick` on stdin.
-const { values } = parseArgs({ options: { clusters: { type: 'string' }, apps: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string' },
+    apps: { type: 'string' },
+    latency: { type: 'string' },
+    realistic: { type: 'boolean' },
+  },
+});
 const dynamo = await startDynalite();
 const client = localDynamoClient(dynamo.endpoint);
 await ensureTable(client, 'bench');
@@ -32,12 +39,20 @@ const fleet =
   clusters === 0
     ? undefined
     : await startSimulatedFleet({
-        ...syntheticFleet({ clusters, applications: Number(values.apps ?? 0), repoURL }),
+        ...syntheticFleet({
+          clusters,
+          applications: Number(values.apps ?? 0),
+          repoURL,
+          realistic: values.realistic === true,
+        }),
         resolveRevision: (url, rev) =>
           createMapResolver({ [repoURL]: { defaultBranch: 'main', branches: heads } })(url, rev),
         controller: { tickMs: 0, syncMs: 0, healthMs: 0 },
         repositories: [{ url: repoURL }],
       });
+// Issue 11's "20 ms added to every API call": every request to every simulated API server waits first.
+const latencyMs = Number(values.latency ?? 0);
+if (latencyMs > 0) for (const server of fleet?.servers.values() ?? []) server.faults.set({ latencyMs });
 process.stdout.write(
   `${JSON.stringify({ dynamodb: dynamo.endpoint, fleet: fleet?.fleetConfig, repoURL })}\n`,
 );
@@ -45,6 +60,16 @@ const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {
   const [command, arg] = line.trim().split(' ');
   if (command === 'tick') await fleet?.tick();
+  if (command === 'stats') {
+    // `stats`: API calls since the last `reset`, by verb, and when the last PATCH was answered (epoch ms).
+    const records = [...(fleet?.servers.values() ?? [])].flatMap((server) => server.requests.all());
+    const count = (verb: string) => records.filter((r) => r.verb === verb).length;
+    const patches = records.filter((r) => r.verb === 'patch').map((r) => (r.at ?? 0) + latencyMs);
+    const lastPatchAt = patches.reduce((a, b) => Math.max(a, b), 0);
+    process.stdout.write(`${JSON.stringify({ list: count('list'), patch: count('patch'), lastPatchAt })}\n`);
+    continue;
+  }
+  if (command === 'reset') for (const server of fleet?.servers.values() ?? []) server.requests.reset();
   if (command === 'commit') {
     // `commit <service>`: a real commit changing one service's manifest; answers `<before> <after> <path>`.
     const path = `apps/svc-${arg ?? '0'}/deployment.yaml`;

@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
-import { benchFanout } from './fanout.js';
+import { benchFleet } from './fleet.js';
+import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
 import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
@@ -10,7 +11,8 @@ import { benchWebhook } from './webhook.js';
 const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row | Metric)[]>> = {
   matching: benchMatching,
   webhook: benchWebhook,
-  fanout: benchFanout,
+  fleet: benchFleet,
+  load: benchLoad,
 };
 
 const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));

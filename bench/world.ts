@@ -4,17 +4,21 @@ import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { App } from '../lib/app.js';
 import { loadConfig } from '../lib/config.js';
 import type { FleetConfig } from '../lib/fleet/fleet-config.js';
-import { createMemoryLogger } from '../lib/logger.js';
+import type { Logger } from '../lib/ports.js';
 import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
 import { createRuntime } from '../lib/runtime.js';
 
 export interface BenchWorld {
   readonly app: App;
+  /** Fields of the `cluster polled` lines track logged (the rest is dropped: 5,000 apps log a lot). */
+  readonly polled: Record<string, unknown>[];
   /** The repository every synthetic app deploys from (served by the doubles' Git server). */
   readonly repoURL: string;
   readonly queues: { push: MemoryQueue<FanoutMessage>; track: MemoryQueue<TrackMessage> };
-  /** Tells the doubles' process something (`tick`) and waits for it to be done. */
+  /** Tells the doubles' process something (`tick`, `reset`) and waits for it to be done. */
   command(line: string): Promise<void>;
+  /** API calls by verb since the last `reset`, and when the last PATCH was answered (epoch ms). */
+  stats(): Promise<{ list: number; patch: number; lastPatchAt: number }>;
   /** Commits a change to one service of the repository; the new commit is the branch head. */
   commit(service: number): Promise<{ before: string; after: string; path: string }>;
   close(): Promise<void>;
@@ -22,7 +26,7 @@ export interface BenchWorld {
 
 /** The runtime in this process; dynalite and the synthetic simulated fleet in a child process. */
 export async function startBenchWorld(
-  options: { clusters?: number; applications?: number } = {},
+  options: { clusters?: number; applications?: number; latencyMs?: number; realistic?: boolean } = {},
 ): Promise<BenchWorld> {
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
@@ -36,6 +40,9 @@ export async function startBenchWorld(
       String(options.clusters ?? 0),
       '--apps',
       String(options.applications ?? 0),
+      '--latency',
+      String(options.latencyMs ?? 0),
+      ...(options.realistic === true ? ['--realistic'] : []),
     ],
     { stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } },
   );
@@ -53,19 +60,34 @@ export async function startBenchWorld(
     push: new MemoryQueue<FanoutMessage>('push'),
     track: new MemoryQueue<TrackMessage>('track'),
   };
+  const polled: Record<string, unknown>[] = [];
+  const logger: Logger = {
+    debug: () => {},
+    info: (message, fields) => {
+      if (message === 'cluster polled') polled.push({ ...fields });
+    },
+    warn: () => {},
+    error: () => {},
+    child: () => logger,
+  };
   const app = createRuntime(config, {
-    logger: createMemoryLogger(),
+    logger,
     pushQueue: queues.push,
     trackQueue: queues.track,
     ...(started.fleet === undefined ? {} : { fleet: started.fleet }),
   });
   return {
     app,
+    polled,
     repoURL: started.repoURL,
     queues,
     async command(line) {
       child.stdin.write(`${line}\n`);
       await next();
+    },
+    async stats() {
+      child.stdin.write('stats\n');
+      return JSON.parse(await next()) as { list: number; patch: number; lastPatchAt: number };
     },
     async commit(service) {
       child.stdin.write(`commit ${service}\n`);

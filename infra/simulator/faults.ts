@@ -66,6 +66,8 @@ export interface RequestRecord {
   readonly name?: string;
   /** An injected fault answered it (or it hung): it never reached the store. */
   readonly faulted?: boolean;
+  /** When it arrived (`Date.now()`), for benchmarks timing a fan-out's last PATCH. */
+  readonly at?: number;
 }
 
 /** Every request the server received, for assertions such as "one LIST per kind per cluster". */

@@ -63,6 +63,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       ...(route.type === 'resource' && route.namespace !== undefined ? { namespace: route.namespace } : {}),
       ...(route.type === 'resource' && route.name !== undefined ? { name: route.name } : {}),
       ...(fault !== undefined && (fault.hang || fault.status !== undefined) ? { faulted: true } : {}),
+      at: Date.now(),
     });
     if (fault !== undefined) {
       if (fault.hang) return; // the socket stays open until the client gives up or the server closes

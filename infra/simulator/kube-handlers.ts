@@ -54,7 +54,12 @@ function list(store: ResourceStore, request: ResourceRequest): object {
   const all = store
     .list(request.resource, request.resource.namespaced ? request.namespace : undefined)
     .filter((o) => labels(o.metadata.labels) && fields(o));
-  const limit = Number(request.query.get('limit') ?? '0');
+  // Like a real API server before 1.31's consistent cache reads: `resourceVersion=0` (or NotOlderThan) is
+  // served from the watch cache, which ignores `limit` and sends everything in one answer.
+  const fromCache =
+    request.query.get('resourceVersion') === '0' ||
+    request.query.get('resourceVersionMatch') === 'NotOlderThan';
+  const limit = fromCache ? 0 : Number(request.query.get('limit') ?? '0');
   const after = decodeContinue(request.query.get('continue'));
   const start = after === undefined ? 0 : all.findIndex((o) => keyOf(o) > after);
   const from = start < 0 ? all.length : start;

@@ -27,7 +27,10 @@ export async function primeStatus(
   };
   return Promise.all(
     seeds.map(async (seed) => {
-      if (seed.object.status !== undefined) return seed;
+      // A seeded status without `sync` is bulk to keep (the synthetic fleet's realistic resources and
+      // history); the primed sync, health and operation are laid over it.
+      const seeded = seed.object.status as Record<string, unknown> | undefined;
+      if (seeded !== undefined && seeded.sync !== undefined) return seed;
       if (seed.resource === APPLICATIONS)
         return { ...seed, object: await primeApplication(seed.object, cached, now) };
       if (seed.resource === GIT_REPOSITORIES) {
@@ -65,7 +68,9 @@ async function primeApplication(
   }
   const resolved = revisions as string[];
   const revision = multi ? { revisions: resolved } : { revision: resolved[0] };
+  const bulk = (input.status ?? {}) as { history?: unknown[]; operationState?: { syncResult?: object } };
   app.status = {
+    ...bulk,
     sync: { status: 'Synced', ...revision },
     health: { status: 'Healthy' },
     reconciledAt: at,
@@ -75,9 +80,12 @@ async function primeApplication(
       message: 'successfully synced (all tasks run)',
       startedAt: at,
       finishedAt: at,
-      syncResult: revision,
+      syncResult: { ...bulk.operationState?.syncResult, ...revision },
     },
-    history: [{ ...revision, deployedAt: at, deployStartedAt: at, id: 0 }],
+    history: [
+      ...(bulk.history ?? []),
+      { ...revision, deployedAt: at, deployStartedAt: at, id: bulk.history?.length ?? 0 },
+    ],
   };
   return app;
 }

@@ -1,5 +1,6 @@
 import { APPLICATIONS } from '../../lib/kubernetes/resources.js';
 import type { SeedObject, SimulatedWorld } from './default-fleet.js';
+import { realisticBulk } from './realistic-status.js';
 
 export interface SyntheticFleetOptions {
   /** Clusters running Argo CD (each manages its own apps). */
@@ -9,6 +10,8 @@ export interface SyntheticFleetOptions {
   readonly repoURL: string;
   /** Service directories `apps/svc-<n>/` the apps are spread over (default 100). */
   readonly services?: number;
+  /** Give each Application a real one's bulk (`realisticBulk`: ~20 KB): issue 11's realistic objects. */
+  readonly realistic?: boolean;
 }
 
 /**
@@ -23,6 +26,7 @@ export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
     const cluster = names[i % names.length] as string;
     const service = `svc-${Math.floor(i / names.length) % services}`;
     const index = Math.floor(i / (names.length * services));
+    const bulk = options.realistic === true ? realisticBulk(service, options.repoURL) : undefined;
     objects[cluster]?.push({
       resource: APPLICATIONS,
       object: {
@@ -30,7 +34,9 @@ export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
           name: `${service}-${index}`,
           namespace: 'argocd',
           annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' },
+          ...(bulk === undefined ? {} : { managedFields: bulk.managedFields }),
         },
+        ...(bulk === undefined ? {} : { status: bulk.status }),
         spec: {
           project: 'default',
           source: { repoURL: options.repoURL, path: `apps/${service}`, targetRevision: 'main' },

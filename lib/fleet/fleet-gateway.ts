@@ -1,12 +1,12 @@
-import { UpstreamError } from '../errors.js';
-import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
 import type { ClusterClients } from '../kubernetes/cluster-clients.js';
+import { DEFAULT_PAGE_SIZE, listAllPages } from '../kubernetes/list-pages.js';
 import {
   APPLICATION_SETS,
   APPLICATIONS,
   GIT_REPOSITORIES,
   type KubeResource,
 } from '../kubernetes/resources.js';
+import { slimApplication } from '../kubernetes/slim-object.js';
 import type { TargetKind } from '../rollouts/model.js';
 import type { ClusterConfig, FleetConfig } from './fleet-config.js';
 import type { FleetCluster, FleetGateway } from './gateway.js';
@@ -21,40 +21,7 @@ function namespaceOf(cluster: ClusterConfig, kind: TargetKind): string | undefin
   return kind === 'GitRepository' ? cluster.flux?.namespace : cluster.argocd?.namespace;
 }
 
-const DEFAULT_PAGE_SIZE = 500;
-
-/**
- * Every page of a LIST (`limit` + `continue`), so no single answer holds a whole hub's Applications. An
- * expired continue token (410 Gone) starts the list again, once.
- */
-export async function listAllPages(
-  api: ClusterApi,
-  resource: KubeResource,
-  namespace: string | undefined,
-  limit: number,
-): Promise<KubeObject[]> {
-  for (let restart = 0; ; restart++) {
-    const items: KubeObject[] = [];
-    let next: string | undefined;
-    try {
-      do {
-        const page = await api.list(resource, namespace, {
-          limit,
-          ...(next === undefined ? {} : { continue: next }),
-        });
-        for (const item of page.items) items.push(item);
-        next = page.continue;
-      } while (next !== undefined);
-      return items;
-    } catch (error) {
-      if (restart > 0 || next === undefined || !isGone(error)) throw error;
-    }
-  }
-}
-
-function isGone(error: unknown): boolean {
-  return error instanceof UpstreamError && error.upstreamStatus === 410;
-}
+export { listAllPages };
 
 /** The fleet as fan-out and track see it, over one `ClusterApi` per cluster (retries are the client's). */
 export function createFleetGateway(
@@ -77,7 +44,16 @@ export function createFleetGateway(
       name: config.name,
       kinds,
       concurrency: config.concurrency ?? defaultConcurrency,
-      list: (kind) => listAllPages(api(), RESOURCE[kind], namespaceOf(config, kind), pageSize),
+      // Slim Applications as each page arrives: matching (whose index keeps the object), the decision
+      // and the record read only the slim fields, and a hub's full listing would not fit in memory.
+      list: (kind) =>
+        listAllPages(
+          api(),
+          RESOURCE[kind],
+          namespaceOf(config, kind),
+          pageSize,
+          kind === 'Application' ? slimApplication : undefined,
+        ),
       async patch(target, patch) {
         await api().mergePatch(
           RESOURCE[target.kind],

@@ -2,12 +2,14 @@ import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
+import { DEFAULT_PAGE_SIZE, listAllPages } from '../kubernetes/list-pages.js';
 import {
   APPLICATIONS,
   HORIZONTAL_POD_AUTOSCALERS,
   type KubeResource,
   SCALED_OBJECTS,
 } from '../kubernetes/resources.js';
+import { slimApplication } from '../kubernetes/slim-object.js';
 
 /** Not in the orchestrator's default RBAC: read only when `readAppProjects` is on. */
 export const APP_PROJECTS = {
@@ -50,7 +52,10 @@ export async function readArgoClusters(
     const api = clients.get(cluster.name);
     if (api === undefined) throw new Error(`no client for cluster ${cluster.name}`);
     const [applications, projects] = await Promise.all([
-      api.list(APPLICATIONS, cluster.argocd.namespace),
+      // Paged and slimmed as it arrives (the audit reads no more than `slimApplication` keeps).
+      listAllPages(api, APPLICATIONS, cluster.argocd.namespace, DEFAULT_PAGE_SIZE, (item) =>
+        slimApplication(withType(item, APPLICATIONS)),
+      ),
       options.readAppProjects
         ? api.list(APP_PROJECTS, cluster.argocd.namespace).then(
             (list) => ({ list }),
@@ -60,7 +65,7 @@ export async function readArgoClusters(
     ]);
     const read: ArgoClusterRead = {
       cluster: cluster.name,
-      applications: applications.items.map((item) => withType(item, APPLICATIONS)),
+      applications,
       ...(projects === undefined
         ? {}
         : 'error' in projects

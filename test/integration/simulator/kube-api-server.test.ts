@@ -238,6 +238,14 @@ describe('the simulated Kubernetes API server with @kubernetes/client-node 1.4',
     expect(second.metadata.continue).toBeUndefined();
   });
 
+  it('ignores limit for a watch-cache read (resourceVersion=0), as a real API server does', async () => {
+    for (const name of ['a', 'b', 'c'])
+      await api.createNamespacedCustomObject({ ...app, body: application(name) });
+    const cached = await api.listNamespacedCustomObject({ ...app, limit: 2, resourceVersion: '0' });
+    expect(cached.items).toHaveLength(3);
+    expect(cached.metadata.continue).toBeUndefined();
+  });
+
   it('answers a missing or unknown token with 401 and counts the request', async () => {
     expect((await statusOf(clientFor(server).api.listNamespacedCustomObject({ ...app }))).code).toBe(401);
     expect(

@@ -1,0 +1,94 @@
+import { parseArgs } from 'node:util';
+import { pushMessage } from './push-message.js';
+import { startBenchWorld } from './world.js';
+
+// One fleet size in a process of its own (`bench/fleet.ts` starts it), so its peak RSS
+// (`process.resourceUsage().maxRSS`) is the orchestrator's alone: the doubles run in a grandchild.
+// Prints one JSON line of samples per run, then one with the peak RSS.
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string' },
+    apps: { type: 'string' },
+    latency: { type: 'string' },
+    realistic: { type: 'boolean' },
+    runs: { type: 'string' },
+    reconcile: { type: 'boolean' },
+  },
+});
+const clusters = Number(values.clusters);
+const apps = Number(values.apps);
+const world = await startBenchWorld({
+  clusters,
+  applications: apps,
+  latencyMs: Number(values.latency ?? 0),
+  realistic: values.realistic === true,
+});
+// The idle process (runtime loaded, doubles up) before any work: the floor under the peak.
+global.gc?.();
+const idleRssMb = process.memoryUsage().rss / 1024 / 1024;
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
+try {
+  // Run 0 warms up (JIT, first Git reads, connections, as a warm Lambda has) and is not reported.
+  for (let run = 0; run <= Number(values.runs ?? 1); run++) {
+    // Fan-out of every app (unknown files): the plan, then all work items at once as Lambda would run them.
+    const commit = await world.commit(run % 100);
+    await world.command('reset');
+    const started = Date.now();
+    const cpu = process.cpuUsage();
+    await world.app.fanout(pushMessage(world.repoURL, commit, false));
+    await Promise.all(world.queues.push.takeAll().map((item) => world.app.fanout(item)));
+    const fanoutCpu = cpuMs(cpu);
+    const fanoutWall = Date.now() - started;
+    const fanoutStats = await world.stats();
+    // The controller syncs every app; one track poll then sees every app change state.
+    await world.command('tick');
+    await world.command('tick');
+    await world.command('reset');
+    world.polled.length = 0;
+    const pollCpuStart = process.cpuUsage();
+    const pollStart = Date.now();
+    const chains = world.queues.track.takeAll();
+    await Promise.all(chains.map((m) => world.app.track({ type: 'track', cluster: m.cluster, attempt: 0 })));
+    const pollWall = Date.now() - pollStart;
+    const pollCpu = cpuMs(pollCpuStart);
+    const pollStats = await world.stats();
+    const changed = world.polled.reduce((sum, p) => sum + Number(p.changed ?? 0), 0);
+    // Later polls until nothing is in flight, so the next run starts from a quiet fleet.
+    for (let i = 0; i < 5 && world.queues.track.depth > 0; i++) {
+      await world.command('tick');
+      await Promise.all(
+        world.queues.track
+          .takeAll()
+          .map((m) => world.app.track({ type: 'track', cluster: m.cluster, attempt: 0 })),
+      );
+    }
+    let reconcile: { wall: number; cpu: number } | undefined;
+    if (values.reconcile === true) {
+      const before = process.cpuUsage();
+      const start = Date.now();
+      await world.app.reconcile();
+      reconcile = { wall: Date.now() - start, cpu: cpuMs(before) };
+    }
+    if (run === 0) continue;
+    out({
+      run,
+      fanout: {
+        wall: fanoutWall,
+        toLastPatch: fanoutStats.lastPatchAt - started,
+        cpu: fanoutCpu,
+        patches: fanoutStats.patch,
+        lists: fanoutStats.list,
+      },
+      track: { wall: pollWall, cpu: pollCpu, lists: pollStats.list, chains: chains.length, changed },
+      ...(reconcile === undefined ? {} : { reconcile }),
+    });
+  }
+  out({ maxRssMb: process.resourceUsage().maxRSS / 1024, idleRssMb });
+} finally {
+  await world.close();
+}
+process.exit(0);

@@ -1,0 +1,189 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { type BenchOptions, type Metric, percentiles } from './report.js';
+
+interface Size {
+  readonly name: string;
+  readonly clusters: number;
+  readonly apps: number;
+  readonly latencyMs: number;
+  readonly realistic: boolean;
+  readonly runs: number;
+  readonly reconcile: boolean;
+}
+
+interface RunLine {
+  readonly fanout: { wall: number; toLastPatch: number; cpu: number; patches: number; lists: number };
+  readonly track: { wall: number; cpu: number; lists: number; chains: number; changed: number };
+  readonly reconcile?: { wall: number; cpu: number };
+}
+
+const CONCURRENCY = 10; // REFRESH_CONCURRENCY's default
+const PAGE = 500;
+
+/** Issue 11's sizes; `--quick` keeps their shape (one hub, many clusters) at a fraction of the apps. */
+function sizes(quick: boolean): Size[] {
+  const s = (
+    name: string,
+    clusters: number,
+    apps: number,
+    latencyMs: number,
+    realistic: boolean,
+    runs: number,
+    reconcile = false,
+  ): Size => ({
+    name,
+    clusters,
+    apps,
+    latencyMs,
+    realistic,
+    runs,
+    reconcile,
+  });
+  return quick
+    ? [s('100 apps / 5 clusters', 5, 100, 20, true, 2), s('300 apps / 1 hub', 1, 300, 20, true, 2, true)]
+    : [
+        s('1,000 apps / 20 clusters', 20, 1000, 20, true, 3),
+        s('5,000 apps / 50 clusters', 50, 5000, 20, true, 3),
+        s('5,000 apps / 1 hub', 1, 5000, 20, true, 2, true),
+        s('20,000 apps / 50 clusters', 50, 20000, 0, true, 2, true),
+      ];
+}
+
+async function runSize(size: Size): Promise<{ runs: RunLine[]; maxRssMb: number; idleRssMb: number }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/fleet-child.ts',
+      '--clusters',
+      String(size.clusters),
+      '--apps',
+      String(size.apps),
+      '--latency',
+      String(size.latencyMs),
+      '--runs',
+      String(size.runs),
+      ...(size.realistic ? ['--realistic'] : []),
+      ...(size.reconcile ? ['--reconcile'] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  const runs: RunLine[] = [];
+  let maxRssMb = 0;
+  let idleRssMb = 0;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const parsed = JSON.parse(line) as RunLine | { maxRssMb: number; idleRssMb: number };
+    if ('maxRssMb' in parsed) ({ maxRssMb, idleRssMb } = parsed);
+    else runs.push(parsed);
+  }
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/fleet-child.ts exited with ${code} for ${size.name}`);
+  return { runs, maxRssMb, idleRssMb };
+}
+
+/**
+ * Fan-out, one track poll and (where asked) a reconcile pass per run, each fleet size in a child process of
+ * its own (orchestrator alone: the doubles are the child's child), so its peak RSS is measured cleanly.
+ */
+export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
+  const metrics: Metric[] = [];
+  for (const size of sizes(options.quick)) {
+    process.stderr.write(`  fleet: ${size.name}...\n`);
+    const { runs, maxRssMb, idleRssMb } = await runSize(size);
+    const perCluster = Math.ceil(size.apps / size.clusters);
+    const rtt = size.latencyMs;
+    // LIST RTT (one per page) + ceil(apps per cluster / concurrency) × PATCH RTT + one queue hop (one RTT).
+    const bound = Math.ceil(perCluster / PAGE) * rtt + Math.ceil(perCluster / CONCURRENCY) * rtt + rtt;
+    const at = `fanout, ${size.name}`;
+    if (rtt > 0) {
+      metrics.push(
+        ...percentiles(
+          at,
+          `push → last PATCH ÷ bound (${bound} ms)`,
+          runs.map((r) => r.fanout.toLastPatch / bound),
+          '×',
+          { max: 1.3 },
+        ),
+      );
+    }
+    metrics.push(
+      ...percentiles(
+        at,
+        'push → last PATCH, wall',
+        runs.map((r) => r.fanout.toLastPatch),
+        'ms',
+      ),
+      ...percentiles(
+        at,
+        'orchestrator CPU per refreshed app',
+        runs.map((r) => r.fanout.cpu / Math.max(1, r.fanout.patches)),
+        'ms',
+        { max: 0.3 },
+      ),
+      {
+        scenario: at,
+        metric: 'apps refreshed per run',
+        value: runs[0]?.fanout.patches ?? 0,
+        unit: 'PATCHes',
+        target: { min: size.apps },
+      },
+    );
+    const track = `track, ${size.name}`;
+    metrics.push(
+      ...percentiles(
+        track,
+        'LISTs per poll ÷ clusters with apps in flight',
+        runs.map((r) => r.track.lists / Math.max(1, r.track.chains)),
+        '×',
+        { max: 1 },
+      ),
+      ...percentiles(
+        track,
+        'state changes per poll',
+        runs.map((r) => r.track.changed),
+        'apps',
+      ),
+      ...percentiles(
+        track,
+        'orchestrator CPU per state change',
+        runs.map((r) => r.track.cpu / Math.max(1, r.track.changed)),
+        'ms',
+        { max: 0.5 },
+      ),
+    );
+    const reconciled = runs.flatMap((r) => (r.reconcile === undefined ? [] : [r.reconcile]));
+    if (reconciled.length > 0) {
+      metrics.push(
+        ...percentiles(
+          `reconcile, ${size.name}`,
+          'one pass, wall',
+          reconciled.map((r) => r.wall),
+          'ms',
+          { max: 60_000 },
+        ),
+        ...percentiles(
+          `reconcile, ${size.name}`,
+          'one pass, orchestrator CPU',
+          reconciled.map((r) => r.cpu),
+          'ms',
+        ),
+      );
+    }
+    metrics.push({
+      scenario: `process, ${size.name}`,
+      metric: 'peak RSS of the orchestrator (fan-out, track, reconcile)',
+      value: maxRssMb,
+      unit: 'MB',
+      target: { max: 256 },
+    });
+    metrics.push({
+      scenario: `process, ${size.name}`,
+      metric: 'RSS of the same process idle, before the first push (tsx, SDKs, runtime)',
+      value: idleRssMb,
+      unit: 'MB',
+    });
+  }
+  return metrics;
+}

@@ -1,0 +1,68 @@
+import type { KubeObject } from './cluster-api.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Copies only `keys` of `value` that are present (undefined stays absent). */
+function pick(value: unknown, keys: readonly string[]): Obj | undefined {
+  if (!isObj(value)) return undefined;
+  const out: Obj = {};
+  for (const key of keys) if (value[key] !== undefined) out[key] = value[key];
+  return out;
+}
+
+const pickAll = (value: unknown, keys: readonly string[]): unknown[] | undefined =>
+  Array.isArray(value) ? value.map((entry) => pick(entry, keys) ?? entry) : undefined;
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const RESOURCE_KEYS = ['group', 'version', 'kind', 'namespace', 'name', 'status', 'health', 'hook'];
+const HISTORY_KEYS = ['id', 'revision', 'revisions', 'deployedAt', 'deployStartedAt', 'initiatedBy'];
+const OPERATION_KEYS = ['phase', 'message', 'startedAt', 'finishedAt', 'retryCount'];
+
+/**
+ * An Argo CD Application with only what matching, the preflight, tracking and the audit read (`metadata`
+ * without `managedFields` and kubectl's last-applied copy; `spec`; `status` with `sync`, `health`,
+ * `conditions`, per-resource sync/health, the deploy times of `history` and the operation's phase and
+ * revisions). A real Application is 10-30 KB, mostly `status.resources[].` detail, `history[].source` and
+ * `operationState.syncResult.resources`; slimmed right after each page is parsed, a 5,000-app hub's
+ * listing stays a few MB. Anything not named here is dropped, so a new reader must add its field.
+ */
+export function slimApplication(object: KubeObject): KubeObject {
+  const { managedFields: _managed, annotations, ...metadata } = object.metadata;
+  const slimMeta = { ...metadata } as Obj;
+  if (annotations !== undefined) {
+    const { [LAST_APPLIED]: _lastApplied, ...kept } = annotations;
+    slimMeta.annotations = kept;
+  }
+  const out: Obj = { metadata: slimMeta };
+  if (object.apiVersion !== undefined) out.apiVersion = object.apiVersion;
+  if (object.kind !== undefined) out.kind = object.kind;
+  if (object.spec !== undefined) out.spec = object.spec;
+  if (object.operation !== undefined) out.operation = object.operation;
+  if (isObj(object.status)) out.status = slimStatus(object.status);
+  return out as unknown as KubeObject;
+}
+
+function slimStatus(status: Obj): Obj {
+  const { resources, history, operationState, summary: _summary, ...rest } = status;
+  const out: Obj = { ...rest };
+  const slimResources = pickAll(resources, RESOURCE_KEYS);
+  if (slimResources !== undefined) {
+    out.resources = slimResources.map((r) =>
+      isObj(r) && isObj(r.health) ? { ...r, health: pick(r.health, ['status']) } : r,
+    );
+  }
+  const slimHistory = pickAll(history, HISTORY_KEYS);
+  if (slimHistory !== undefined) out.history = slimHistory;
+  if (isObj(operationState)) {
+    const op = pick(operationState, OPERATION_KEYS) ?? {};
+    const sync = isObj(operationState.operation)
+      ? pick(operationState.operation.sync, ['revision', 'revisions'])
+      : undefined;
+    if (sync !== undefined) op.operation = { sync };
+    const result = pick(operationState.syncResult, ['revision', 'revisions']);
+    if (result !== undefined) op.syncResult = result;
+    out.operationState = op;
+  }
+  return out;
+}

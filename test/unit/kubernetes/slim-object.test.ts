@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { realisticBulk } from '../../../infra/simulator/realistic-status.js';
+import { observeApplication } from '../../../lib/argocd/sync-state.js';
+import { readApplication } from '../../../lib/audit/application.js';
+import type { KubeObject } from '../../../lib/kubernetes/cluster-api.js';
+import { slimApplication } from '../../../lib/kubernetes/slim-object.js';
+import { deployObservations } from '../../../lib/reconcile/observations.js';
+
+const sha = 'a'.repeat(40);
+
+function realApp(): KubeObject {
+  const bulk = realisticBulk('svc-1', 'https://git.example/gitops.git');
+  return {
+    metadata: {
+      name: 'svc-1',
+      namespace: 'argocd',
+      uid: 'u-1',
+      resourceVersion: '7',
+      annotations: {
+        'argocd.argoproj.io/manifest-generate-paths': '.',
+        'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(5000),
+      },
+      managedFields: bulk.managedFields,
+    },
+    spec: {
+      source: { repoURL: 'https://git.example/gitops.git', path: 'apps/svc-1', targetRevision: 'main' },
+      destination: { name: 'in-cluster', namespace: 'svc-1' },
+      syncPolicy: { automated: { prune: true } },
+    },
+    status: {
+      ...bulk.status,
+      sync: { status: 'Synced', revision: sha },
+      health: { status: 'Healthy' },
+      operationState: {
+        ...(bulk.status.operationState as object),
+        phase: 'Succeeded',
+        finishedAt: '2026-11-30T12:01:00Z',
+        operation: { sync: { revision: sha }, initiatedBy: { automated: true } },
+        syncResult: {
+          ...((bulk.status.operationState as { syncResult: object }).syncResult as object),
+          revision: sha,
+        },
+      },
+      conditions: [{ type: 'SyncError', message: 'boom' }],
+    },
+  };
+}
+
+describe('slimApplication', () => {
+  it('drops the bulk: a ~25 KB Application keeps under a tenth of its size', () => {
+    const app = realApp();
+    const full = JSON.stringify(app).length;
+    const slim = JSON.stringify(slimApplication(app)).length;
+    expect(full).toBeGreaterThan(20_000);
+    expect(slim).toBeLessThan(full / 3);
+    const kept = slimApplication(app) as unknown as {
+      metadata: Record<string, unknown>;
+      status: { operationState: { syncResult: Record<string, unknown> }; summary?: unknown };
+    };
+    expect(kept.metadata.managedFields).toBeUndefined();
+    expect(kept.metadata.annotations).toEqual({ 'argocd.argoproj.io/manifest-generate-paths': '.' });
+    expect(kept.status.operationState.syncResult).toEqual({ revision: sha });
+    expect(kept.status.summary).toBeUndefined();
+  });
+
+  it('keeps what tracking, matching, the audit and reconcile read', () => {
+    const app = realApp();
+    const slim = slimApplication(app);
+    expect(observeApplication(slim, sha)).toEqual(observeApplication(app, sha));
+    expect(readApplication(slim, 'argocd')).toEqual(readApplication(app, 'argocd'));
+    expect(deployObservations(slim, false)).toEqual(deployObservations(app, false));
+    expect(slim.spec).toBe(app.spec);
+    expect(slim.metadata.uid).toBe('u-1');
+    expect(slim.metadata.resourceVersion).toBe('7');
+  });
+});
