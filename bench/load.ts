@@ -76,7 +76,7 @@ export async function benchLoad(options: BenchOptions): Promise<Metric[]> {
       },
       {
         scenario: S,
-        metric: '|recorded − distinct| + |enqueued − distinct| (exactly once)',
+        metric: 'distinct deliveries not recorded or enqueued exactly once',
         value: Math.abs(recorded - result.distinct) + Math.abs(stack.queues.push.depth - result.distinct),
         unit: 'items',
         target: { max: 0 },
