@@ -99,15 +99,15 @@ try {
     });
   }
   const { heapTotal, external, arrayBuffers } = process.memoryUsage();
-out({
-  maxRssMb: process.resourceUsage().maxRSS / 1024,
-  warmPeakMb: Math.max(sampledPeak, process.memoryUsage.rss()) / 1024 / 1024,
-  idleRssMb,
-  startupPeakMb,
-  heapTotal,
-  external,
-  arrayBuffers,
-});
+  out({
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    warmPeakMb: Math.max(sampledPeak, process.memoryUsage.rss()) / 1024 / 1024,
+    idleRssMb,
+    startupPeakMb,
+    heapTotal,
+    external,
+    arrayBuffers,
+  });
 } finally {
   await world.close();
 }
