@@ -55,7 +55,8 @@ export function queueHandler<M extends QueueMessage>(
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {
-        const message = parseMessage(record.body, type) as M;
+        const body = (await instance.resolveQueueBody?.(record.body)) ?? record.body;
+        const message = parseMessage(body, type) as M;
         try {
           await handle(instance, message);
         } catch (error) {

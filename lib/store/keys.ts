@@ -12,6 +12,7 @@ import type { AppTarget } from '../rollouts/model.js';
  * | Slack message ref     | ROLLOUT#<sha>               | SLACK#<channel>                      |                                      |
  * | finding               | FINDINGS                    | <cluster>#<rule>#<ns>#<name>#<subject> |                                    |
  * | reconcile memory      | RECONCILE                   | <kind>#…                             |                                      |
+ * | queue payload (TTL)   | PAYLOAD#<sha256 of body>    | CHUNK#<n>                            |                                      |
  */
 export const SUMMARY_SK = '#SUMMARY';
 export const DELIVERY_SK = '#';
@@ -48,3 +49,11 @@ export function slackSk(channel: string): string {
 
 export const FINDINGS_PK = 'FINDINGS';
 export const RECONCILE_PK = 'RECONCILE';
+
+export function payloadPk(sha256: string): string {
+  return `PAYLOAD#${sha256}`;
+}
+
+export function payloadChunkSk(chunk: number): string {
+  return `CHUNK#${String(chunk).padStart(4, '0')}`;
+}

@@ -41,6 +41,7 @@ function deps(options: { exists?: boolean; claimed?: boolean; sendFails?: boolea
         if (options.sendFails === true) throw new Error('queue down');
         sent.push(message);
       },
+      sendBatch: async () => undefined,
     },
     clock: { now: () => new Date(T) },
     logger: createMemoryLogger(),
