@@ -66,11 +66,22 @@ export function sqsQueue<M>(client: SQSClient, queueUrl: string, options: SqsQue
         ...(e.delaySeconds === undefined ? {} : { delaySeconds: e.delaySeconds }),
       }));
       const failures: string[] = [];
-      for (const chunk of batchChunks(all)) failures.push(...(await sendChunk(chunk)));
+      let cause: unknown;
+      for (const chunk of batchChunks(all)) {
+        try {
+          failures.push(...(await sendChunk(chunk)));
+        } catch (error) {
+          // The whole call failed (a lone entry over the size limit, a timeout): name its entries, go on.
+          cause ??= error;
+          const name = (error as { name?: string }).name ?? 'Error';
+          failures.push(...chunk.map((e) => `entry ${e.id} (${name})`));
+        }
+      }
       if (failures.length > 0) {
         throw new UpstreamError(`sqs refused ${failures.join(', ')}`, {
           retryable: true,
           code: 'sqs-batch-failed',
+          cause,
         });
       }
     },
