@@ -103,4 +103,25 @@ describe('delivery faults through the local stack (in-process queues)', () => {
     // The real change is the last file of 6,001: the apps it covers are refreshed, the others path-missed.
     expectDefaultOutcome(await stack.rolloutWhenDone(after));
   }, 60_000);
+
+  it('enqueues five concurrent deliveries of one id at least once and patches each app once', async () => {
+    resetRequestLogs(stack);
+    const { after, delivery } = await commitDefaultChange(stack, 'gh-concurrent');
+    const before = pushQueue?.calls.length ?? 0;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => stack.post('/webhooks/github', delivery)),
+    );
+    const accepted = answers.filter((a) => a.status === 202);
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((a) => a.status !== 202)).toEqual(
+      Array.from({ length: 5 - accepted.length }, () => ({ status: 200, body: { duplicate: true } })),
+    );
+    expect((pushQueue?.calls.length ?? 0) - before).toBe(accepted.length);
+    expect(await deliveryState(stack, 'gh-concurrent')).toBe('enqueued');
+
+    expectDefaultOutcome(await stack.rolloutWhenDone(after));
+    const patches = [...patchesPerObject(stack).entries()];
+    expect(patches.length).toBeGreaterThan(0);
+    expect(patches.filter(([, n]) => n !== 1)).toEqual([]);
+  }, 60_000);
 });
