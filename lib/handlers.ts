@@ -55,10 +55,10 @@ export function queueHandler<M extends QueueMessage>(
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {
-        const body = (await instance.resolveQueueBody?.(record.body)) ?? record.body;
-        const message = parseMessage(body, type) as M;
         try {
-          await handle(instance, message);
+          // A pointer to an offloaded payload is resolved first; a missing payload is retried, then dead-lettered.
+          const body = (await instance.resolveQueueBody?.(record.body)) ?? record.body;
+          await handle(instance, parseMessage(body, type) as M);
         } catch (error) {
           instance.logger.error('message failed; it will be retried', {
             messageId: record.messageId,
