@@ -56,7 +56,12 @@ describe('AWS SDK clients against an endpoint that accepts and never answers', (
   });
 
   it('ends an SQS call with a timeout error', async () => {
-    const sqs = new SQSClient({ region: 'local', endpoint, credentials, requestHandler: awsRequestHandler(http) });
+    const sqs = new SQSClient({
+      region: 'local',
+      endpoint,
+      credentials,
+      requestHandler: awsRequestHandler(http),
+    });
     const error = await endsWithin(
       sqs.send(new SendMessageCommand({ QueueUrl: `${endpoint}/000000000000/q`, MessageBody: 'x' })),
       10_000,
