@@ -8,7 +8,9 @@ export type Fault =
   | 'conditional-check-failed'
   /** Accept the request and never answer (until the proxy closes). */
   | 'hang'
-  | { readonly status: number; readonly type: string; readonly message: string };
+  | { readonly status: number; readonly type: string; readonly message: string }
+  /** Answer 200 with this JSON instead of asking the target (e.g. a SendMessageBatch with `Failed` entries). */
+  | { readonly answer: (body: Record<string, unknown>) => unknown };
 
 export interface FaultRule {
   /** The operation, as in `X-Amz-Target` after the dot: `PutItem`, `UpdateItem`, `SendMessage`, … */
@@ -102,7 +104,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       hung.push({ forward: () => forward(req, body, res), drop: () => res.destroy() });
       return;
     }
-    answerFault(res, target.startsWith('AmazonSQS.'), active.rule.fault);
+    const fault = active.rule.fault;
+    if (typeof fault === 'object' && 'answer' in fault) {
+      res
+        .writeHead(200, { 'content-type': 'application/x-amz-json-1.0' })
+        .end(JSON.stringify(fault.answer(parsed)));
+      return;
+    }
+    answerFault(res, target.startsWith('AmazonSQS.'), fault);
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -134,7 +143,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   };
 }
 
-function answerFault(res: ServerResponse, sqs: boolean, fault: Exclude<Fault, 'hang'>) {
+type ErrorFault = Exclude<Fault, 'hang' | { readonly answer: unknown }>;
+
+function answerFault(res: ServerResponse, sqs: boolean, fault: ErrorFault) {
   const { status, type, message } =
     fault === 'throttling'
       ? {
@@ -158,7 +169,7 @@ function answerFault(res: ServerResponse, sqs: boolean, fault: Exclude<Fault, 'h
   const namespace = sqs ? 'com.amazonaws.sqs' : 'com.amazonaws.dynamodb.v20120810';
   res
     .writeHead(status, {
-      'content-type': sqs ? 'application/x-amz-json-1.0' : 'application/x-amz-json-1.0',
+      'content-type': 'application/x-amz-json-1.0',
       ...(sqs ? { 'x-amzn-query-error': `${type};${status >= 500 ? 'Receiver' : 'Sender'}` } : {}),
     })
     .end(JSON.stringify({ __type: `${namespace}#${type}`, message }));

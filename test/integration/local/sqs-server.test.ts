@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SqsServer, startSqsServer } from '../../../infra/local/sqs-server.js';
 import { awsRequestHandler } from '../../../lib/aws/http-handler.js';
 import { sqsQueue } from '../../../lib/queue/sqs-queue.js';
+import { startFaultProxy } from '../../helpers/fault-proxy.js';
 
 describe('the SQS-compatible server, through @aws-sdk/client-sqs', () => {
   let server: SqsServer;
@@ -151,5 +152,39 @@ describe('the SQS-compatible server, through @aws-sdk/client-sqs', () => {
       /entry 1 \(BatchRequestTooLong/,
     );
     expect(server.queue(name).attributes().ApproximateNumberOfMessages).toBe('2');
+  });
+
+  it('retries only the batch entries SQS reported failed (not a sender fault), then succeeds', async () => {
+    const name = fresh();
+    const proxy = await startFaultProxy(server.endpoint);
+    const client = new SQSClient({
+      region: 'local',
+      endpoint: proxy.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      requestHandler: awsRequestHandler({ requestTimeoutMs: 5_000 }),
+    });
+    proxy.inject({
+      operation: 'SendMessageBatch',
+      fault: {
+        answer: (body) => {
+          const entries = body.Entries as { Id: string; MessageBody: string }[];
+          return {
+            Successful: [],
+            Failed: entries.map((e) => ({
+              Id: e.Id,
+              SenderFault: false,
+              Code: 'InternalError',
+              Message: 'try again',
+            })),
+          };
+        },
+      },
+    });
+    const queue = sqsQueue<string>(client, server.queueUrl(name), { sleep: async () => undefined });
+    await queue.sendBatch([{ message: 'a' }, { message: 'b' }]);
+    expect(proxy.operations.filter((o) => o === 'SendMessageBatch')).toHaveLength(2);
+    expect(server.queue(name).attributes().ApproximateNumberOfMessages).toBe('2');
+    client.destroy();
+    await proxy.close();
   });
 });
