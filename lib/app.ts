@@ -14,4 +14,6 @@ export interface App {
   track(message: TrackMessage): Promise<void>;
   /** One reconcile pass; `timeBudgetMs` is how long it may spend (Lambda: remaining time less a margin). */
   reconcile(options?: { timeBudgetMs?: number }): Promise<Record<string, unknown>>;
+  /** A queue record's body as sent: a pointer to an offloaded payload is resolved (absent: as is). */
+  resolveQueueBody?(body: string): Promise<string>;
 }

@@ -36,6 +36,10 @@ export interface Config {
   readonly queueUrl?: string;
   /** SQS queue feeding `track` (delayed, re-enqueues itself). */
   readonly trackQueueUrl?: string;
+  /** `SQS_ENDPOINT`: SQS endpoint override (an SQS-compatible server locally, or AWS). */
+  readonly sqsEndpoint?: string;
+  /** `AWS_REQUEST_TIMEOUT_MS`: the request timeout of every AWS SDK call (default 5000). */
+  readonly awsRequestTimeoutMs: number;
   readonly apiToken?: string;
   readonly maxBodyBytes: number;
   readonly deliveryTtlSeconds: number;
@@ -85,6 +89,8 @@ export function loadConfig(env: Env): Config {
     slack,
     ...optional('queueUrl', url(env, 'QUEUE_URL')),
     ...optional('trackQueueUrl', url(env, 'TRACK_QUEUE_URL')),
+    ...optional('sqsEndpoint', url(env, 'SQS_ENDPOINT')),
+    awsRequestTimeoutMs: integer(env, 'AWS_REQUEST_TIMEOUT_MS', 5000, 100, 60_000),
     ...optional('apiToken', text(env, 'API_TOKEN')),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
     deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),

@@ -68,9 +68,10 @@ export function queueHandler<M extends QueueMessage>(
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {
-        const message = parseMessage(record.body, types) as M;
         try {
-          await handle(instance, message, budget);
+          // A pointer to an offloaded payload is resolved first; a missing payload is retried, then dead-lettered.
+          const body = (await instance.resolveQueueBody?.(record.body)) ?? record.body;
+          await handle(instance, parseMessage(body, types) as M, budget);
         } catch (error) {
           instance.logger.error('message failed; it will be retried', {
             messageId: record.messageId,

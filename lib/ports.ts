@@ -30,8 +30,24 @@ export interface SendOptions {
 /** A queue with SQS semantics: at-least-once, delay, visibility timeout, dead-letter after N receives. */
 export interface Queue<M> {
   send(message: M, options?: SendOptions): Promise<void>;
-  /** SendMessageBatch in chunks of 10; an entry that still fails after retries makes the call throw. */
-  sendBatch(entries: readonly { message: M; delaySeconds?: number }[]): Promise<void>;
+  /**
+   * Many messages at once (SQS SendMessageBatch: chunks of at most 10 entries and 256 KiB). Resolves when
+   * every entry is on the queue; throws naming the entries that still failed after a few tries.
+   */
+  sendBatch(entries: readonly BatchEntry<M>[]): Promise<void>;
+}
+
+export interface BatchEntry<M> {
+  readonly message: M;
+  readonly delaySeconds?: number;
+}
+
+/** Message bodies too large for a queue message, kept by content hash until the queue has let go of them. */
+export interface PayloadStore {
+  /** Stores `body` and returns its key (the SHA-256 of the body, hex). */
+  put(body: string): Promise<string>;
+  /** The body stored under `key`; throws when it is missing or does not match its hash. */
+  get(key: string): Promise<string>;
 }
 
 /** Reads a secret string from AWS Secrets Manager (cached by the adapter). */
@@ -50,9 +66,21 @@ export interface DeliveryRecord {
   readonly receivedAt: string;
 }
 
+/** `received`: recorded, its message not (yet) enqueued; `enqueued`: the push is on the queue. */
+export type DeliveryState = 'received' | 'enqueued';
+
+/**
+ * `claimed`: this caller enqueues (a new delivery, or one recorded earlier but never enqueued whose lease
+ * ended); `enqueued`: a duplicate; `busy`: another caller holds the lease and is enqueueing right now.
+ */
+export type DeliveryClaim = 'claimed' | 'enqueued' | 'busy';
+
 export interface DeliveryStore {
-  /** Conditional write keyed on the delivery id: `duplicate` when it was recorded before. */
-  recordOnce(record: DeliveryRecord): Promise<'recorded' | 'duplicate'>;
-  /** Undo a record whose message could not be enqueued, so the provider's redelivery is not a duplicate. */
-  forget(provider: string, deliveryId: string): Promise<void>;
+  /** Conditional write keyed on the delivery id, taking a short lease on a delivery not yet enqueued. */
+  claim(record: DeliveryRecord): Promise<DeliveryClaim>;
+  /** The push is on the queue: from now on a redelivery is a duplicate. */
+  markEnqueued(provider: string, deliveryId: string): Promise<void>;
+  /** Enqueueing failed: end the lease so the provider's redelivery enqueues at once. */
+  release(provider: string, deliveryId: string): Promise<void>;
+  state(provider: string, deliveryId: string): Promise<DeliveryState | undefined>;
 }

@@ -2,6 +2,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { FindingsReader } from './api/findings-reader.js';
 import { handleApi } from './api/handle-api.js';
 import type { App } from './app.js';
+import { awsRequestHandler } from './aws/http-handler.js';
 import { createSecretReader } from './aws/secret-reader.js';
 import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
@@ -9,7 +10,8 @@ import { ConfigError } from './errors.js';
 import type { FleetConfig } from './fleet/fleet-config.js';
 import { createLogger } from './logger.js';
 import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
-import type { FanoutMessage, TrackMessage } from './queue/messages.js';
+import type { FanoutMessage, PointerMessage, TrackMessage } from './queue/messages.js';
+import { offloadQueue, resolveQueueBody } from './queue/offload-queue.js';
 import { sqsQueue } from './queue/sqs-queue.js';
 import type { RolloutReader } from './rollouts/rollout-store.js';
 import type { FleetFunctions } from './runtime-fleet.js';
@@ -17,6 +19,7 @@ import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
 import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
 import { dynamoFindingsStore } from './store/findings.js';
+import { dynamoPayloadStore } from './store/payloads.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
 import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
 import { handleWebhook } from './webhook/handle-webhook.js';
@@ -26,8 +29,9 @@ import { webhookSecretSource } from './webhook/secret-source.js';
 export interface RuntimeOverrides {
   readonly logger?: Logger;
   readonly clock?: Clock;
-  readonly pushQueue?: Queue<FanoutMessage>;
-  readonly trackQueue?: Queue<TrackMessage>;
+  /** Raw queues (the in-process ones); the runtime wraps them as it wraps SQS (offloading, delays). */
+  readonly pushQueue?: Queue<FanoutMessage | PointerMessage>;
+  readonly trackQueue?: Queue<TrackMessage | PointerMessage>;
   /** The fleet itself (the local simulator), instead of reading FLEET_CONFIG. */
   readonly fleet?: FleetConfig;
   readonly secretReader?: SecretReader;
@@ -37,6 +41,8 @@ export interface RuntimeOverrides {
 }
 
 const RECORD_TTL_SECONDS = 90 * 24 * 3600;
+/** Outlives a message on any queue: 4 days' retention, then up to 14 days in a dead-letter queue. */
+const PAYLOAD_TTL_SECONDS = 15 * 24 * 3600;
 
 /** What every function shares, built once per cold start; the fleet functions build the rest on first use. */
 export interface SharedRuntime {
@@ -62,27 +68,42 @@ export interface SharedRuntime {
 export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): App {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
+  const http = { requestTimeoutMs: config.awsRequestTimeoutMs };
   const table = createTableRef({
     tableName: config.tableName,
     region: config.region,
+    http,
     ...(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),
   });
   const secretsManager = createSecretsManagerApi({
     ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
     ...(config.stsEndpoint === undefined ? {} : { stsEndpoint: config.stsEndpoint }),
     clock,
+    http,
   });
   const secretReader =
     overrides.secretReader ?? createSecretReader({ api: secretsManager, region: config.region, clock });
-  const sqs = config.queueUrl === undefined ? undefined : new SQSClient({ region: config.region });
-  const queue = <M>(override: Queue<M> | undefined, url: string | undefined, name: string): Queue<M> => {
-    if (override !== undefined) return override;
+  const sqs =
+    config.queueUrl === undefined
+      ? undefined
+      : new SQSClient({
+          region: config.region,
+          requestHandler: awsRequestHandler(http),
+          ...(config.sqsEndpoint === undefined ? {} : { endpoint: config.sqsEndpoint }),
+        });
+  const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
+  const queue = <M extends { readonly type: string }>(
+    override: Queue<M | PointerMessage> | undefined,
+    url: string | undefined,
+    name: string,
+  ): Queue<M> => {
+    if (override !== undefined) return offloadQueue(override, payloads);
     if (sqs === undefined || url === undefined)
       throw new ConfigError(name, 'is required outside the local stack');
-    return sqsQueue<M>(sqs, url);
+    return offloadQueue(sqsQueue<M | PointerMessage>(sqs, url), payloads);
   };
-  const pushQueue = queue(overrides.pushQueue, config.queueUrl, 'QUEUE_URL');
-  const trackQueue = queue(overrides.trackQueue, config.trackQueueUrl, 'TRACK_QUEUE_URL');
+  const pushQueue = queue<FanoutMessage>(overrides.pushQueue, config.queueUrl, 'QUEUE_URL');
+  const trackQueue = queue<TrackMessage>(overrides.trackQueue, config.trackQueueUrl, 'TRACK_QUEUE_URL');
   const rollouts = dynamoRolloutWriter(table, RECORD_TTL_SECONDS);
   const reader = dynamoRolloutReader(table);
   const findings = dynamoFindingsStore(table);
@@ -131,5 +152,6 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     fanout: async (message, budget) => (await fleet()).fanout(message, budget),
     track: async (message) => (await fleet()).track(message),
     reconcile: async (options) => (await fleet()).reconcile(options),
+    resolveQueueBody: (body) => resolveQueueBody(body, payloads),
   };
 }

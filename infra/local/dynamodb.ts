@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { awsRequestHandler } from '../../lib/aws/http-handler.js';
 import { tableDefinition } from '../table-definition.js';
 
 export interface LocalDynamo {
@@ -53,5 +54,6 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    requestHandler: awsRequestHandler(),
   });
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Queue, SendOptions } from '../../lib/ports.js';
+import type { BatchEntry, Queue, SendOptions } from '../../lib/ports.js';
+import { batchChunks } from '../../lib/queue/batch-chunks.js';
+import { checkBatch, checkMessage, type OutgoingMessage, SqsRuleError } from './sqs-rules.js';
 
 export interface QueueConsumerOptions {
   readonly batchSize: number;
@@ -23,7 +25,9 @@ export type BatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undef
 /**
  * An in-process queue with the SQS semantics the functions rely on: at-least-once delivery, per-message
  * delay, a visibility timeout (a message whose batch failed or timed out comes back), partial batch failures
- * (`batchItemFailures`), and redrive to a dead-letter list after `maxReceiveCount` receives.
+ * (`batchItemFailures`), and redrive to a dead-letter list after `maxReceiveCount` receives. It refuses
+ * what SQS refuses (bodies over 256 KiB, delays outside 0-900 s, batches over 10 entries or 256 KiB), with
+ * the SDK's error names, so tests see what AWS would do.
  */
 export class MemoryQueue<M> implements Queue<M> {
   readonly deadLetters: { messageId: string; body: string; receiveCount: number }[] = [];
@@ -40,25 +44,66 @@ export class MemoryQueue<M> implements Queue<M> {
   ) {}
 
   async send(message: M, options: SendOptions = {}): Promise<void> {
-    const body = JSON.stringify(message);
+    const outgoing = {
+      body: JSON.stringify(message),
+      ...(options.delaySeconds === undefined ? {} : { delaySeconds: options.delaySeconds }),
+    };
+    checkMessage(outgoing);
+    this.store(outgoing);
+  }
+
+  /** The port's batch send: SendMessageBatch calls of at most 10 entries and 256 KiB, like `sqsQueue`. */
+  async sendBatch(entries: readonly BatchEntry<M>[]): Promise<void> {
+    const outgoing = entries.map((e, i) => ({
+      id: String(i),
+      body: JSON.stringify(e.message),
+      ...(e.delaySeconds === undefined ? {} : { delaySeconds: e.delaySeconds }),
+    }));
+    const failed: string[] = [];
+    for (const chunk of batchChunks(outgoing)) {
+      try {
+        const result = this.sendMessageBatch(chunk);
+        failed.push(...result.failed.map((f) => `entry ${f.id} (${f.code}: ${f.message})`));
+      } catch (error) {
+        // As `sqsQueue`: a refused call (a lone entry over 256 KiB) names its entries, the others go on.
+        failed.push(...chunk.map((e) => `entry ${e.id} (${(error as Error).name})`));
+      }
+    }
+    if (failed.length > 0) throw new SqsRuleError('BatchEntryFailed', `sqs refused ${failed.join(', ')}`);
+  }
+
+  /** SQS SendMessageBatch: the request's limits throw; an entry SQS would refuse is reported failed. */
+  sendMessageBatch(entries: readonly (OutgoingMessage & { readonly id: string })[]): {
+    successful: string[];
+    failed: { id: string; code: string; message: string }[];
+  } {
+    checkBatch(entries);
+    const successful: string[] = [];
+    const failed: { id: string; code: string; message: string }[] = [];
+    for (const entry of entries) {
+      try {
+        checkMessage(entry);
+      } catch (error) {
+        const e = error as SqsRuleError;
+        failed.push({ id: entry.id, code: e.name, message: e.message });
+        continue;
+      }
+      this.store(entry);
+      successful.push(entry.id);
+    }
+    return { successful, failed };
+  }
+
+  private store(message: OutgoingMessage): void {
     const sentAt = this.now();
     const messageId = randomUUID();
     this.messages.set(messageId, {
       messageId,
-      body,
+      body: message.body,
       sentAt,
-      visibleAt: sentAt + Math.min(options.delaySeconds ?? 0, 900) * 1000,
+      visibleAt: sentAt + (message.delaySeconds ?? 0) * 1000,
       receiveCount: 0,
     });
-  }
-
-  async sendBatch(entries: readonly { message: M; delaySeconds?: number }[]): Promise<void> {
-    for (const entry of entries) {
-      await this.send(
-        entry.message,
-        entry.delaySeconds === undefined ? {} : { delaySeconds: entry.delaySeconds },
-      );
-    }
   }
 
   /** Removes and returns every waiting message (benchmarks and tests that run the consumer themselves). */

@@ -4,17 +4,16 @@ import type { App } from '../../lib/app.js';
 import { type Config, type Env, loadConfig } from '../../lib/config.js';
 import { errorMessage } from '../../lib/errors.js';
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
-import { apiHandler, fanoutHandler, trackHandler, webhookHandler } from '../../lib/handlers.js';
+import { apiHandler, webhookHandler } from '../../lib/handlers.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Logger } from '../../lib/ports.js';
-import type { FanoutMessage, TrackMessage } from '../../lib/queue/messages.js';
 import { createRuntime } from '../../lib/runtime.js';
 import type { ControllerOptions } from '../simulator/argocd-controller.js';
 import { type DefaultWorld, startDefaultWorld } from './default-world.js';
 import { ensureTable, localDynamoClient, startDynalite } from './dynamodb.js';
 import { startLocalHttpServer } from './http-server.js';
-import { MemoryQueue } from './memory-queue.js';
 import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
+import { type LocalQueues, localQueues, type QueueWrapper } from './stack-queues.js';
 
 export const LOCAL_GITHUB_SECRET = 'local-github-secret';
 export const LOCAL_GITLAB_TOKEN = 'local-gitlab-token';
@@ -33,6 +32,8 @@ export interface LocalStackOptions {
   readonly schedule?: boolean;
   /** Per-request timeout against the simulated clusters (tests of slow clusters). */
   readonly clusterTimeoutMs?: number;
+  /** Wraps the in-process queues (fault injection in tests). */
+  readonly wrapQueue?: QueueWrapper;
 }
 
 export interface LocalStack {
@@ -41,7 +42,8 @@ export interface LocalStack {
   readonly app: App;
   readonly world?: DefaultWorld;
   readonly slack?: SlackReceiver;
-  readonly queues: { readonly push: MemoryQueue<FanoutMessage>; readonly track: MemoryQueue<TrackMessage> };
+  /** The in-process queues; absent when the stack runs against real queues (`QUEUE_URL`, `SQS_ENDPOINT`). */
+  readonly queues?: LocalQueues;
   readonly dynamodbEndpoint: string;
   close(): Promise<void>;
 }
@@ -104,32 +106,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await ensureTable(dynamo, config.tableName);
     dynamo.destroy();
 
-    const queues = {
-      push: new MemoryQueue<FanoutMessage>('fanout'),
-      track: new MemoryQueue<TrackMessage>('track'),
-    };
+    const queues = localQueues(config, options.wrapQueue);
     const logger = options.logger ?? createLogger({ level: config.logLevel });
     const app = createRuntime(config, {
       logger,
-      pushQueue: queues.push,
-      trackQueue: queues.track,
+      ...queues.overrides,
       ...(world === undefined ? {} : { fleet: withTimeout(world.fleetConfig, options.clusterTimeoutMs) }),
     });
     const source = async () => app;
-    queues.push.start(fanoutHandler(source), {
-      batchSize: 5,
-      visibilityTimeoutMs: 120_000,
-      maxReceiveCount: 5,
-    });
-    queues.track.start(trackHandler(source), {
-      batchSize: 10,
-      visibilityTimeoutMs: 60_000,
-      maxReceiveCount: 5,
-    });
-    closers.push(async () => {
-      // Let the batches in flight finish before the stores and servers they use go away.
-      await Promise.all([queues.push.stop(), queues.track.stop()]);
-    });
+    queues.start(source, logger);
+    closers.push(queues.stop);
 
     const http = await startLocalHttpServer(
       { webhook: webhookHandler(source), api: apiHandler(source) },
@@ -158,7 +144,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       app,
       ...(world === undefined ? {} : { world }),
       ...(slack === undefined ? {} : { slack }),
-      queues,
+      ...(queues.queues === undefined ? {} : { queues: queues.queues }),
       dynamodbEndpoint: config.dynamodbEndpoint ?? '',
       close,
     };

@@ -2,6 +2,7 @@ import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { type Clock, systemClock } from '../ports.js';
 import { sanitizeAwsMessage } from '../secrets/aws-failure.js';
 import { SecretsManagerError } from '../secrets/secrets-manager-api.js';
+import { type AwsHttpOptions, awsRequestHandler } from './http-handler.js';
 
 export interface AwsCredentials {
   readonly accessKeyId: string;
@@ -27,10 +28,12 @@ export function assumeRoleCredentials(options: {
   stsEndpoint?: string;
   sessionName?: string;
   clock?: Clock;
+  http?: AwsHttpOptions;
 }): (() => Promise<AwsCredentials>) & { destroy(): void } {
   const clock = options.clock ?? systemClock;
   const sts = new STSClient({
     region: options.region,
+    requestHandler: awsRequestHandler(options.http),
     ...(options.stsEndpoint ? { endpoint: options.stsEndpoint } : {}),
     ...(options.parent ? { credentials: options.parent } : {}),
   });

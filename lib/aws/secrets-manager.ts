@@ -17,6 +17,7 @@ import {
   SecretsManagerError,
 } from '../secrets/secrets-manager-api.js';
 import { assumeRoleCredentials, type CredentialSource } from './credentials.js';
+import { type AwsHttpOptions, awsRequestHandler } from './http-handler.js';
 
 export interface SecretsManagerAdapterOptions {
   /** `SECRETS_MANAGER_ENDPOINT`: sent to every client, whatever its region. */
@@ -27,6 +28,8 @@ export interface SecretsManagerAdapterOptions {
   readonly credentials?: CredentialSource;
   readonly clock?: Clock;
   readonly maxAttempts?: number;
+  /** Timeouts of every Secrets Manager and STS call. */
+  readonly http?: AwsHttpOptions;
 }
 
 const THROTTLING = new Set([
@@ -57,12 +60,14 @@ export function createSecretsManagerApi(
         ...(i === roles.length - 1 && target.externalId ? { externalId: target.externalId } : {}),
         ...(options.stsEndpoint ? { stsEndpoint: options.stsEndpoint } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.http ? { http: options.http } : {}),
       });
       stsClients.push(assumed);
       credentials = assumed;
     });
     const client = new SecretsManagerClient({
       region: target.region,
+      requestHandler: awsRequestHandler(options.http),
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       ...(credentials ? { credentials } : {}),
       ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),

@@ -1,4 +1,5 @@
 import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import { type AwsHttpOptions, awsRequestHandler } from '../aws/http-handler.js';
 import type { AwsCredentials, AwsCredentialsProvider } from './eks-token.js';
 
 const RENEW_BEFORE_MS = 5 * 60_000;
@@ -7,6 +8,8 @@ export interface AwsCredentialsOptions {
   /** STS endpoint override for AssumeRole (tests, VPC endpoints). */
   readonly stsEndpoint?: string;
   readonly now?: () => number;
+  /** Timeouts of the STS calls. */
+  readonly http?: AwsHttpOptions;
 }
 
 /**
@@ -30,6 +33,7 @@ export function createAwsCredentials(
           masterCredentials: base,
           clientConfig: {
             region,
+            requestHandler: awsRequestHandler(options.http),
             ...(options.stsEndpoint === undefined ? {} : { endpoint: options.stsEndpoint }),
           },
         }),

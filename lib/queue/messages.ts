@@ -38,3 +38,12 @@ export interface TrackMessage {
 
 export type FanoutMessage = PushMessage | ClusterWorkMessage;
 export type QueueMessage = FanoutMessage | TrackMessage;
+
+/** What the queue carries instead of a message too large for it: the body is in the payload store. */
+export interface PointerMessage {
+  readonly type: 'pointer';
+  /** The payload store's key of the original message body. */
+  readonly payload: string;
+  /** The original message's type, so a consumer can tell what it points at without fetching it. */
+  readonly for: string;
+}

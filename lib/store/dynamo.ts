@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type AwsHttpOptions, awsRequestHandler } from '../aws/http-handler.js';
 import { BadRequestError } from '../errors.js';
 
 export interface TableRef {
@@ -9,11 +10,16 @@ export interface TableRef {
 }
 
 /** One document client per cold start; `endpoint` points it at dynalite locally and in tests. */
-export function createTableRef(options: { tableName: string; region: string; endpoint?: string }): TableRef {
+export function createTableRef(options: {
+  tableName: string;
+  region: string;
+  endpoint?: string;
+  http?: AwsHttpOptions;
+}): TableRef {
   // Fan-out and track write hundreds of records at once: more sockets than the SDK's default 50.
   const client = new DynamoDBClient({
     region: options.region,
-    requestHandler: { httpAgent: { maxSockets: 256 }, httpsAgent: { maxSockets: 256 } },
+    requestHandler: awsRequestHandler({ maxSockets: 256, ...options.http }),
     ...(options.endpoint === undefined
       ? {}
       : { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),

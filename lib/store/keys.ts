@@ -16,6 +16,7 @@ import type { AppTarget } from '../rollouts/model.js';
  * | tracker chain lease   | TRACKER#<cluster>           | #CHAIN                               |                                      |
  * | open rollout          | OPEN                        | <sha>                                |                                      |
  * | push of a ref (TTL)   | REF#<repo key>#<ref>        | <receivedAt>#<sha>                   |                                      |
+ * | queue payload (TTL)   | PAYLOAD#<sha256 of body>    | CHUNK#<n>                            |                                      |
  */
 export const SUMMARY_SK = '#SUMMARY';
 export const DELIVERY_SK = '#';
@@ -68,4 +69,12 @@ export function refPk(repoKey: string, ref: string): string {
 /** The prefix of every app item of one cluster in a rollout. */
 export function clusterAppsPrefix(cluster: string): string {
   return `APP#${cluster}#`;
+}
+
+export function payloadPk(sha256: string): string {
+  return `PAYLOAD#${sha256}`;
+}
+
+export function payloadChunkSk(chunk: number): string {
+  return `CHUNK#${String(chunk).padStart(4, '0')}`;
 }

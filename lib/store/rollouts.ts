@@ -8,13 +8,12 @@ import type {
   RolloutMeta,
   RolloutWriter,
 } from '../rollouts/rollout-store.js';
+import { chunkDecisions } from './decision-chunks.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, historyPk, historySk, rolloutPk, SUMMARY_SK } from './keys.js';
 
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
-
-const DECISIONS_PER_ITEM = 2000;
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
 export type DynamoRolloutWriter = RolloutWriter & AppStateWriter & ClusterProgressWriter;
@@ -103,7 +102,8 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
 
     async recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]) {
       const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
-      for (let i = 0, chunk = 0; i < decisions.length; i += DECISIONS_PER_ITEM, chunk++) {
+      const chunks = chunkDecisions(decisions);
+      for (const [chunk, part] of chunks.entries()) {
         await table.doc.send(
           new PutCommand({
             TableName: table.tableName,
@@ -111,7 +111,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
               pk: rolloutPk(sha),
               sk: decisionsSk(batch, chunk),
               type: 'decisions',
-              decisions: decisions.slice(i, i + DECISIONS_PER_ITEM),
+              decisions: part,
               expiresAt,
             },
           }),

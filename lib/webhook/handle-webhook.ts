@@ -4,6 +4,7 @@ import { describeError, errorResponse, type HttpResponse, json } from '../http/r
 import type { Clock, DeliveryStore, Logger, Queue } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import type { ParsedDelivery } from './delivery.js';
+import { type EnqueueOnceOptions, type EnqueueOutcome, enqueueOnce } from './enqueue-once.js';
 import { combinedAnswer } from './multi-ref-answer.js';
 import { parseDelivery, parseProvider, WebhookUnauthorizedError } from './parse-delivery.js';
 import { isGitProvider } from './push-event.js';
@@ -17,6 +18,8 @@ export interface WebhookDeps {
   readonly logger: Logger;
   /** Checked again here in case a caller skipped `fromApiGatewayEvent`'s check; default 10 MiB. */
   readonly maxBodyBytes?: number;
+  /** How a delivery another caller is enqueueing right now is waited for (tests shorten it). */
+  readonly enqueue?: EnqueueOnceOptions;
 }
 
 export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
@@ -100,37 +103,34 @@ async function accept(
 ): Promise<HttpResponse> {
   const { event, deliveryId } = delivery;
   const log = logger.child({ repo: event.repo.fullName, ref: event.ref, sha: event.after });
-  let outcome: 'recorded' | 'duplicate';
+  let outcome: EnqueueOutcome;
   try {
-    outcome = await deps.deliveries.recordOnce({
-      provider: event.provider,
-      deliveryId,
-      event: delivery.eventName,
-      repo: event.repo.webUrl,
-      ref: event.ref,
-      sha: event.after,
-      receivedAt: event.receivedAt,
-    });
+    outcome = await enqueueOnce(
+      deps.deliveries,
+      {
+        provider: event.provider,
+        deliveryId,
+        event: delivery.eventName,
+        repo: event.repo.webUrl,
+        ref: event.ref,
+        sha: event.after,
+        receivedAt: event.receivedAt,
+      },
+      () =>
+        deps.queue.send(
+          { type: 'push', trigger: 'webhook', event },
+          { deduplicationId: `${event.provider}:${deliveryId}` },
+        ),
+      log,
+      deps.enqueue,
+    );
   } catch (error) {
-    log.error('delivery record failed', { error: describeError(error) });
+    log.error('delivery not enqueued', { error: describeError(error) });
     return unavailable();
   }
   if (outcome === 'duplicate') {
     log.info('webhook duplicate');
     return json(200, { duplicate: true });
-  }
-  try {
-    await deps.queue.send(
-      { type: 'push', trigger: 'webhook', event },
-      { deduplicationId: `${event.provider}:${deliveryId}` },
-    );
-  } catch (error) {
-    log.error('enqueue failed', { error: describeError(error) });
-    // Undo the record so the provider's retry is processed rather than answered as a duplicate.
-    await deps.deliveries.forget(event.provider, deliveryId).catch((forgetError: unknown) => {
-      log.error('delivery forget failed', { error: describeError(forgetError) });
-    });
-    return unavailable();
   }
   const files = event.changedFiles;
   log.info('webhook accepted', {

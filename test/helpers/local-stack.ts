@@ -1,7 +1,10 @@
 import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
+import type { LocalQueues, QueueWrapper } from '../../infra/local/stack-queues.js';
 import { createMemoryLogger, type LogLine } from '../../lib/logger.js';
 
-export interface TestStack extends LocalStack {
+export interface TestStack extends Omit<LocalStack, 'queues'> {
+  /** The in-process queues (throws when the stack runs against an SQS endpoint). */
+  readonly queues: LocalQueues;
   readonly logLines: LogLine[];
   post(
     path: string,
@@ -15,7 +18,7 @@ export interface TestStack extends LocalStack {
 /** The local stack with the default simulated world, tuned to finish rollouts in about a second. */
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: { clusterTimeoutMs?: number } = {},
+  options: { clusterTimeoutMs?: number; wrapQueue?: QueueWrapper } = {},
 ): Promise<TestStack> {
   const logLines: LogLine[] = [];
   const stack = await startLocalStack({
@@ -43,8 +46,13 @@ export async function startTestStack(
     }
     return { status: response.status, body };
   };
+  const { queues, ...rest } = stack;
   return {
-    ...stack,
+    ...rest,
+    get queues(): LocalQueues {
+      if (queues === undefined) throw new Error('this stack runs against SQS_ENDPOINT: no in-process queues');
+      return queues;
+    },
     logLines,
     post: (path, delivery) =>
       request(path, { method: 'POST', headers: delivery.headers, body: delivery.body }),

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       port: 3000,
       maxBodyBytes: 10 * 1024 * 1024,
       refreshConcurrency: 10,
+      awsRequestTimeoutMs: 5000,
       slack: { mode: 'off' },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -34,6 +35,16 @@ describe('loadConfig', () => {
       setting: 'TRACK_DEADLINE_SECONDS',
     },
     { name: 'a port out of range', env: { ...base, PORT: '70000' }, setting: 'PORT' },
+    {
+      name: 'an SQS endpoint that is not a URL',
+      env: { ...base, SQS_ENDPOINT: 'sqs:9324' },
+      setting: 'SQS_ENDPOINT',
+    },
+    {
+      name: 'an AWS request timeout out of range',
+      env: { ...base, AWS_REQUEST_TIMEOUT_MS: '10' },
+      setting: 'AWS_REQUEST_TIMEOUT_MS',
+    },
     {
       name: 'an endpoint that is not a URL',
       env: { ...base, DYNAMODB_ENDPOINT: 'localhost:8000' },

@@ -124,7 +124,7 @@ export async function startReconcileWorld(spec: WorldSpec): Promise<ReconcileWor
       sent.push(structuredClone(message));
     },
     sendBatch: async (entries) => {
-      for (const entry of entries) sent.push(structuredClone(entry.message));
+      for (const { message } of entries) sent.push(structuredClone(message));
     },
   };
   return {

@@ -104,6 +104,8 @@ describe('handleWebhook', () => {
         ref: 'refs/heads/master',
         sha: push.after,
         receivedAt: NOW.toISOString(),
+        state: 'enqueued',
+        leased: false,
       },
     ]);
     expect(queue.sent).toHaveLength(1);
@@ -173,18 +175,55 @@ describe('handleWebhook', () => {
     expectNoSecretLogged(logger, sentToken);
   });
 
-  it('forgets the record and answers 503 when enqueueing fails, so the retry is processed', async () => {
+  it('keeps the delivery received and answers 503 when enqueueing fails, so the retry enqueues it', async () => {
     const { deps, deliveries, queue, logger } = setup();
     queue.fail = true;
     const failed = await handleWebhook(githubRequest(), 'github', deps);
     expect(failed.statusCode).toBe(503);
-    expect(deliveries.forgotten).toEqual(['github#delivery-1']);
-    expect(deliveries.records.size).toBe(0);
+    expect(deliveries.released).toEqual(['github#delivery-1']);
+    expect(deliveries.records.get('github#delivery-1')?.state).toBe('received');
     queue.fail = false;
     const retried = await handleWebhook(githubRequest(), 'github', deps);
     expect(retried.statusCode).toBe(202);
     expect(queue.sent).toHaveLength(1);
+    expect(deliveries.records.get('github#delivery-1')?.state).toBe('enqueued');
+    const third = await handleWebhook(githubRequest(), 'github', deps);
+    expect(JSON.parse(third.body)).toEqual({ duplicate: true });
     expectNoSecretLogged(logger);
+  });
+
+  it('waits for a concurrent caller holding the lease and answers duplicate once it has enqueued', async () => {
+    const { deps, deliveries, queue } = setup();
+    let releaseSend: () => void = () => undefined;
+    const firstSend = new Promise<void>((resolve) => {
+      releaseSend = resolve;
+    });
+    const slowQueue = { ...queue, send: async () => firstSend };
+    const first = handleWebhook(githubRequest(), 'github', { ...deps, queue: slowQueue });
+    await new Promise((r) => setTimeout(r, 5));
+    const second = handleWebhook(githubRequest(), 'github', {
+      ...deps,
+      enqueue: { pollMs: 5, busyWaitMs: 5_000 },
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    releaseSend();
+    expect((await first).statusCode).toBe(202);
+    expect(JSON.parse((await second).body)).toEqual({ duplicate: true });
+    expect(queue.sent).toHaveLength(0);
+    expect(deliveries.records.get('github#delivery-1')?.state).toBe('enqueued');
+  });
+
+  it('enqueues over a concurrent caller that does not finish within the wait: a double, never a loss', async () => {
+    const { deps, queue } = setup();
+    const hung = { ...queue, send: () => new Promise<void>(() => undefined) };
+    void handleWebhook(githubRequest(), 'github', { ...deps, queue: hung });
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await handleWebhook(githubRequest(), 'github', {
+      ...deps,
+      enqueue: { pollMs: 5, busyWaitMs: 20 },
+    });
+    expect(second.statusCode).toBe(202);
+    expect(queue.sent).toHaveLength(1);
   });
 
   it('answers 503 and enqueues nothing when the delivery store fails', async () => {

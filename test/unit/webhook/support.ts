@@ -1,7 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { DeliveryRecord, DeliveryStore, Queue, SendOptions } from '../../../lib/ports.js';
+import type {
+  BatchEntry,
+  DeliveryClaim,
+  DeliveryRecord,
+  DeliveryState,
+  DeliveryStore,
+  Queue,
+  SendOptions,
+} from '../../../lib/ports.js';
 
 type Payload = Record<string, unknown>;
 interface Definition {
@@ -67,24 +75,35 @@ export function signGitHub(body: string | Buffer, secret: string): string {
 
 export const meta = { deliveryId: 'd-1', receivedAt: '2025-03-04T12:00:00.000Z' } as const;
 
-/** DeliveryStore with the conditional-write semantics of the real one, and switchable failures. */
+/** DeliveryStore with the claim semantics of the real one (no lease expiry), and switchable failures. */
 export function memoryDeliveryStore() {
-  const records = new Map<string, DeliveryRecord>();
-  const forgotten: string[] = [];
+  const records = new Map<string, DeliveryRecord & { state: DeliveryState; leased: boolean }>();
+  const released: string[] = [];
   const store = {
     records,
-    forgotten,
+    released,
     failRecord: false,
-    async recordOnce(record: DeliveryRecord): Promise<'recorded' | 'duplicate'> {
+    async claim(record: DeliveryRecord): Promise<DeliveryClaim> {
       if (store.failRecord) throw new Error('dynamodb unavailable');
       const key = `${record.provider}#${record.deliveryId}`;
-      if (records.has(key)) return 'duplicate';
-      records.set(key, record);
-      return 'recorded';
+      const existing = records.get(key);
+      if (existing?.state === 'enqueued') return 'enqueued';
+      if (existing?.leased) return 'busy';
+      records.set(key, { ...record, state: 'received', leased: true });
+      return 'claimed';
     },
-    async forget(provider: string, deliveryId: string): Promise<void> {
-      forgotten.push(`${provider}#${deliveryId}`);
-      records.delete(`${provider}#${deliveryId}`);
+    async markEnqueued(provider: string, deliveryId: string): Promise<void> {
+      const existing = records.get(`${provider}#${deliveryId}`);
+      if (existing !== undefined)
+        records.set(`${provider}#${deliveryId}`, { ...existing, state: 'enqueued', leased: false });
+    },
+    async release(provider: string, deliveryId: string): Promise<void> {
+      released.push(`${provider}#${deliveryId}`);
+      const existing = records.get(`${provider}#${deliveryId}`);
+      if (existing !== undefined) records.set(`${provider}#${deliveryId}`, { ...existing, leased: false });
+    },
+    async state(provider: string, deliveryId: string): Promise<DeliveryState | undefined> {
+      return records.get(`${provider}#${deliveryId}`)?.state;
     },
   };
   return store satisfies DeliveryStore;
@@ -99,8 +118,10 @@ export function memoryQueue<M>() {
       if (queue.fail) throw new Error('sqs unavailable');
       sent.push({ message, options });
     },
-    async sendBatch(entries: readonly { message: M; delaySeconds?: number }[]): Promise<void> {
-      for (const entry of entries) await queue.send(entry.message);
+    async sendBatch(entries: readonly BatchEntry<M>[]): Promise<void> {
+      if (queue.fail) throw new Error('sqs unavailable');
+      for (const { message, delaySeconds } of entries)
+        sent.push({ message, options: delaySeconds === undefined ? undefined : { delaySeconds } });
     },
   };
   return queue satisfies Queue<M>;

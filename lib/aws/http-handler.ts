@@ -1,0 +1,32 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+
+export interface AwsHttpOptions {
+  /** Longest a request may take from sending to the last byte of the answer (default 5 s). */
+  readonly requestTimeoutMs?: number;
+  /** Longest a TCP/TLS connect may take (default: 2 s, or the request timeout when that is shorter). */
+  readonly connectionTimeoutMs?: number;
+  /** Sockets per client (default 50; fan-out and track write hundreds of records at once). */
+  readonly maxSockets?: number;
+}
+
+export const DEFAULT_AWS_REQUEST_TIMEOUT_MS = 5_000;
+
+/**
+ * The request handler every AWS SDK client is built with. SDK v3 clients have no timeout by default, and
+ * in the pinned version `requestTimeout` only logs a warning unless `throwOnRequestTimeout` is set too, so
+ * without this a hung endpoint holds a call until the Lambda dies. Keep-alive agents spare a TLS
+ * handshake per call.
+ */
+export function awsRequestHandler(options: AwsHttpOptions = {}): NodeHttpHandler {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS;
+  const agent = { keepAlive: true, maxSockets: options.maxSockets ?? 50 };
+  return new NodeHttpHandler({
+    connectionTimeout: options.connectionTimeoutMs ?? Math.min(2_000, requestTimeout),
+    requestTimeout,
+    throwOnRequestTimeout: true,
+    httpAgent: new HttpAgent(agent),
+    httpsAgent: new HttpsAgent(agent),
+  });
+}
