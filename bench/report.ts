@@ -43,7 +43,7 @@ export function metricOk(metric: Metric): boolean | null {
 
 function targetText(target: Target | undefined): string | null {
   if (target === undefined) return null;
-  return 'max' in target ? `< ${target.max}` : `> ${target.min}`;
+  return 'max' in target ? `≤ ${target.max}` : `≥ ${target.min}`;
 }
 
 const number = (value: number) => (Math.abs(value) < 10 ? value.toFixed(2) : value.toFixed(0));
