@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { pushMessage } from './push-message.js';
 import { startBenchWorld } from './world.js';
 
-// One fleet size in a process of its own (`bench/fleet.ts` starts it), so its peak RSS
+// One fleet size in a process of its own (`bench/fleet.ts` bundles and starts it), so its peak RSS
 // (`process.resourceUsage().maxRSS`) is the orchestrator's alone: the doubles run in a grandchild.
 // Prints one JSON line of samples per run, then one with the peak RSS.
 const { values } = parseArgs({
@@ -26,7 +26,7 @@ const world = await startBenchWorld({
 // The idle process (runtime loaded, doubles up) before any work: the floor under the peak.
 global.gc?.();
 const idleRssMb = process.memoryUsage().rss / 1024 / 1024;
-// The peak so far is start-up's (tsx compiling the runtime, the SDKs loading), not the orchestrator's work.
+// The peak so far is start-up's (the bundle and the SDKs loading), not the orchestrator's work.
 const startupPeakMb = process.resourceUsage().maxRSS / 1024;
 let sampledPeak = 0;
 const cpuMs = (since: NodeJS.CpuUsage) => {
@@ -77,8 +77,8 @@ try {
       reconcile = { wall: Date.now() - start, cpu: cpuMs(before) };
     }
     if (run === 0) {
-      // From here on, sample RSS: maxRSS also holds the warm-up's one-time peak (tsx compiling the lazily
-      // loaded modules on first use), which a Lambda running its pre-built bundle never pays.
+      // From here on, sample RSS: maxRSS also holds the warm-up's one-time peak (first Git reads, first
+      // connections, JIT), which a warm Lambda has behind it.
       const sampler = setInterval(() => {
         sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
       }, 10);
