@@ -27,6 +27,8 @@ export interface SimulatedClusterSpec {
 export interface SeedObject {
   readonly resource: KubeResource;
   readonly object: StoredObject;
+  /** Status bulk priming lays its sync state over (the synthetic fleet's realistic resources and history). */
+  readonly bulkStatus?: Record<string, unknown>;
 }
 
 export interface SimulatedWorld {

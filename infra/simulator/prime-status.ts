@@ -27,12 +27,9 @@ export async function primeStatus(
   };
   return Promise.all(
     seeds.map(async (seed) => {
-      // A seeded status without `sync` is bulk to keep (the synthetic fleet's realistic resources and
-      // history); the primed sync, health and operation are laid over it.
-      const seeded = seed.object.status as Record<string, unknown> | undefined;
-      if (seeded !== undefined && seeded.sync !== undefined) return seed;
+      if (seed.object.status !== undefined) return seed;
       if (seed.resource === APPLICATIONS)
-        return { ...seed, object: await primeApplication(seed.object, cached, now) };
+        return { ...seed, object: await primeApplication(seed.object, cached, now, seed.bulkStatus) };
       if (seed.resource === GIT_REPOSITORIES) {
         const object = structuredClone(seed.object);
         const url = (object.spec as { url?: unknown } | undefined)?.url;
@@ -50,6 +47,7 @@ async function primeApplication(
   input: StoredObject,
   resolve: ResolveRevision,
   now: Date,
+  bulkStatus: Record<string, unknown> = {},
 ): Promise<StoredObject> {
   const app = structuredClone(input);
   const { sources, multi } = sourcesOf(app);
@@ -68,7 +66,7 @@ async function primeApplication(
   }
   const resolved = revisions as string[];
   const revision = multi ? { revisions: resolved } : { revision: resolved[0] };
-  const bulk = (input.status ?? {}) as { history?: unknown[]; operationState?: { syncResult?: object } };
+  const bulk = bulkStatus as { history?: unknown[]; operationState?: { syncResult?: object } };
   app.status = {
     ...bulk,
     sync: { status: 'Synced', ...revision },

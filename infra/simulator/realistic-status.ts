@@ -2,7 +2,7 @@
  * The bulk of a real Argo CD Application's status, for benchmarks: `resources` (one entry per managed
  * object), `history` (the last deploys, each with its source), `operationState.syncResult.resources` (a
  * result per object), `summary`, and `managedFields` in metadata. About 20 KB of JSON per app with the
- * defaults, like the 10-30 KB issue 11 measured; no `sync`, so priming lays the live sync state over it.
+ * defaults, like the 10-30 KB issue 11 measured; passed as a seed's `bulkStatus`, priming lays the live sync state over it.
  */
 export function realisticBulk(
   service: string,

@@ -29,6 +29,7 @@ export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
     const bulk = options.realistic === true ? realisticBulk(service, options.repoURL) : undefined;
     objects[cluster]?.push({
       resource: APPLICATIONS,
+      ...(bulk === undefined ? {} : { bulkStatus: bulk.status }),
       object: {
         metadata: {
           name: `${service}-${index}`,
@@ -36,7 +37,6 @@ export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
           annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' },
           ...(bulk === undefined ? {} : { managedFields: bulk.managedFields }),
         },
-        ...(bulk === undefined ? {} : { status: bulk.status }),
         spec: {
           project: 'default',
           source: { repoURL: options.repoURL, path: `apps/${service}`, targetRevision: 'main' },
