@@ -66,6 +66,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     const problems: SecretCheck[] = [];
     let notRendered = false;
     let limitReached = false;
+    let limitMessage: string | undefined;
     for (const source of sources) {
       const result = await read(source, event);
       if ('problem' in result) {
@@ -75,6 +76,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
       documents.push(...result.documents);
       notRendered ||= result.notRendered;
       limitReached ||= result.limitReached;
+      limitMessage ??= result.limitMessage;
     }
     if (documents.length === 0 && problems.length === 0 && !notRendered) {
       return { verdict: 'pass', checks: [], summary: 'no manifests to check' };
@@ -85,6 +87,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
         documents,
         notRendered,
         limitReached,
+        ...(limitMessage === undefined ? {} : { limitMessage }),
         clusterStores: destination === undefined ? [] : await clusterStores(destination),
         overrides: deps.fleet.secretStores,
         policy,
@@ -107,6 +110,7 @@ type SourceRead =
       readonly documents: readonly ManifestDocument[];
       readonly notRendered: boolean;
       readonly limitReached: boolean;
+      readonly limitMessage?: string;
     }
   | { readonly problem: SecretCheck };
 
@@ -136,6 +140,7 @@ async function readSource(
       documents: set.documents,
       notRendered: set.notRendered,
       limitReached: set.limitReached !== undefined,
+      ...(set.limitMessage === undefined ? {} : { limitMessage: set.limitMessage }),
     };
   } catch (error) {
     return {

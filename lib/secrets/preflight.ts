@@ -21,8 +21,10 @@ export interface PreflightInput {
   readonly documents: readonly ManifestDocument[];
   /** Helm charts whose templates were not rendered (true, or their paths). */
   readonly notRendered?: boolean | readonly string[];
-  /** The Git reader stopped at a size/file limit. */
+  /** The Git reader stopped at one of its bounds. */
   readonly limitReached?: boolean;
+  /** Which bound, in words (`too many entries: …`). */
+  readonly limitMessage?: string;
   /** SecretStore/ClusterSecretStore objects read live from the destination cluster. */
   readonly clusterStores: readonly unknown[];
   readonly overrides: readonly StoreOverride[];
@@ -130,7 +132,7 @@ function incompleteness(input: PreflightInput): SecretCheck[] {
       externalSecret: '(manifests)',
       field: 'manifests',
       outcome: 'not-rendered',
-      message: 'manifest reading stopped at its limit; ExternalSecrets beyond it were not checked',
+      message: `manifest reading stopped at its limit${input.limitMessage ? ` (${input.limitMessage})` : ''}; ExternalSecrets beyond it were not checked`,
     });
   }
   return out;
