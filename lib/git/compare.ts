@@ -1,3 +1,4 @@
+import { RedirectRefusedError } from '../http/redirect.js';
 import type { Logger } from '../ports.js';
 import { compareOnGitHub } from './compare-github.js';
 import { compareOnGitLab } from './compare-gitlab.js';
@@ -73,6 +74,7 @@ export async function compareCommits(
 
 function failureDetail(error: unknown, timeoutMs: number): string {
   if (error instanceof HttpStatusError) return `the API answered HTTP ${error.status}`;
+  if (error instanceof RedirectRefusedError) return `the API answered with a ${error.message}`;
   const name = (error as { name?: string }).name;
   if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
   if (error instanceof SyntaxError) return 'the answer is not JSON';
