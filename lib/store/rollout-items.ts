@@ -41,6 +41,8 @@ const APP_FIELDS = [
   'refreshedAt',
   'finishedAt',
   'secrets',
+  'destination',
+  'failures',
 ] as const;
 
 function pick(item: Item, fields: readonly string[]): Item {

@@ -67,6 +67,7 @@ function used(stack: TestStack): { needs: Map<string, string[]>; calls: string[]
 
 describe('infra/rbac grants exactly what the orchestrator calls', () => {
   let stack: TestStack;
+  let sha = '';
   beforeAll(async () => {
     stack = await startTestStack({ MISSED_WEBHOOK_GRACE_SECONDS: '0' });
     const world = stack.world;
@@ -83,6 +84,7 @@ describe('infra/rbac grants exactly what the orchestrator calls', () => {
       message: push.message,
     };
     await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET, 'rbac-delivery'));
+    sha = commit.after;
     await stack.rolloutWhenDone(commit.after);
     await world.commit('platform', { 'shared/config.yaml': 'logLevel: warn\n' }, 'no webhook');
     await stack.app.reconcile();
@@ -101,6 +103,23 @@ describe('infra/rbac grants exactly what the orchestrator calls', () => {
       })
       .map(([need]) => need);
     expect(missing).toEqual([]);
+  });
+
+  // The same run, seen by on-call: the API carries the per-resource failure Argo CD reported.
+  it('serves the failed app with the failed resource and its message', async () => {
+    const { body } = await stack.get(`/rollouts/${sha}`);
+    const apps = (body as { apps: { name: string; state: string; failures?: unknown }[] }).apps;
+    expect(apps.find((a) => a.name === 'web-e2e')).toMatchObject({
+      state: 'failed',
+      failures: [
+        {
+          kind: 'Deployment',
+          group: 'apps',
+          status: 'SyncFailed',
+          message: expect.stringContaining('admission webhook denied the request'),
+        },
+      ],
+    });
   });
 
   it('grants nothing the code never calls', () => {
