@@ -1,4 +1,5 @@
 /** The fleet file (`FLEET_CONFIG`), after validation. See README "Fleet file". */
+import type { Severity } from '../audit/types.js';
 
 export type ClusterAuth =
   | { readonly token: string }
@@ -25,6 +26,8 @@ export interface ClusterConfig {
   readonly timeoutMs?: number;
   /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
   readonly secretPolicy?: SecretPolicy;
+  /** The Argo CD UI of this cluster, for links (`{argocdUrl}/applications/{namespace}/{name}`). */
+  readonly argocdUrl?: string;
 }
 
 export const REPOSITORY_PROVIDERS = ['github', 'gitlab', 'generic'] as const;
@@ -40,6 +43,16 @@ export interface RepositoryConfig {
   readonly provider?: RepositoryProvider;
   /** Provider API base URL (GitHub Enterprise, self-hosted GitLab, tests). */
   readonly apiUrl?: string;
+  /** Slack channel for this repository's rollout messages (bot mode; default `SLACK_CHANNEL`). */
+  readonly slackChannel?: string;
+}
+
+/** What the reconcile pass's Slack digest leaves out (findings are still stored and served). */
+export interface DigestFilter {
+  /** Findings less severe than this are not posted. */
+  readonly minSeverity?: Severity;
+  /** Rule ids never posted. */
+  readonly mute?: readonly string[];
 }
 
 /** A SecretStore/ClusterSecretStore stand-in for stores that are neither in Git nor on a fleet cluster. */
@@ -60,4 +73,5 @@ export interface FleetConfig {
   readonly repositories: readonly RepositoryConfig[];
   readonly secretPolicy: SecretPolicy;
   readonly secretStores: readonly StoreOverride[];
+  readonly audit?: { readonly digest?: DigestFilter };
 }
