@@ -6,6 +6,7 @@ import { listRemoteRefs } from '../../../lib/git/remote-refs.js';
 import { createRepoAllowList } from '../../../lib/git/repo-url.js';
 import { createClientNodeClusterApi } from '../../../lib/kubernetes/client-node-cluster-api.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
+import { createSlackWebhook } from '../../../lib/notify/slack-webhook.js';
 
 const TOKEN = 'glpat-redirect-canary-7f3a';
 
@@ -128,6 +129,17 @@ describe.each([301, 302, 307, 308])(
       expect((error as Error).message).toBe(
         `cluster hub: list applications.argoproj.io argocd: redirect (HTTP ${status}) to ${other.url} not followed: credentials are never sent on a redirect`,
       );
+    });
+
+    it('the Slack incoming webhook (its URL is the credential) refuses it and sends nothing on', async () => {
+      const webhook = createSlackWebhook({
+        url: `${redirecting.url}/services/T0/B0/${TOKEN}`,
+        retry: { maxAttempts: 1 },
+      });
+      await expect(webhook.send({ text: 'hello', blocks: [] })).rejects.toMatchObject({
+        failure: 'rejected',
+      });
+      expect(other.requests).toEqual([]);
     });
   },
 );

@@ -308,4 +308,30 @@ describe('notifier, bot mode, real @slack/web-api against the local Slack double
     });
     expect(result).toEqual({ sent: [], skipped: [{ action: 'post', reason: 'slack-off' }], errors: [] });
   });
+
+  it('routes a repository with its own slackChannel there, with its own stored message', async () => {
+    const t = setup();
+    const teamChannel = `#team-a-${counter}`;
+    const notifier = createRolloutNotifier({
+      ...t.deps,
+      fleet: {
+        clusters: [{ name: 'hub-eu', argocdUrl: 'https://argocd.example' }],
+        repositories: [{ url: 'https://github.com/org/team-a.git', slackChannel: teamChannel }],
+      },
+    });
+    const teamRepo = { fullName: 'org/team-a', webUrl: 'https://github.com/org/team-a' };
+    await notifier.notify(t.snapshot([appRecord('web')], { repo: teamRepo }));
+    await notifier.notify(t.snapshot([appRecord('web', { state: 'failed' })], { repo: teamRepo }));
+    const [root, ...others] = receiver.messages(teamChannel);
+    expect(others).toHaveLength(0);
+    expect(t.messages()).toHaveLength(0);
+    expect(JSON.stringify(root?.blocks)).toContain(
+      '<https://argocd.example/applications/argocd/web|argocd/web>',
+    );
+    expect(await store.get(t.sha, teamChannel)).toMatchObject({ ts: root?.ts });
+    expect(await store.get(t.sha, t.channel)).toBeUndefined();
+    // Another repository of the same fleet still goes to SLACK_CHANNEL.
+    await notifier.notify(t.snapshot([appRecord('api')]));
+    expect(t.messages()).toHaveLength(1);
+  });
 });
