@@ -43,6 +43,20 @@ export class ManifestBudget {
     return true;
   }
 
+  /** Refuses a kustomization listing more entries than are left (nothing of it is followed then). */
+  fitsEntries(count: number): boolean {
+    if (this.entries + count <= this.limits.maxEntries) return true;
+    this.reached = 'entries';
+    return false;
+  }
+
+  /** Refuses a kustomization file larger than `maxKustomizationBytes` before it is parsed. */
+  fitsKustomization(size: number): boolean {
+    if (size <= this.limits.maxKustomizationBytes) return true;
+    this.reached = 'entries';
+    return false;
+  }
+
   /** Counts one more kustomization entry; false (and `entries` recorded) past the bound. */
   takeEntry(): boolean {
     if (this.spent()) return false;

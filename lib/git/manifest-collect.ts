@@ -105,10 +105,23 @@ class ManifestWalk {
     this.visited.add(dir);
     const path = join(dir, name);
     const bytes = (await this.source.readFile(path)) ?? new Uint8Array();
+    if (!this.budget.fitsKustomization(bytes.byteLength)) {
+      const limit = this.budget.limits.maxKustomizationBytes;
+      this.errors.push({
+        path,
+        message: `too many entries: the file is ${bytes.byteLength} bytes (limit ${limit})`,
+      });
+      return;
+    }
     if (!this.budget.takeFile(bytes.byteLength)) return;
     const kustomization = parseKustomization(Buffer.from(bytes).toString('utf8'));
     for (const message of kustomization.errors) this.problem(this.errors, { path, message });
     if (kustomization.inflatesHelmCharts) this.notRendered = true;
+    // Refused whole, before any lookup: following part of an oversized list would still cost its lookups.
+    if (!this.budget.fitsEntries(kustomization.entries.length)) {
+      this.errors.push({ path, message: `too many entries: ${kustomization.entries.length} listed` });
+      return;
+    }
     for (const entry of kustomization.entries) {
       if (!this.budget.takeEntry()) {
         this.errors.push({ path, message: `too many entries: ${kustomization.entries.length} listed` });

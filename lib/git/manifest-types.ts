@@ -18,6 +18,8 @@ export interface ManifestLimits {
   readonly maxBytes: number;
   /** Kustomization entries (`resources`, `bases`, `components`) followed at most, over all kustomizations. */
   readonly maxEntries: number;
+  /** Bytes of one kustomization file: its size is essentially its entries, and parsing is costly. */
+  readonly maxKustomizationBytes: number;
   /** Tree lookups (directory listings and file reads, found or not) at most. */
   readonly maxLookups: number;
   /** Wall-clock time one source's read may take. */
@@ -34,6 +36,7 @@ export interface ManifestLimits {
 export const MAX_MANIFEST_FILES = 1000;
 export const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 export const MAX_KUSTOMIZATION_ENTRIES = 2000;
+export const MAX_KUSTOMIZATION_BYTES = 512 * 1024;
 export const MAX_TREE_LOOKUPS = 5000;
 export const MAX_MANIFEST_READ_MS = 15_000;
 export const MAX_MANIFEST_PROBLEMS = 100;
@@ -42,6 +45,7 @@ export const DEFAULT_MANIFEST_LIMITS: ManifestLimits = Object.freeze({
   maxFiles: MAX_MANIFEST_FILES,
   maxBytes: MAX_MANIFEST_BYTES,
   maxEntries: MAX_KUSTOMIZATION_ENTRIES,
+  maxKustomizationBytes: MAX_KUSTOMIZATION_BYTES,
   maxLookups: MAX_TREE_LOOKUPS,
   maxMillis: MAX_MANIFEST_READ_MS,
   maxProblems: MAX_MANIFEST_PROBLEMS,
