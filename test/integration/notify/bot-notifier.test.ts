@@ -334,4 +334,36 @@ describe('notifier, bot mode, real @slack/web-api against the local Slack double
     await notifier.notify(t.snapshot([appRecord('api')]));
     expect(t.messages()).toHaveLength(1);
   });
+
+  it('keeps a worst-case operator message within what Slack accepts', async () => {
+    const t = setup();
+    const failure = {
+      kind: 'Deployment',
+      namespace: 'shop',
+      name: 'web',
+      status: 'SyncFailed',
+      message: `admission webhook "x" denied the request: ${'<&> '.repeat(200)}`,
+    };
+    const apps = Array.from({ length: 600 }, (_, i) =>
+      appRecord(`app-${i}-${'n'.repeat(40)}`, {
+        state: i % 3 === 0 ? 'failed' : 'syncing',
+        destination: `spoke-${i % 40}`,
+        failures: Array.from({ length: 10 }, () => failure),
+        message: 'one or more synchronization tasks completed unsuccessfully',
+      }),
+    );
+    const notifier = createRolloutNotifier({
+      ...t.deps,
+      fleet: { clusters: [{ name: 'hub-eu', argocdUrl: 'https://argocd.example' }], repositories: [] },
+    });
+    const snapshot = t.snapshot(apps, {
+      refs: ['refs/heads/main', ...Array.from({ length: 30 }, (_, i) => `refs/tags/v1.${i}.0`)],
+      receivedAt: '2026-11-30T10:00:00.000Z',
+      deadline: '2026-11-30T10:10:00.000Z',
+    });
+    const result = await notifier.notify(snapshot);
+    expect(result.errors).toEqual([]);
+    expect(result.sent.map((s) => s.action)).toContain('post');
+    expect(t.root().blocks.length).toBeLessThanOrEqual(50);
+  });
 });
