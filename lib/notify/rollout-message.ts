@@ -116,6 +116,20 @@ export function renderOverflowNotice(
   return { text: plain(`${prefix}${apps.length} more apps failed or were blocked`), blocks };
 }
 
+/** A thread reply: a ref (usually a tag) was pushed on this commit after its message was posted. */
+export function renderRefNotice(snapshot: RolloutSnapshot, ref: string): SlackMessage {
+  const tag = /^refs\/tags\/(.+)$/.exec(ref)?.[1];
+  const name = tag ?? shortRef(ref);
+  const what = `${tag === undefined ? 'branch' : 'tag'} ${code(safeText(name, 100))}`;
+  const line = `:label: ${what} now points at this commit (${STATUS_EMOJI[snapshot.status]} ${snapshot.status} · ${countsLine(snapshot.apps)})`;
+  return {
+    text: plain(
+      `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${tag === undefined ? 'branch' : 'tag'} ${name}`,
+    ),
+    blocks: [section(line)],
+  };
+}
+
 function commitLines(snapshot: RolloutSnapshot): string {
   const repo = link(snapshot.repo.webUrl, `*${escapeMrkdwn(snapshot.repo.fullName)}*`);
   const sha = link(snapshot.commitUrl, code(escapeMrkdwn(shortSha(snapshot.sha))));

@@ -366,4 +366,21 @@ describe('notifier, bot mode, real @slack/web-api against the local Slack double
     expect(result.sent.map((s) => s.action)).toContain('post');
     expect(t.root().blocks.length).toBeLessThanOrEqual(50);
   });
+
+  it('names a tag pushed later on the same commit in the message and in one thread reply', async () => {
+    const t = setup();
+    const synced = [appRecord('web', { state: 'synced' })];
+    await t.notifier.notify(t.snapshot(synced, { refs: ['refs/heads/main'] }));
+    const tagged = t.snapshot(synced, { refs: ['refs/heads/main', 'refs/tags/v1.4.2'] });
+    const result = await t.notifier.notify(tagged);
+    expect(result.sent.map((s) => s.action)).toEqual(['update', 'reply']);
+    const root = t.root();
+    expect(JSON.stringify(root.blocks)).toContain('on `main` · tag `v1.4.2`');
+    const replies = receiver.replies(root.ts);
+    expect(replies).toHaveLength(1);
+    expect(JSON.stringify(replies[0]?.blocks)).toContain(':label: tag `v1.4.2` now points at this commit');
+    const again = await t.notifier.notify(tagged);
+    expect(again.sent).toEqual([]);
+    expect(receiver.replies(root.ts)).toHaveLength(1);
+  });
 });
