@@ -103,6 +103,10 @@ export interface AppRecord extends AppTarget {
   readonly destination?: string;
   /** Failed resources of a `failed` sync, as Argo CD reported them (capped in count and length). */
   readonly failures?: readonly ResourceFailure[];
+  /** Preflight: where the checked manifests came from (`argocd` rendering, or the files in `git`). */
+  readonly renderedBy?: 'argocd' | 'git';
+  /** Preflight: why Argo CD's rendering was not used, or why nothing could be rendered. */
+  readonly renderNote?: string;
 }
 
 export type StateCounts = Partial<Record<AppState, number>>;

@@ -43,6 +43,8 @@ const APP_FIELDS = [
   'secrets',
   'destination',
   'failures',
+  'renderedBy',
+  'renderNote',
 ] as const;
 
 function pick(item: Item, fields: readonly string[]): Item {
