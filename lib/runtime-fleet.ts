@@ -64,6 +64,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
     logger,
     clock,
+    fleet: fleetConfig,
   });
   const notify = rolloutNotice({ rollouts: reader, notifier, logger });
   const trackers = dynamoClusterTrackers(table, TRACKER_TTL_SECONDS);

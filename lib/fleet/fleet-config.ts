@@ -1,4 +1,5 @@
 /** The fleet file (`FLEET_CONFIG`), after validation. See README "Fleet file". */
+import type { Severity } from '../audit/types.js';
 
 export type ClusterAuth =
   | { readonly token: string }
@@ -56,6 +57,16 @@ export interface RepositoryConfig {
   readonly provider?: RepositoryProvider;
   /** Provider API base URL (GitHub Enterprise, self-hosted GitLab, tests). */
   readonly apiUrl?: string;
+  /** Slack channel for this repository's rollout messages (bot mode; default `SLACK_CHANNEL`). */
+  readonly slackChannel?: string;
+}
+
+/** What the reconcile pass's Slack digest leaves out (findings are still stored and served). */
+export interface DigestFilter {
+  /** Findings less severe than this are not posted. */
+  readonly minSeverity?: Severity;
+  /** Rule ids never posted. */
+  readonly mute?: readonly string[];
 }
 
 /** A SecretStore/ClusterSecretStore stand-in for stores that are neither in Git nor on a fleet cluster. */
@@ -76,4 +87,5 @@ export interface FleetConfig {
   readonly repositories: readonly RepositoryConfig[];
   readonly secretPolicy: SecretPolicy;
   readonly secretStores: readonly StoreOverride[];
+  readonly audit?: { readonly digest?: DigestFilter };
 }

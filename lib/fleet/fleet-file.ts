@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { isMap, type Node } from 'yaml';
+import { isMap, isScalar, type Node } from 'yaml';
+import { SEVERITIES } from '../audit/types.js';
 import { FleetConfigError } from '../errors.js';
 import {
   awsRegion,
@@ -11,6 +12,7 @@ import {
   repositoryUrl,
   roleArn,
   secretId,
+  slackChannelName,
 } from './fleet-checks.js';
 import {
   type ClusterAuth,
@@ -24,7 +26,7 @@ import {
 import type { Fields, YamlReader } from './yaml-reader.js';
 import { YamlReader as Reader } from './yaml-reader.js';
 
-const ROOT_KEYS = ['clusters', 'repositories', 'secretPolicy', 'secretStores'] as const;
+const ROOT_KEYS = ['clusters', 'repositories', 'secretPolicy', 'secretStores', 'audit'] as const;
 const CLUSTER_KEYS = [
   'name',
   'server',
@@ -41,7 +43,7 @@ const CLUSTER_KEYS = [
   'argocdCaData',
 ] as const;
 const AUTH_KINDS = ['token', 'tokenSecret', 'eks'] as const;
-const REPOSITORY_KEYS = ['url', 'tokenSecret', 'token', 'provider', 'apiUrl'] as const;
+const REPOSITORY_KEYS = ['url', 'tokenSecret', 'token', 'provider', 'apiUrl', 'slackChannel'] as const;
 const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region', 'role', 'prefix'] as const;
 
 /** Parses and validates the fleet file; the first problem is a `FleetConfigError` naming file, line and field. */
@@ -64,11 +66,13 @@ export function parseFleetFile(text: string, source = 'fleet.yaml'): FleetConfig
     : [];
   const names = new Set(clusters.map((c) => c.name));
   const secretStores = storeNodes.map((node, i) => store(reader, node, `secretStores[${i}]`, names));
+  const audit = fields.has('audit') ? auditSettings(reader, fields) : undefined;
   return Object.freeze({
     clusters,
     repositories,
     secretPolicy: fields.oneOf('secretPolicy', SECRET_POLICIES) ?? 'block',
     secretStores,
+    ...(audit === undefined ? {} : { audit }),
   });
 }
 
@@ -162,12 +166,41 @@ function repository(reader: YamlReader, node: Node | null, path: string): Reposi
   const tokenSecret = fields.string('tokenSecret', secretId);
   const provider = fields.oneOf('provider', REPOSITORY_PROVIDERS);
   const apiUrl = fields.string('apiUrl', httpUrl('API URL'));
+  const slackChannel = fields.string('slackChannel', slackChannelName);
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
     ...(token === undefined ? {} : { token }),
     ...(provider === undefined ? {} : { provider }),
     ...(apiUrl === undefined ? {} : { apiUrl }),
+    ...(slackChannel === undefined ? {} : { slackChannel }),
+  };
+}
+
+/** `audit: { digest: { minSeverity, mute: [rule-id] } }`: what the findings digest leaves out. */
+function auditSettings(reader: YamlReader, root: Fields): FleetConfig['audit'] {
+  const audit = reader.fields(root.node('audit'), root.pathOf('audit'), ['digest']);
+  if (!audit.has('digest')) return {};
+  const digest = reader.fields(audit.node('digest'), audit.pathOf('digest'), ['minSeverity', 'mute']);
+  const minSeverity = digest.oneOf('minSeverity', SEVERITIES);
+  const mute = digest.has('mute')
+    ? reader.sequence(digest.node('mute'), digest.pathOf('mute')).map((node, i) => {
+        const value = isScalar(node) ? node.value : undefined;
+        if (typeof value !== 'string' || !/^[a-z0-9-]+$/.test(value)) {
+          reader.fail(
+            node,
+            `${digest.pathOf('mute')}[${i}]`,
+            'must be an audit rule id (e.g. floating-image-tag)',
+          );
+        }
+        return value;
+      })
+    : undefined;
+  return {
+    digest: {
+      ...(minSeverity === undefined ? {} : { minSeverity }),
+      ...(mute === undefined ? {} : { mute }),
+    },
   };
 }
 

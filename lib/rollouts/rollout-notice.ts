@@ -25,6 +25,10 @@ export function snapshotOf(rollout: Rollout): RolloutSnapshot {
     ...(rollout.commitUrl === undefined ? {} : { commitUrl: rollout.commitUrl }),
     status: rollout.status,
     apps: [...rollout.apps, ...clusterLines],
+    refs: rollout.refs,
+    receivedAt: rollout.receivedAt,
+    ...(rollout.deadline === undefined ? {} : { deadline: rollout.deadline }),
+    ...(rollout.finishedAt === undefined ? {} : { finishedAt: rollout.finishedAt }),
   };
 }
 

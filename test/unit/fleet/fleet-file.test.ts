@@ -129,6 +129,19 @@ describe('parseFleetFile', () => {
     expect(fleet).toMatchObject({ secretPolicy: 'block', repositories: [], secretStores: [] });
   });
 
+  it('reads the operator fields: argocdUrl, a repository slackChannel and the audit digest filter', () => {
+    const fleet = parseFleetFile(
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n    argocdUrl: https://argocd.example/\n')}` +
+        'repositories:\n  - url: https://github.com/org/team-a\n    slackChannel: "#team-a-deploys"\n' +
+        'audit:\n  digest:\n    minSeverity: medium\n    mute: [missing-finalizer, floating-image-tag]\n',
+    );
+    expect(fleet.clusters[0]?.argocdUrl).toBe('https://argocd.example');
+    expect(fleet.repositories[0]?.slackChannel).toBe('#team-a-deploys');
+    expect(fleet.audit).toEqual({
+      digest: { minSeverity: 'medium', mute: ['missing-finalizer', 'floating-image-tag'] },
+    });
+  });
+
   it('accepts YAML anchors shared between clusters', () => {
     const fleet = parseFleetFile(
       'clusters:\n  - name: a\n    server: https://a.example\n    auth: &auth { token: shared }\n  - name: b\n    server: https://b.example\n    auth: *auth\n',
@@ -300,6 +313,28 @@ describe('parseFleetFile', () => {
       'a ClusterSecretStore override with a namespace is rejected',
       `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}secretStores:\n  - kind: ClusterSecretStore\n    name: aws\n    namespace: x\n    region: eu-west-1\n`,
       'fleet.yaml:8: secretStores[0].namespace: is only for a SecretStore',
+    ],
+    [
+      'an unknown digest severity is rejected',
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}audit:\n  digest: { minSeverity: urgent }\n`,
+      'fleet.yaml:6: audit.digest.minSeverity: must be one of critical, high, medium, low, info',
+    ],
+    [
+      'a muted rule that is not a rule id is rejected',
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}audit:\n  digest:\n    mute: ["Floating Tag"]\n`,
+      'fleet.yaml:7: audit.digest.mute[0]: must be an audit rule id',
+    ],
+    [
+      'a slackChannel with spaces is rejected',
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}repositories:\n  - url: https://github.com/org/a\n    slackChannel: "team deploys"\n`,
+      'fleet.yaml:7: repositories[0].slackChannel: must be a Slack channel',
+    ],
+    [
+      'an argocdUrl with credentials is rejected',
+      withCluster(
+        '    server: https://k8s.example\n    auth: { token: t }\n    argocdUrl: https://admin:pw@argocd.example\n',
+      ),
+      'fleet.yaml:5: clusters[0].argocdUrl: must not carry user info',
     ],
   ])('%s', (_name, text, expected) => {
     expect(errorOf(text)).toContain(expected);
