@@ -29,6 +29,8 @@ export interface Config {
   /** SQS queue feeding `track` (delayed, re-enqueues itself). */
   readonly trackQueueUrl?: string;
   readonly apiToken?: string;
+  /** Base URL people reach the API (and its `/ui/` pages) at: commit statuses link there. */
+  readonly publicUrl?: string;
   readonly maxBodyBytes: number;
   readonly deliveryTtlSeconds: number;
   readonly trackDeadlineSeconds: number;
@@ -71,6 +73,7 @@ export function loadConfig(env: Env): Config {
     ...optional('queueUrl', url(env, 'QUEUE_URL')),
     ...optional('trackQueueUrl', url(env, 'TRACK_QUEUE_URL')),
     ...optional('apiToken', text(env, 'API_TOKEN')),
+    ...optional('publicUrl', url(env, 'PUBLIC_URL')?.replace(/\/+$/, '')),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
     deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     trackDeadlineSeconds: integer(env, 'TRACK_DEADLINE_SECONDS', 600, 10, 24 * 3600),

@@ -25,6 +25,8 @@ export interface ClusterConfig {
   readonly timeoutMs?: number;
   /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
   readonly secretPolicy?: SecretPolicy;
+  /** The Argo CD UI of this cluster: the rollout page links each app to `{argocdUrl}/applications/{ns}/{name}`. */
+  readonly argocdUrl?: string;
 }
 
 export const REPOSITORY_PROVIDERS = ['github', 'gitlab', 'generic'] as const;
@@ -40,6 +42,10 @@ export interface RepositoryConfig {
   readonly provider?: RepositoryProvider;
   /** Provider API base URL (GitHub Enterprise, self-hosted GitLab, tests). */
   readonly apiUrl?: string;
+  /** Post a commit status (context `gitops-sync`) for each rollout of this repository. */
+  readonly commitStatus?: boolean;
+  /** With `commitStatus`: one more status per cluster (context `gitops-sync/<cluster>`). */
+  readonly commitStatusPerCluster?: boolean;
 }
 
 /** A SecretStore/ClusterSecretStore stand-in for stores that are neither in Git nor on a fleet cluster. */

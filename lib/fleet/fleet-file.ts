@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isMap, type Node } from 'yaml';
+import { isMap, isScalar, type Node } from 'yaml';
 import { FleetConfigError } from '../errors.js';
 import {
   awsRegion,
@@ -35,9 +35,18 @@ const CLUSTER_KEYS = [
   'concurrency',
   'timeoutMs',
   'secretPolicy',
+  'argocdUrl',
 ] as const;
 const AUTH_KINDS = ['token', 'tokenSecret', 'eks'] as const;
-const REPOSITORY_KEYS = ['url', 'tokenSecret', 'token', 'provider', 'apiUrl'] as const;
+const REPOSITORY_KEYS = [
+  'url',
+  'tokenSecret',
+  'token',
+  'provider',
+  'apiUrl',
+  'commitStatus',
+  'commitStatusPerCluster',
+] as const;
 const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region', 'role', 'prefix'] as const;
 
 /** Parses and validates the fleet file; the first problem is a `FleetConfigError` naming file, line and field. */
@@ -90,6 +99,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
   const argocd = namespaceBlock(reader, fields, 'argocd');
   const flux = namespaceBlock(reader, fields, 'flux');
+  const argocdUrl = fields.string('argocdUrl', httpUrl('Argo CD URL'));
   return {
     name,
     server,
@@ -100,6 +110,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(secretPolicy === undefined ? {} : { secretPolicy }),
+    ...(argocdUrl === undefined ? {} : { argocdUrl: argocdUrl.replace(/\/+$/, '') }),
   };
 }
 
@@ -136,13 +147,24 @@ function repository(reader: YamlReader, node: Node | null, path: string): Reposi
   const tokenSecret = fields.string('tokenSecret', secretId);
   const provider = fields.oneOf('provider', REPOSITORY_PROVIDERS);
   const apiUrl = fields.string('apiUrl', httpUrl('API URL'));
+  const commitStatus = flag(fields, 'commitStatus');
+  const commitStatusPerCluster = flag(fields, 'commitStatusPerCluster');
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
     ...(token === undefined ? {} : { token }),
     ...(provider === undefined ? {} : { provider }),
     ...(apiUrl === undefined ? {} : { apiUrl }),
+    ...(commitStatus === undefined ? {} : { commitStatus }),
+    ...(commitStatusPerCluster === undefined ? {} : { commitStatusPerCluster }),
   };
+}
+
+function flag(fields: Fields, key: string): boolean | undefined {
+  if (!fields.has(key)) return undefined;
+  const node = fields.node(key);
+  if (!isScalar(node) || typeof node.value !== 'boolean') fields.fail(key, 'must be true or false');
+  return node.value;
 }
 
 function store(
