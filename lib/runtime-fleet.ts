@@ -1,6 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from './app.js';
+import { commitStatusNotice } from './commit-status/commit-status-notice.js';
+import { postStatus } from './commit-status/post-status.js';
 import type { Config } from './config.js';
 import { ConfigError, errorMessage } from './errors.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
@@ -27,6 +29,7 @@ import { rolloutNotice } from './rollouts/rollout-notice.js';
 import { liveKey, trackRollout } from './rollouts/track.js';
 import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoPostedStatuses } from './store/commit-statuses.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
 import { createSlackRefs } from './store/slack-refs.js';
 
@@ -50,9 +53,25 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     logger,
     clock,
   });
-  const notify = rolloutNotice({ rollouts: reader, notifier, logger });
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
+  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger });
+  const statusNotice = commitStatusNotice({
+    rollouts: reader,
+    repositories: fleetConfig.repositories,
+    credentials,
+    posted: dynamoPostedStatuses(table, 90 * 24 * 3600),
+    post: (request) => postStatus(request),
+    pageUrl: (sha) => {
+      const base = config.publicUrl ?? overrides.publicUrl?.();
+      return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
+    },
+    logger,
+  });
+  // Slack and the commit status side by side; neither ever throws.
+  const notify = async (sha: string) => {
+    await Promise.all([slackNotice(sha), statusNotice(sha)]);
+  };
   // Best-effort reads for the preflight and the post-sync check: an unreadable list is an empty one.
   const listIn = (cluster: string, resources: readonly KubeResource[], namespace?: string) =>
     listBestEffort(clients, cluster, resources, namespace);
