@@ -33,6 +33,8 @@ export interface LocalStackOptions {
   readonly schedule?: boolean;
   /** Per-request timeout against the simulated clusters (tests of slow clusters). */
   readonly clusterTimeoutMs?: number;
+  /** Changes to the simulated fleet's file (tests: commit statuses, Argo CD links). */
+  readonly fleetOverlay?: (fleet: FleetConfig) => FleetConfig;
 }
 
 export interface LocalStack {
@@ -109,11 +111,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       track: new MemoryQueue<TrackMessage>('track'),
     };
     const logger = options.logger ?? createLogger({ level: config.logLevel });
+    let publicUrl: string | undefined;
+    const overlay = options.fleetOverlay ?? ((fleet: FleetConfig) => fleet);
     const app = createRuntime(config, {
       logger,
       pushQueue: queues.push,
       trackQueue: queues.track,
-      ...(world === undefined ? {} : { fleet: withTimeout(world.fleetConfig, options.clusterTimeoutMs) }),
+      ...(world === undefined
+        ? {}
+        : { fleet: overlay(withTimeout(world.fleetConfig, options.clusterTimeoutMs)) }),
+      // Commit statuses link to this server's pages unless PUBLIC_URL says otherwise.
+      publicUrl: () => publicUrl,
     });
     const source = async () => app;
     queues.push.start(fanoutHandler(source), {
@@ -136,6 +144,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { port: config.port, maxBodyBytes: config.maxBodyBytes },
     );
     closers.push(() => http.close());
+    publicUrl = http.url;
 
     if (options.schedule !== false) {
       let running = false;

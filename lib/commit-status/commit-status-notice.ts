@@ -42,7 +42,7 @@ export function commitStatusNotice(deps: CommitStatusDeps) {
       const key = canonicalRepoKey(rollout.repoUrl);
       const repo = enabled.find((r) => canonicalRepoKey(r.url) === key);
       if (repo === undefined) return;
-      const target = statusTarget(repo);
+      const target = statusTarget(repo, rollout.repo);
       if (target === undefined) {
         deps.logger.warn('commit status: no status API for this repository', { sha, repo: rollout.repo });
         return;

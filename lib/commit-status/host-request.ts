@@ -21,9 +21,11 @@ export interface StatusRequest {
 /**
  * Where a repository's commit statuses go, from the fleet file only (never from a payload): the host is
  * the repository's `provider` or guessed from its URL; `apiUrl` overrides the API base (Enterprise, tests).
+ * `hostName` (the rollout's `org/repo`) serves only when the URL's path names no owner.
  */
 export function statusTarget(
   repo: Pick<RepositoryConfig, 'url' | 'provider' | 'apiUrl'>,
+  hostName?: string,
 ): StatusTarget | undefined {
   let url: URL;
   try {
@@ -45,13 +47,16 @@ export function statusTarget(
             : undefined
       : undefined);
   if (host === undefined) return undefined;
-  const repository = url.pathname
+  const path = url.pathname
     .replace(/^\/+/, '')
     .replace(/\/+$/, '')
     .replace(/\.git$/i, '');
-  if (!repository.includes('/')) return undefined;
+  // A clone URL without an owner (a mirror, the local Git server) posts under the host's own name for it.
+  const repository = path.includes('/') ? path : hostName;
+  const segments = repository?.split('/') ?? [];
+  if (segments.length < 2 || segments.some((s) => !/^[\w.-]+$/.test(s) || /^\.+$/.test(s))) return undefined;
   const apiBaseUrl = (repo.apiUrl ?? defaultApi(host, hostname, url.origin)).replace(/\/+$/, '');
-  return { host, apiBaseUrl, repository };
+  return { host, apiBaseUrl, repository: segments.join('/') };
 }
 
 function defaultApi(host: StatusHost, hostname: string, origin: string): string {

@@ -1,4 +1,4 @@
-import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/stack.js';
 import { createMemoryLogger, type LogLine } from '../../lib/logger.js';
 
 export interface TestStack extends LocalStack {
@@ -15,7 +15,7 @@ export interface TestStack extends LocalStack {
 /** The local stack with the default simulated world, tuned to finish rollouts in about a second. */
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: { clusterTimeoutMs?: number } = {},
+  options: Pick<LocalStackOptions, 'clusterTimeoutMs' | 'fleetOverlay' | 'controller'> = {},
 ): Promise<TestStack> {
   const logLines: LogLine[] = [];
   const stack = await startLocalStack({

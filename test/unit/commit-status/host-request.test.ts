@@ -39,6 +39,16 @@ describe('where and how a commit status is posted', () => {
     expect(statusTarget(repo)).toEqual(target);
   });
 
+  it('takes the host name of the repository when the clone URL names no owner', () => {
+    const repo = {
+      url: 'http://127.0.0.1:9/platform.git',
+      provider: 'github' as const,
+      apiUrl: 'http://127.0.0.1:9/github',
+    };
+    expect(statusTarget(repo, 'example/platform')?.repository).toBe('example/platform');
+    expect(statusTarget(repo, '../../etc')).toBeUndefined();
+  });
+
   it.each([
     { name: 'an unknown host', repo: { url: 'https://git.example/org/repo' } },
     {
