@@ -26,6 +26,7 @@ export async function uiPage(
   deps: UiDeps,
 ): Promise<HttpResponse> {
   const nonce = randomBytes(16).toString('base64');
+  const fragment = request.headers['x-ui-fragment'] === 'live';
   if (rest.length === 0) {
     const list = await listRollouts(request, deps.index);
     const next =
@@ -34,7 +35,7 @@ export async function uiPage(
         : new URLSearchParams({ ...request.query, cursor: list.cursor }).toString();
     return page(
       200,
-      renderRolloutsPage(list.items, { nonce, ...(next === undefined ? {} : { nextQuery: next }) }),
+      renderRolloutsPage(list.items, { nonce, fragment, ...(next === undefined ? {} : { nextQuery: next }) }),
       nonce,
     );
   }
@@ -42,7 +43,7 @@ export async function uiPage(
     const rollout = await findRollout(rest[1] ?? '', deps);
     const argocdUrls = (await deps.argocdUrls?.()) ?? {};
     const now = deps.now?.() ?? new Date();
-    return page(200, renderRolloutPage(rollout, { nonce, argocdUrls, now }), nonce);
+    return page(200, renderRolloutPage(rollout, { nonce, fragment, argocdUrls, now }), nonce);
   }
   throw new NotFoundError(`no page at ${request.path}`);
 }
@@ -92,9 +93,10 @@ function page(statusCode: number, body: string, nonce: string): HttpResponse {
     headers: {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
+      vary: 'x-ui-fragment',
     },
     body,
   };

@@ -5,6 +5,8 @@ import { isRunning, shortSha, statusBadge } from './rollout-bits.js';
 
 export interface RolloutPageOptions {
   readonly nonce: string;
+  /** Only the part the refresh script swaps in. */
+  readonly fragment?: boolean;
   /** Argo CD UI base URL per cluster name (fleet `argocdUrl`). */
   readonly argocdUrls: Readonly<Record<string, string>>;
   readonly now: Date;
@@ -45,6 +47,7 @@ ${
   return renderPage({
     title: `${shortSha(rollout.sha)} ${rollout.status} · gitops-sync`,
     nonce: options.nonce,
+    fragment: options.fragment === true,
     running: isRunning(rollout.status),
     body,
   });

@@ -5,6 +5,8 @@ import { isRunning, shortSha, statusBadge } from './rollout-bits.js';
 
 export interface RolloutsPageOptions {
   readonly nonce: string;
+  /** Only the part the refresh script swaps in. */
+  readonly fragment?: boolean;
   /** The next page's query string (`cursor=…`, with the filters), when there is one. */
   readonly nextQuery?: string;
 }
@@ -34,6 +36,7 @@ ${options.nextQuery === undefined ? '' : html`<p><a href="/ui/?${options.nextQue
   return renderPage({
     title: 'rollouts · gitops-sync',
     nonce: options.nonce,
+    fragment: options.fragment === true,
     running: items.some((r) => isRunning(r.status)),
     body,
   });
