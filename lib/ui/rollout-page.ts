@@ -67,7 +67,10 @@ function cell(
   )}</ul>`;
 }
 
-function appLine(app: AppRecord, argocdUrl: string | undefined): Html {
+/** SPEC: each app also carries `destination`, the fleet cluster it deploys to (when the fleet has it). */
+type PageApp = AppRecord & { readonly destination?: string };
+
+function appLine(app: PageApp, argocdUrl: string | undefined): Html {
   const link =
     app.kind === 'Application' && argocdUrl !== undefined
       ? safeHref(
@@ -77,7 +80,7 @@ function appLine(app: AppRecord, argocdUrl: string | undefined): Html {
   const name = link === undefined ? html`${app.name}` : html`<a href="${link}">${app.name}</a>`;
   const problems = (app.secrets ?? []).filter((s) => s.outcome !== 'ok');
   return html`<li class="app" data-app="${app.cluster}/${app.namespace}/${app.name}" data-kind="${app.kind}" data-state="${app.state}">
-<span class="state s-${app.state}">${app.state}</span> ${name} <span class="kind">${app.kind === 'Application' ? '' : app.kind} ${app.namespace}</span>
+<span class="state s-${app.state}">${app.state}</span> ${name} <span class="kind">${app.kind === 'Application' ? '' : app.kind} ${app.namespace}${app.destination ? ` → ${app.destination}` : ''}</span>
 ${app.message ? html`<div class="msg">${app.message}</div>` : ''}${
   problems.length === 0
     ? ''
