@@ -35,6 +35,7 @@ try {
     `  GitLab  ${stack.url}/webhooks/gitlab   token:  ${process.env.GITLAB_WEBHOOK_TOKEN === undefined ? LOCAL_GITLAB_TOKEN : '(GITLAB_WEBHOOK_TOKEN)'}`,
     'Read API:',
     `  ${stack.url}/rollouts/<sha>   ${stack.url}/apps/<cluster>/<namespace>/<name>/history   ${stack.url}/findings   ${stack.url}/healthz`,
+    `Rollout page: ${stack.url}/ui/${stack.config.apiToken === undefined ? '' : '?token=<API_TOKEN>  (once: it becomes a cookie)'}`,
     `DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.config.tableName}${dataDir === undefined ? ', in memory' : `, on disk in ${dataDir}`})`,
   ];
   if (world !== undefined) {
