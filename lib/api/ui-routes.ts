@@ -56,7 +56,12 @@ export function uiLogin(request: HttpRequest, apiToken: string | undefined): Htt
   const token = request.query.token ?? '';
   const { token: _token, ...rest } = request.query;
   const query = new URLSearchParams(rest).toString();
-  const location = `${request.path}${query === '' ? '' : `?${query}`}`;
+  // Rebuilt from its segments: `//host/...` must never become a redirect to another origin.
+  const path = `/${request.path
+    .split('/')
+    .filter((part) => part !== '')
+    .join('/')}`;
+  const location = `${path}${query === '' ? '' : `?${query}`}`;
   if (apiToken === undefined)
     return { statusCode: 303, headers: { location, 'cache-control': 'no-store' }, body: '' };
   if (!sameSecret(token, apiToken))

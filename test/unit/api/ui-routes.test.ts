@@ -76,6 +76,11 @@ describe('the pages and their sign-in', () => {
     expect(json.statusCode).toBe(200);
   });
 
+  it('never redirects to another origin after sign-in', async () => {
+    const login = await handleApi(get('//ui', { token: TOKEN }), deps);
+    expect(login.headers.location).toBe('/ui');
+  });
+
   it('refuses a wrong token and a forged cookie', async () => {
     expect((await handleApi(get('/ui/', { token: 'guess' }), deps)).statusCode).toBe(401);
     expect((await handleApi(get('/ui/', {}, { cookie: 'gitops_sync_ui=forged' }), deps)).statusCode).toBe(
