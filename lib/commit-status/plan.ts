@@ -59,11 +59,13 @@ export function plannedStatuses(
   ];
   if (!options.perCluster) return statuses;
   const byCluster = new Map<string, AppState[]>();
-  for (const app of rollout.apps)
-    byCluster.set(app.cluster, [...(byCluster.get(app.cluster) ?? []), app.state]);
-  for (const cluster of Object.keys(rollout.clusterErrors ?? {})) {
-    byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), 'error']);
-  }
+  const add = (cluster: string, state: AppState) => {
+    const list = byCluster.get(cluster);
+    if (list === undefined) byCluster.set(cluster, [state]);
+    else list.push(state);
+  };
+  for (const app of rollout.apps) add(app.cluster, app.state);
+  for (const cluster of Object.keys(rollout.clusterErrors ?? {})) add(cluster, 'error');
   for (const [cluster, clusterStates] of [...byCluster].sort(([a], [b]) => a.localeCompare(b))) {
     statuses.push({
       context: `${STATUS_CONTEXT}/${cluster}`,

@@ -18,7 +18,11 @@ export interface RolloutPageOptions {
  */
 export function renderRolloutPage(rollout: Rollout, options: RolloutPageOptions): string {
   const byCluster = new Map<string, AppRecord[]>();
-  for (const app of rollout.apps) byCluster.set(app.cluster, [...(byCluster.get(app.cluster) ?? []), app]);
+  for (const app of rollout.apps) {
+    const list = byCluster.get(app.cluster);
+    if (list === undefined) byCluster.set(app.cluster, [app]);
+    else list.push(app);
+  }
   const clusterErrors = rollout.clusterErrors ?? {};
   for (const cluster of Object.keys(clusterErrors)) if (!byCluster.has(cluster)) byCluster.set(cluster, []);
   const clusters = [...byCluster.keys()].sort();
