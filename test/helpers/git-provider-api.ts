@@ -7,8 +7,8 @@ export interface CannedAnswer {
   readonly body?: unknown;
   /** Hold the answer this long (to exercise client timeouts). */
   readonly delayMs?: number;
-  /** Extra response headers (`Retry-After`, `Location`). */
-  readonly headers?: Record<string, string>;
+  /** Extra response headers (`Retry-After`, `Location` of a redirect). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RecordedRequest {
