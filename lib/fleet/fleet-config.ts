@@ -25,8 +25,14 @@ export interface ClusterConfig {
   readonly timeoutMs?: number;
   /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
   readonly secretPolicy?: SecretPolicy;
-  /** The Argo CD UI of this cluster: the rollout page links each app to `{argocdUrl}/applications/{ns}/{name}`. */
+  /** The Argo CD API server of this cluster's Argo CD (the rollout page's links to `{argocdUrl}/applications/{ns}/{name}`; rendered manifests with a token). */
   readonly argocdUrl?: string;
+  /** Secrets Manager secret holding an Argo CD API token (`applications, get`): plain, or `{"token": "..."}`. */
+  readonly argocdTokenSecret?: string;
+  /** Literal Argo CD API token (local/testing only). */
+  readonly argocdToken?: string;
+  /** Base64 PEM of the CA that signed the Argo CD server's certificate. */
+  readonly argocdCaData?: string;
 }
 
 export const REPOSITORY_PROVIDERS = [
