@@ -9,7 +9,7 @@ import { ConfigError, errorMessage } from './errors.js';
 import type { FleetConfig } from './fleet/fleet-config.js';
 import { createLogger } from './logger.js';
 import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
-import type { PushMessage, TrackMessage } from './queue/messages.js';
+import type { FanoutMessage, TrackMessage } from './queue/messages.js';
 import { sqsQueue } from './queue/sqs-queue.js';
 import type { RolloutReader } from './rollouts/rollout-store.js';
 import type { FleetFunctions } from './runtime-fleet.js';
@@ -27,7 +27,7 @@ import { webhookSecretSource } from './webhook/secret-source.js';
 export interface RuntimeOverrides {
   readonly logger?: Logger;
   readonly clock?: Clock;
-  readonly pushQueue?: Queue<PushMessage>;
+  readonly pushQueue?: Queue<FanoutMessage>;
   readonly trackQueue?: Queue<TrackMessage>;
   /** The fleet itself (the local simulator), instead of reading FLEET_CONFIG. */
   readonly fleet?: FleetConfig;
@@ -50,7 +50,7 @@ export interface SharedRuntime {
   readonly table: TableRef;
   readonly secretsManager: SecretsManagerApi;
   readonly secretReader: SecretReader;
-  readonly pushQueue: Queue<PushMessage>;
+  readonly pushQueue: Queue<FanoutMessage>;
   readonly trackQueue: Queue<TrackMessage>;
   readonly rollouts: DynamoRolloutWriter;
   readonly reader: RolloutReader;
@@ -137,7 +137,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
         health: async () => ({ stage: config.stage }),
         logger,
       }),
-    fanout: async (message) => (await fleet()).fanout(message),
+    fanout: async (message, budget) => (await fleet()).fanout(message, budget),
     track: async (message) => (await fleet()).track(message),
     reconcile: async (options) => (await fleet()).reconcile(options),
   };

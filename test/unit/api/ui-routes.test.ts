@@ -23,6 +23,7 @@ const rollout: Rollout = {
 const deps: ApiDeps = {
   rollouts: {
     get: async (sha) => (sha === SHA ? rollout : undefined),
+    summary: async (sha) => (sha === SHA ? rollout : undefined),
     listApps: async () => [],
     decisions: async () => [],
     history: async () => ({ items: [] }),
