@@ -41,6 +41,8 @@ export interface Config {
   /** `AWS_REQUEST_TIMEOUT_MS`: the request timeout of every AWS SDK call (default 5000). */
   readonly awsRequestTimeoutMs: number;
   readonly apiToken?: string;
+  /** Base URL people reach the API (and its `/ui/` pages) at: commit statuses link there. */
+  readonly publicUrl?: string;
   readonly maxBodyBytes: number;
   readonly deliveryTtlSeconds: number;
   readonly trackDeadlineSeconds: number;
@@ -92,6 +94,7 @@ export function loadConfig(env: Env): Config {
     ...optional('sqsEndpoint', url(env, 'SQS_ENDPOINT')),
     awsRequestTimeoutMs: integer(env, 'AWS_REQUEST_TIMEOUT_MS', 5000, 100, 60_000),
     ...optional('apiToken', text(env, 'API_TOKEN')),
+    ...optional('publicUrl', url(env, 'PUBLIC_URL')?.replace(/\/+$/, '')),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
     deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     trackDeadlineSeconds: integer(env, 'TRACK_DEADLINE_SECONDS', 600, 10, 24 * 3600),

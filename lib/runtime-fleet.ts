@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { App } from './app.js';
 import { parseApplication } from './argocd/application.js';
 import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
+import { commitStatusNotice } from './commit-status/commit-status-notice.js';
+import { postStatus } from './commit-status/post-status.js';
 import type { Config } from './config.js';
 import { ConfigError, errorMessage } from './errors.js';
 import { destinationCluster } from './fleet/destination.js';
@@ -33,6 +35,7 @@ import { sweepRollouts } from './rollouts/sweep.js';
 import { liveKey, trackCluster } from './rollouts/track.js';
 import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoPostedStatuses } from './store/commit-statuses.js';
 import { dynamoOpenRollouts } from './store/open-rollouts.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
 import { dynamoRefPushes } from './store/ref-pushes.js';
@@ -66,7 +69,6 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     clock,
     fleet: fleetConfig,
   });
-  const notify = rolloutNotice({ rollouts: reader, notifier, logger });
   const trackers = dynamoClusterTrackers(table, TRACKER_TTL_SECONDS);
   // Kept across warm invocations: only objects whose uid or resourceVersion changed are parsed again.
   const indexCache = createMatchIndexCache();
@@ -99,6 +101,23 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   const auditRenders = createRenderMemo();
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
+  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger });
+  const statusNotice = commitStatusNotice({
+    rollouts: reader,
+    repositories: fleetConfig.repositories,
+    credentials,
+    posted: dynamoPostedStatuses(table, 90 * 24 * 3600),
+    post: (request) => postStatus(request),
+    pageUrl: (sha) => {
+      const base = config.publicUrl ?? overrides.publicUrl?.();
+      return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
+    },
+    logger,
+  });
+  // Slack and the commit status side by side; neither ever throws.
+  const notify = async (sha: string) => {
+    await Promise.all([slackNotice(sha), statusNotice(sha)]);
+  };
   // Best-effort reads for the preflight and the post-sync check: an unreadable list is an empty one.
   const listIn = (cluster: string, resources: readonly KubeResource[], namespace?: string) =>
     listBestEffort(clients, cluster, resources, namespace);

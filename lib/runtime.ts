@@ -6,7 +6,7 @@ import { awsRequestHandler } from './aws/http-handler.js';
 import { createSecretReader } from './aws/secret-reader.js';
 import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, errorMessage } from './errors.js';
 import type { FleetConfig } from './fleet/fleet-config.js';
 import { createLogger } from './logger.js';
 import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
@@ -20,6 +20,7 @@ import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
 import { dynamoFindingsStore } from './store/findings.js';
 import { dynamoPayloadStore } from './store/payloads.js';
+import { dynamoRolloutIndex } from './store/rollout-index.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
 import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
 import { handleWebhook } from './webhook/handle-webhook.js';
@@ -38,6 +39,8 @@ export interface RuntimeOverrides {
   readonly findings?: FindingsReader;
   /** Where fetched Git commits are kept (default: the OS temp dir, `/tmp` in Lambda). */
   readonly gitCacheDir?: string;
+  /** Where people reach the pages, when only known after start (the local stack's port); PUBLIC_URL wins. */
+  readonly publicUrl?: () => string | undefined;
 }
 
 const RECORD_TTL_SECONDS = 90 * 24 * 3600;
@@ -124,6 +127,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     findings,
   };
   let fleetFunctions: Promise<FleetFunctions> | undefined;
+  let links: Promise<Readonly<Record<string, string>>> | undefined;
   const fleet = (): Promise<FleetFunctions> => {
     fleetFunctions ??= import('./runtime-fleet.js').then((m) => m.createFleetFunctions(shared));
     return fleetFunctions;
@@ -144,6 +148,11 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     api: (request) =>
       handleApi(request, {
         rollouts: reader,
+        index: dynamoRolloutIndex(table),
+        argocdUrls: () => {
+          links ??= argocdUrls(config, overrides, logger);
+          return links;
+        },
         findings: overrides.findings ?? findings,
         ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
         health: async () => ({ stage: config.stage }),
@@ -154,4 +163,23 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     reconcile: async (options) => (await fleet()).reconcile(options),
     resolveQueueBody: (body) => resolveQueueBody(body, payloads),
   };
+}
+
+/** The rollout page's Argo CD links, from the fleet file (read once; the page renders without links if not). */
+function argocdUrls(
+  config: Config,
+  overrides: RuntimeOverrides,
+  logger: Logger,
+): Promise<Readonly<Record<string, string>>> {
+  const of = (fleet: FleetConfig) =>
+    Object.fromEntries(fleet.clusters.flatMap((c) => (c.argocdUrl ? [[c.name, c.argocdUrl]] : [])));
+  if (overrides.fleet !== undefined) return Promise.resolve(of(overrides.fleet));
+  const path = config.fleetConfigPath;
+  if (path === undefined) return Promise.resolve({});
+  return import('./fleet/fleet-file.js')
+    .then((m) => m.loadFleetFile(path))
+    .then(of, (error: unknown) => {
+      logger.warn('fleet file unreadable for page links', { error: errorMessage(error) });
+      return {};
+    });
 }

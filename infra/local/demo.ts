@@ -150,6 +150,7 @@ async function main(): Promise<void> {
     say(`GET ${target.url}/rollouts/${commit.after}  -> status ${rollout.status}`);
     for (const line of table(rollout.apps)) say(line);
     say(`decisions: ${JSON.stringify(rollout.decisions ?? {})}`);
+    say(`page: ${target.url}/ui/rollouts/${commit.after.slice(0, 7)}`);
     say();
   } finally {
     await target.own?.close();

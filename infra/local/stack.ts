@@ -34,6 +34,8 @@ export interface LocalStackOptions {
   readonly clusterTimeoutMs?: number;
   /** Wraps the in-process queues (fault injection in tests). */
   readonly wrapQueue?: QueueWrapper;
+  /** Changes to the simulated fleet's file (tests: commit statuses, Argo CD links). */
+  readonly fleetOverlay?: (fleet: FleetConfig) => FleetConfig;
 }
 
 export interface LocalStack {
@@ -108,10 +110,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const queues = localQueues(config, options.wrapQueue);
     const logger = options.logger ?? createLogger({ level: config.logLevel });
+    let publicUrl: string | undefined;
+    const overlay = options.fleetOverlay ?? ((fleet: FleetConfig) => fleet);
     const app = createRuntime(config, {
       logger,
       ...queues.overrides,
-      ...(world === undefined ? {} : { fleet: withTimeout(world.fleetConfig, options.clusterTimeoutMs) }),
+      ...(world === undefined
+        ? {}
+        : { fleet: overlay(withTimeout(world.fleetConfig, options.clusterTimeoutMs)) }),
+      // Commit statuses link to this server's pages unless PUBLIC_URL says otherwise.
+      publicUrl: () => publicUrl,
     });
     const source = async () => app;
     queues.start(source, logger);
@@ -122,6 +130,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { port: config.port, maxBodyBytes: config.maxBodyBytes },
     );
     closers.push(() => http.close());
+    publicUrl = http.url;
 
     if (options.schedule !== false) {
       let running = false;

@@ -36,6 +36,7 @@ try {
     `  also    ${stack.url}/webhooks/{bitbucket,bitbucket-server,azure-devops,gitea,generic} once their secrets are set (README "More Git hosts")`,
     'Read API:',
     `  ${stack.url}/rollouts/<sha>   ${stack.url}/apps/<cluster>/<namespace>/<name>/history   ${stack.url}/findings   ${stack.url}/healthz`,
+    `Rollout page: ${stack.url}/ui/${stack.config.apiToken === undefined ? '' : '?token=<API_TOKEN>  (once: it becomes a cookie)'}`,
     `DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.config.tableName}${dataDir === undefined ? ', in memory' : `, on disk in ${dataDir}`})`,
   ];
   if (world !== undefined) {

@@ -26,7 +26,7 @@ export interface ClusterConfig {
   readonly timeoutMs?: number;
   /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
   readonly secretPolicy?: SecretPolicy;
-  /** The Argo CD API server of this cluster's Argo CD (UI links; rendered manifests with a token). */
+  /** The Argo CD API server of this cluster's Argo CD (the rollout page's links to `{argocdUrl}/applications/{ns}/{name}`; rendered manifests with a token). */
   readonly argocdUrl?: string;
   /** Secrets Manager secret holding an Argo CD API token (`applications, get`): plain, or `{"token": "..."}`. */
   readonly argocdTokenSecret?: string;
@@ -57,6 +57,10 @@ export interface RepositoryConfig {
   readonly provider?: RepositoryProvider;
   /** Provider API base URL (GitHub Enterprise, self-hosted GitLab, tests). */
   readonly apiUrl?: string;
+  /** Post a commit status (context `gitops-sync`) for each rollout of this repository. */
+  readonly commitStatus?: boolean;
+  /** With `commitStatus`: one more status per cluster (context `gitops-sync/<cluster>`). */
+  readonly commitStatusPerCluster?: boolean;
   /** Slack channel for this repository's rollout messages (bot mode; default `SLACK_CHANNEL`). */
   readonly slackChannel?: string;
 }

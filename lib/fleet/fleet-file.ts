@@ -43,7 +43,16 @@ const CLUSTER_KEYS = [
   'argocdCaData',
 ] as const;
 const AUTH_KINDS = ['token', 'tokenSecret', 'eks'] as const;
-const REPOSITORY_KEYS = ['url', 'tokenSecret', 'token', 'provider', 'apiUrl', 'slackChannel'] as const;
+const REPOSITORY_KEYS = [
+  'url',
+  'tokenSecret',
+  'token',
+  'provider',
+  'apiUrl',
+  'slackChannel',
+  'commitStatus',
+  'commitStatusPerCluster',
+] as const;
 const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region', 'role', 'prefix'] as const;
 
 /** Parses and validates the fleet file; the first problem is a `FleetConfigError` naming file, line and field. */
@@ -167,12 +176,16 @@ function repository(reader: YamlReader, node: Node | null, path: string): Reposi
   const provider = fields.oneOf('provider', REPOSITORY_PROVIDERS);
   const apiUrl = fields.string('apiUrl', httpUrl('API URL'));
   const slackChannel = fields.string('slackChannel', slackChannelName);
+  const commitStatus = flag(fields, 'commitStatus');
+  const commitStatusPerCluster = flag(fields, 'commitStatusPerCluster');
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
     ...(token === undefined ? {} : { token }),
     ...(provider === undefined ? {} : { provider }),
     ...(apiUrl === undefined ? {} : { apiUrl }),
+    ...(commitStatus === undefined ? {} : { commitStatus }),
+    ...(commitStatusPerCluster === undefined ? {} : { commitStatusPerCluster }),
     ...(slackChannel === undefined ? {} : { slackChannel }),
   };
 }
@@ -202,6 +215,13 @@ function auditSettings(reader: YamlReader, root: Fields): FleetConfig['audit'] {
       ...(mute === undefined ? {} : { mute }),
     },
   };
+}
+
+function flag(fields: Fields, key: string): boolean | undefined {
+  if (!fields.has(key)) return undefined;
+  const node = fields.node(key);
+  if (!isScalar(node) || typeof node.value !== 'boolean') fields.fail(key, 'must be true or false');
+  return node.value;
 }
 
 function store(

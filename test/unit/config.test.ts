@@ -99,6 +99,13 @@ describe('loadConfig', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 
+  it('reads PUBLIC_URL without its trailing slash and refuses one that is not a URL', () => {
+    expect(loadConfig({ TABLE_NAME: 't', PUBLIC_URL: 'https://sync.example/' }).publicUrl).toBe(
+      'https://sync.example',
+    );
+    expect(() => loadConfig({ TABLE_NAME: 't', PUBLIC_URL: 'sync.example' })).toThrow(/PUBLIC_URL/);
+  });
+
   it('never echoes a value in its message', () => {
     expect(() => loadConfig({ ...base, WEBHOOK_SECRET_ARN: 'super-secret-value' })).toThrow(
       /^WEBHOOK_SECRET_ARN: /,

@@ -368,3 +368,42 @@ describe('loadFleetFile', () => {
     }
   });
 });
+
+describe('the fleet file fields of the rollout page and commit statuses', () => {
+  const fleet = (cluster: string, repository: string) => `
+clusters:
+  - name: hub
+    server: https://k8s.example
+    auth: { token: t }
+${cluster}repositories:
+  - url: https://github.com/org/gitops
+${repository}`;
+
+  it('reads a cluster argocdUrl (trailing slash dropped) and a repository commitStatus', () => {
+    const parsed = parseFleetFile(
+      fleet(
+        '    argocdUrl: https://argocd.example/\n',
+        '    commitStatus: true\n    commitStatusPerCluster: false\n',
+      ),
+    );
+    expect(parsed.clusters[0]?.argocdUrl).toBe('https://argocd.example');
+    expect(parsed.repositories[0]).toMatchObject({ commitStatus: true, commitStatusPerCluster: false });
+  });
+
+  it.each([
+    {
+      name: 'a commitStatus that is not a boolean',
+      cluster: '',
+      repository: '    commitStatus: "yes"\n',
+      problem: /commitStatus: must be true or false/,
+    },
+    {
+      name: 'an argocdUrl that is not http(s)',
+      cluster: '    argocdUrl: javascript:alert(1)\n',
+      repository: '',
+      problem: /argocdUrl/,
+    },
+  ])('refuses $name', ({ cluster, repository, problem }) => {
+    expect(errorOf(fleet(cluster, repository))).toMatch(problem);
+  });
+});
