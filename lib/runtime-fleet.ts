@@ -1,10 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from './app.js';
-import type { Config } from './config.js';
-import { ConfigError, errorMessage } from './errors.js';
+import { errorMessage } from './errors.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
-import { loadFleetFile } from './fleet/fleet-file.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
 import { compareCommits } from './git/compare.js';
 import { credentialsFor, type GitCredentials } from './git/credentials.js';
@@ -40,7 +38,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   const { config, overrides, logger, clock, table, secretsManager, secretReader, pushQueue, trackQueue } =
     shared;
   const { rollouts, reader, findings } = shared;
-  const fleetConfig = overrides.fleet ?? (await loadFleetFile(requiredFleetPath(config)));
+  const fleetConfig = await shared.fleetSource.current();
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   const gateway = createFleetGateway(fleetConfig, clients, config.refreshConcurrency);
   const slack = createSlackTarget(config.slack, { logger });
@@ -175,11 +173,4 @@ async function listBestEffort(
     ),
   );
   return lists.flat();
-}
-
-function requiredFleetPath(config: Config): string {
-  if (config.fleetConfigPath === undefined) {
-    throw new ConfigError('FLEET_CONFIG', 'is required by fanout, track and reconcile');
-  }
-  return config.fleetConfigPath;
 }
