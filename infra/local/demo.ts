@@ -4,7 +4,7 @@ import { defaultPush } from '../simulator/default-push.js';
 import { commitFiles } from './git-repos.js';
 import { githubPush } from './sample-push.js';
 import { LOCAL_GITHUB_SECRET, type LocalStack, startLocalStack } from './stack.js';
-import { readStackState } from './state-file.js';
+import { DEFAULT_PORT, readStackState } from './state-file.js';
 
 // `npm run demo`: push a commit to the simulated platform repository, post the signed GitHub webhook, and
 // follow the rollout to its end. Uses the running `npm start` if there is one, else a stack of its own.
@@ -20,7 +20,8 @@ interface Target {
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
 async function runningStack(): Promise<Target | undefined> {
-  const state = readStackState();
+  // The stack on PORT (default 3000): each port keeps its own state under .local/<port>/.
+  const state = readStackState(Number(process.env.PORT ?? DEFAULT_PORT));
   if (state?.reposRoot === undefined || state.platformUrl === undefined) return undefined;
   try {
     const health = await fetch(`${state.url}/healthz`, { signal: AbortSignal.timeout(1000) });
