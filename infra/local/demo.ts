@@ -1,3 +1,4 @@
+import { cell, formatTable } from '../../lib/cli/table.js';
 import { errorMessage } from '../../lib/errors.js';
 import { createMemoryLogger } from '../../lib/logger.js';
 import { defaultPush } from '../simulator/default-push.js';
@@ -69,24 +70,20 @@ interface AppRow {
 
 function table(apps: readonly AppRow[]): string[] {
   const rows = [...apps].sort((a, b) => `${a.cluster}/${a.name}`.localeCompare(`${b.cluster}/${b.name}`));
-  const width = (f: (a: AppRow) => string, min: number) => Math.max(min, ...rows.map((r) => f(r).length));
-  const w = [width((r) => r.cluster, 7), width((r) => `${r.kind}/${r.name}`, 6), width((r) => r.state, 5)];
-  const line = (c: string, o: string, s: string, m: string) =>
-    `  ${c.padEnd(w[0] ?? 0)}  ${o.padEnd(w[1] ?? 0)}  ${s.padEnd(w[2] ?? 0)}  ${m}`;
-  return [
-    line('CLUSTER', 'OBJECT', 'STATE', 'DETAIL'),
-    ...rows.map((r) =>
-      line(
-        r.cluster,
-        `${r.kind}/${r.name}`,
-        r.state,
+  // The same table `gitops-sync rollout <sha>` prints.
+  return formatTable(
+    ['CLUSTER', 'OBJECT', 'STATE', 'DETAIL'],
+    rows.map((r) => [
+      r.cluster,
+      `${r.kind}/${r.name}`,
+      r.state,
+      cell(
         [r.durationSeconds === undefined ? '' : `${r.durationSeconds}s`, r.message ?? '']
-          .filter((x) => x !== '')
-          .join('  ')
-          .slice(0, 120),
+          .filter(Boolean)
+          .join('  '),
       ),
-    ),
-  ];
+    ]),
+  );
 }
 
 async function main(): Promise<void> {

@@ -10,7 +10,8 @@ import { validateFleetPath } from './validate.js';
 export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
 
 const USAGE = `usage: gitops-sync <command> [options]
-  validate [fleet.yaml] [--local]     check a fleet file (default: FLEET_CONFIG, else fleet.yaml)
+  validate [FILE | ssm:/NAME | s3://BUCKET/KEY] [--local]
+                                      check a fleet (default: FLEET_CONFIG, else fleet.yaml)
   rollout <sha>                       one rollout (a full or unique short SHA)
   rollouts [--repo R] [--ref REF] [--limit N] [--cursor C]
   findings [--cluster C] [--severity S] [--rule R] [--resolved] [--cursor C]
@@ -41,7 +42,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
       case 'validate': {
         if (rest.length > 1) break;
         const path = rest[0] ?? deps.env.FLEET_CONFIG ?? 'fleet.yaml';
-        const result = await validateFleetPath(path, values.local === true ? 'local' : 'deployed');
+        const result = await validateFleetPath(path, values.local === true ? 'local' : 'deployed', deps.env);
         for (const line of result.lines) (result.ok ? deps.out : deps.err)(line);
         return result.ok ? 0 : 1;
       }

@@ -11,6 +11,8 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
 /** Keeps a table cell on one line and within `max` characters. */
 export function cell(value: unknown, max = 120): string {
   if (value === undefined || value === null) return '';
-  const text = String(value).replace(/\s+/g, ' ').trim();
+  const text = String(value)
+    .replace(/\s*[\r\n\t]+\s*/g, ' ')
+    .trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

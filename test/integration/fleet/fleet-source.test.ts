@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetTextReader } from '../../../lib/aws/fleet-text.js';
+import { validateFleetPath } from '../../../lib/cli/validate.js';
 import { loadConfig } from '../../../lib/config.js';
 import { createFleetSource } from '../../../lib/fleet/fleet-source.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
@@ -131,5 +132,35 @@ describe('FLEET_SOURCE', () => {
     await expect(missing.source.current()).rejects.toThrow(
       'ssm:/nowhere: cannot be read (ParameterNotFound, HTTP 400)',
     );
+  });
+});
+
+describe('gitops-sync validate ssm:/... and s3://...', () => {
+  it('validates the fleet where the functions read it, with the deployed rules', async () => {
+    ssm.put('/cli/fleet', fleet('hub'));
+    s3.put(
+      'fleets',
+      'cli/bad.yaml',
+      'clusters:\n  - name: hub\n    server: http://hub.example\n    auth: { token: t }\n',
+    );
+    const env = { AWS_REGION: 'eu-west-1', SSM_ENDPOINT: ssm.endpoint, S3_ENDPOINT: s3.endpoint };
+    expect(await validateFleetPath('ssm:/cli/fleet', 'deployed', env)).toEqual({
+      ok: true,
+      lines: ['ssm:/cli/fleet: valid (1 cluster, 0 repositories)'],
+    });
+    expect(await validateFleetPath('s3://fleets/cli/bad.yaml', 'deployed', env)).toEqual({
+      ok: false,
+      lines: [
+        's3://fleets/cli/bad.yaml:3: clusters[0].server: plain http:// is only for the local stack (validate --local); use https://',
+        's3://fleets/cli/bad.yaml:4: clusters[0].auth.token: a literal token is only for the local stack (validate --local); use tokenSecret',
+      ],
+    });
+    expect(await validateFleetPath('ssm:/cli/none', 'deployed', env)).toEqual({
+      ok: false,
+      lines: ['ssm:/cli/none: cannot be read (ParameterNotFound)'],
+    });
+    expect((await validateFleetPath('s3://x', 'deployed', env)).lines).toEqual([
+      's3://x: cannot be read (FLEET_SOURCE: must be ssm:/path/to/parameter or s3://bucket/key)',
+    ]);
   });
 });
