@@ -355,7 +355,7 @@ describe('checkFleetFile', () => {
       '    auht: { token: t }', // 8
       'repositories:', // 9
       '  - url: git@github.com:org/repo.git', // 10
-      '    provider: bitbucket', // 11
+      '    provider: bitbucket-cloud', // 11
     ].join('\n');
     const result = checkFleetFile(text, 'fleet.yaml', LOCAL);
     expect(result.ok).toBe(false);
@@ -366,7 +366,7 @@ describe('checkFleetFile', () => {
       'fleet.yaml:6: clusters[1].auth: is required',
       'fleet.yaml:8: clusters[1].auht: unknown field (did you mean "auth"?)',
       'fleet.yaml:10: repositories[0].url: must be an http(s) URL: the orchestrator reads repositories over smart HTTP (apps may still use ssh URLs; they match the same repository)',
-      'fleet.yaml:11: repositories[0].provider: must be one of github, gitlab, generic',
+      'fleet.yaml:11: repositories[0].provider: must be one of github, gitlab, bitbucket, bitbucket-server, azure-devops, gitea, generic',
     ]);
   });
 

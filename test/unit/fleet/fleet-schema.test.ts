@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { REPOSITORY_PROVIDERS, SECRET_POLICIES } from '../../../lib/fleet/fleet-config.js';
 import { checkFleetFile } from '../../../lib/fleet/fleet-file.js';
 
 // The published schema (editor validation) and the validator must agree on what they can both judge.
@@ -85,7 +86,7 @@ const TABLE: readonly (readonly [string, string, boolean])[] = [
   ],
   [
     'an unknown repository provider is invalid',
-    `${ok}repositories:\n  - url: https://github.com/org/a\n    provider: bitbucket\n`,
+    `${ok}repositories:\n  - url: https://github.com/org/a\n    provider: bitbucket-cloud\n`,
     false,
   ],
   [
@@ -105,6 +106,16 @@ describe('fleet.schema.json', () => {
     const validator = checkFleetFile(text, 'fleet.yaml', { mode: 'local' });
     expect(validator.ok, validator.ok ? '' : validator.problems.join('\n')).toBe(valid);
     expect(validateSchema(parse(text)), JSON.stringify(validateSchema.errors)).toBe(valid);
+  });
+
+  it('lists exactly the providers and secret policies the validator knows', () => {
+    const definitions = (
+      schema as {
+        definitions: Record<string, { properties?: Record<string, { enum?: unknown }>; enum?: unknown }>;
+      }
+    ).definitions;
+    expect(definitions.repository?.properties?.provider?.enum).toEqual([...REPOSITORY_PROVIDERS]);
+    expect(definitions.secretPolicy?.enum).toEqual([...SECRET_POLICIES]);
   });
 
   it("accepts SPEC's fixed fleet fields that other parts of the product read", () => {
