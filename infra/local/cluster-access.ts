@@ -43,6 +43,8 @@ export function simulatedFleetFile(fleet: FleetConfig, stackUrl: string): string
       auth: c.auth,
       ...(c.argocd === undefined ? {} : { argocd: c.argocd }),
       ...(c.flux === undefined ? {} : { flux: c.flux }),
+      ...(c.argocdUrl === undefined ? {} : { argocdUrl: c.argocdUrl }),
+      ...(c.argocdToken === undefined ? {} : { argocdToken: c.argocdToken }),
     })),
     repositories: fleet.repositories.map((r) => ({ url: r.url })),
   };
