@@ -5,14 +5,14 @@ import type { App } from '../lib/app.js';
 import { loadConfig } from '../lib/config.js';
 import type { FleetConfig } from '../lib/fleet/fleet-config.js';
 import { createMemoryLogger } from '../lib/logger.js';
-import type { PushMessage, TrackMessage } from '../lib/queue/messages.js';
+import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
 import { createRuntime } from '../lib/runtime.js';
 
 export interface BenchWorld {
   readonly app: App;
   /** The repository every synthetic app deploys from (served by the doubles' Git server). */
   readonly repoURL: string;
-  readonly queues: { push: MemoryQueue<PushMessage>; track: MemoryQueue<TrackMessage> };
+  readonly queues: { push: MemoryQueue<FanoutMessage>; track: MemoryQueue<TrackMessage> };
   /** Tells the doubles' process something (`tick`) and waits for it to be done. */
   command(line: string): Promise<void>;
   /** Commits a change to one service of the repository; the new commit is the branch head. */
@@ -50,7 +50,7 @@ export async function startBenchWorld(
     LOG_LEVEL: 'SILENT',
   });
   const queues = {
-    push: new MemoryQueue<PushMessage>('push'),
+    push: new MemoryQueue<FanoutMessage>('push'),
     track: new MemoryQueue<TrackMessage>('track'),
   };
   const app = createRuntime(config, {

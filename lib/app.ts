@@ -1,7 +1,7 @@
 import type { HttpRequest } from './http/request.js';
 import type { HttpResponse } from './http/response.js';
 import type { Logger } from './ports.js';
-import type { PushMessage, TrackMessage } from './queue/messages.js';
+import type { FanoutMessage, TrackMessage } from './queue/messages.js';
 
 /** What the five functions do, independent of how Lambda or the local stack call them. */
 export interface App {
@@ -14,7 +14,8 @@ export interface App {
    * queue handlers then fail the whole invocation, so messages are retried and the Errors alarm fires.
    */
   fleetReady?(): Promise<void>;
-  fanout(message: PushMessage): Promise<void>;
+  /** `deadlineMs` (epoch ms): when the invocation must stop starting work (Lambda: remaining time less a margin). */
+  fanout(message: FanoutMessage, budget?: { deadlineMs: number }): Promise<void>;
   track(message: TrackMessage): Promise<void>;
   /** One reconcile pass; `timeBudgetMs` is how long it may spend (Lambda: remaining time less a margin). */
   reconcile(options?: { timeBudgetMs?: number }): Promise<Record<string, unknown>>;

@@ -23,3 +23,25 @@ export async function mapWithConcurrency<T, R>(
   await Promise.all(Array.from({ length: workers }, worker));
   return results;
 }
+
+/** The time budget ran out while a call was in flight; the call is abandoned (it may still complete). */
+export class DeadlineError extends Error {
+  constructor(what: string) {
+    super(`${what}: out of time (the invocation's budget ended first)`);
+    this.name = 'DeadlineError';
+  }
+}
+
+/** Waits for `promise` until `deadlineMs` (epoch ms) at the latest. */
+export async function withDeadline<T>(promise: Promise<T>, deadlineMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(what)), Math.max(0, deadlineMs - Date.now()));
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+    promise.catch(() => undefined);
+  }
+}

@@ -52,6 +52,8 @@ export interface Config {
   readonly trackDeadlineSeconds: number;
   readonly trackIntervalSeconds: number;
   readonly trackMaxIntervalSeconds: number;
+  /** How long a cluster's track chain may go unpolled before the sweep starts it again. */
+  readonly trackChainLeaseSeconds: number;
   readonly reconcileIntervalSeconds: number;
   readonly missedWebhookGraceSeconds: number;
   readonly refreshConcurrency: number;
@@ -109,6 +111,7 @@ export function loadConfig(env: Env): Config {
       trackIntervalSeconds,
       900,
     ),
+    trackChainLeaseSeconds: integer(env, 'TRACK_CHAIN_LEASE_SECONDS', 120, 2, 3600),
     reconcileIntervalSeconds: integer(env, 'RECONCILE_INTERVAL_SECONDS', 300, 1, 24 * 3600),
     missedWebhookGraceSeconds: integer(env, 'MISSED_WEBHOOK_GRACE_SECONDS', 120, 0, 24 * 3600),
     refreshConcurrency: integer(env, 'REFRESH_CONCURRENCY', 10, 1, 200),

@@ -2,6 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
+  Context,
   SQSBatchResponse,
   SQSEvent,
   SQSRecord,
@@ -10,7 +11,7 @@ import type { App } from './app.js';
 import { BadRequestError } from './errors.js';
 import { fromApiGatewayEvent } from './http/request.js';
 import { errorResponse, toLambdaResult } from './http/response.js';
-import type { PushMessage, QueueMessage, TrackMessage } from './queue/messages.js';
+import type { FanoutMessage, QueueMessage, TrackMessage } from './queue/messages.js';
 
 /**
  * Thin adapters from Lambda events to the App: decode, call, map. The Lambda functions and the local stack
@@ -43,13 +44,24 @@ export function apiHandler(app: AppSource) {
   };
 }
 
+/** Time kept back from the Lambda's remaining time: records, retries and the answer to SQS fit in it. */
+const RESERVE_MS = 20_000;
+/** Without a Lambda context (the local stack): the fanout function's timeout. */
+const DEFAULT_BUDGET_MS = 120_000;
+
+/** When an invocation must stop starting new work. */
+export function invocationDeadline(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined): number {
+  const remaining = context?.getRemainingTimeInMillis?.() ?? DEFAULT_BUDGET_MS;
+  return Date.now() + Math.max(1_000, remaining - RESERVE_MS);
+}
+
 /** SQS consumer with partial batch failures per message (never failing a whole batch for one message). */
 export function queueHandler<M extends QueueMessage>(
   app: AppSource,
-  type: M['type'],
-  handle: (instance: App, message: M) => Promise<void>,
+  types: readonly M['type'][],
+  handle: (instance: App, message: M, budget: { deadlineMs: number }) => Promise<void>,
 ) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const instance = await app();
     try {
       await instance.fleetReady?.();
@@ -61,13 +73,14 @@ export function queueHandler<M extends QueueMessage>(
       });
       throw error;
     }
+    const budget = { deadlineMs: invocationDeadline(context) };
     const processor = new BatchProcessor(EventType.SQS);
     return processPartialResponse(
       event,
       async (record: SQSRecord) => {
-        const message = parseMessage(record.body, type) as M;
+        const message = parseMessage(record.body, types) as M;
         try {
-          await handle(instance, message);
+          await handle(instance, message, budget);
         } catch (error) {
           instance.logger.error('message failed; it will be retried', {
             messageId: record.messageId,
@@ -84,20 +97,23 @@ export function queueHandler<M extends QueueMessage>(
 }
 
 export const fanoutHandler = (app: AppSource) =>
-  queueHandler<PushMessage>(app, 'push', (instance, message) => instance.fanout(message));
+  queueHandler<FanoutMessage>(app, ['push', 'cluster'], (instance, message, budget) =>
+    instance.fanout(message, budget),
+  );
 
 export const trackHandler = (app: AppSource) =>
-  queueHandler<TrackMessage>(app, 'track', (instance, message) => instance.track(message));
+  queueHandler<TrackMessage>(app, ['track'], (instance, message) => instance.track(message));
 
-function parseMessage(body: string, type: QueueMessage['type']): QueueMessage {
+function parseMessage(body: string, types: readonly QueueMessage['type'][]): QueueMessage {
   let message: unknown;
   try {
     message = JSON.parse(body);
   } catch (error) {
     throw new BadRequestError('queue message is not JSON', { cause: error });
   }
-  if ((message as { type?: unknown } | null)?.type !== type) {
-    throw new BadRequestError(`queue message is not a ${type} message`);
+  const type = (message as { type?: unknown } | null)?.type;
+  if (!types.includes(type as QueueMessage['type'])) {
+    throw new BadRequestError(`queue message is not a ${types.join(' or ')} message`);
   }
   return message as QueueMessage;
 }

@@ -30,6 +30,8 @@ export interface SendOptions {
 /** A queue with SQS semantics: at-least-once, delay, visibility timeout, dead-letter after N receives. */
 export interface Queue<M> {
   send(message: M, options?: SendOptions): Promise<void>;
+  /** SendMessageBatch in chunks of 10; an entry that still fails after retries makes the call throw. */
+  sendBatch(entries: readonly { message: M; delaySeconds?: number }[]): Promise<void>;
 }
 
 /** Reads a secret string from AWS Secrets Manager (cached by the adapter). */

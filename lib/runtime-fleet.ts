@@ -1,13 +1,15 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from './app.js';
+import { parseApplication } from './argocd/application.js';
 import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
 import { errorMessage } from './errors.js';
+import { destinationCluster } from './fleet/destination.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
 import { compareCommits } from './git/compare.js';
 import { credentialsFor, type GitCredentials } from './git/credentials.js';
-import { createGitReader } from './git/manifests.js';
+import { createGitReader, type GitReader } from './git/manifests.js';
 import { type ClusterClients, createClusterClients } from './kubernetes/cluster-clients.js';
 import {
   CLUSTER_SECRET_STORES,
@@ -15,21 +17,33 @@ import {
   type KubeResource,
   SECRET_STORES,
 } from './kubernetes/resources.js';
+import { createMatchIndexCache } from './matching/index-cache.js';
+import { canonicalRepoKey } from './matching/repo-url.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
 import { createSlackTarget, postToSlack } from './notify/slack-target.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
 import { createAppPreflight } from './rollouts/app-preflight.js';
 import { changedFilesResolver } from './rollouts/changed-files.js';
-import { fanoutPush } from './rollouts/fanout.js';
+import { fanout } from './rollouts/fanout.js';
 import { postSyncCheck } from './rollouts/post-sync-check.js';
 import { rolloutNotice } from './rollouts/rollout-notice.js';
-import { liveKey, trackRollout } from './rollouts/track.js';
+import { sweepRollouts } from './rollouts/sweep.js';
+import { liveKey, trackCluster } from './rollouts/track.js';
 import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoOpenRollouts } from './store/open-rollouts.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
+import { dynamoRefPushes } from './store/ref-pushes.js';
 import { createSlackRefs } from './store/slack-refs.js';
+import { dynamoClusterTrackers } from './store/trackers.js';
+import type { PushEvent } from './webhook/push-event.js';
 
 export type FleetFunctions = Pick<App, 'fanout' | 'track' | 'reconcile'>;
+
+const TRACKER_TTL_SECONDS = 7 * 24 * 3600;
+const REF_PUSH_TTL_SECONDS = 24 * 3600;
+/** How long past its deadline a rollout may stay open before the sweep finishes it. */
+const SWEEP_GRACE_SECONDS = 60;
 
 /**
  * The functions that talk to the fleet (fanout, track, reconcile), built on their first call: the webhook
@@ -50,6 +64,32 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     clock,
   });
   const notify = rolloutNotice({ rollouts: reader, notifier, logger });
+  const trackers = dynamoClusterTrackers(table, TRACKER_TTL_SECONDS);
+  // Kept across warm invocations: only objects whose uid or resourceVersion changed are parsed again.
+  const indexCache = createMatchIndexCache();
+  const open = dynamoOpenRollouts(table);
+  const refPushes = dynamoRefPushes(table, REF_PUSH_TTL_SECONDS);
+  // Longer than any gap between two polls of a chain, so only a lost chain ever lets its lease run out.
+  const chainLeaseSeconds = Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5);
+  // The pushed ref's commit now, from the Git host, for repositories the fleet file lets us read.
+  const remoteHead = async (event: PushEvent, git: Pick<GitReader, 'listRemoteRefs'>) => {
+    const key = canonicalRepoKey(event.repo.webUrl);
+    const repo = fleetConfig.repositories.find((r) => canonicalRepoKey(r.url) === key);
+    if (repo === undefined) return undefined;
+    const auth = await credentials(repo);
+    const remote = await git.listRemoteRefs({
+      url: repo.url,
+      ...(auth === undefined ? {} : { auth }),
+      ...(repo.provider === undefined ? {} : { provider: repo.provider }),
+    });
+    return remote.refs.get(event.ref);
+  };
+  const destination = (cluster: string, raw: unknown) => {
+    const parsed = parseApplication(raw);
+    return parsed.ok
+      ? destinationCluster(parsed.value.destination, cluster, fleetConfig.clusters)
+      : undefined;
+  };
   // Argo CD API clients for clusters whose fleet entry names one (argocdUrl + a token); renders per push.
   const argocdApis = createArgoCdApis(fleetConfig.clusters, { secrets: secretReader });
   // The audit's renders, reused across passes of a warm container while an app's spec and revisions hold.
@@ -68,41 +108,54 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     });
 
   return {
-    async fanout(message) {
+    async fanout(message, budget) {
       const git = gitReader();
       try {
-        await fanoutPush(message, {
-          fleet: gateway,
-          rollouts: { ...rollouts, listApps: reader.listApps },
-          changedFiles: changedFilesResolver({
-            repositories: fleetConfig.repositories,
-            credentials,
-            compare: (request) => compareCommits(request, { logger }),
+        await fanout(
+          message,
+          {
+            fleet: gateway,
+            rollouts: { ...rollouts, listApps: reader.listApps },
+            trackers,
+            open,
+            refPushes,
+            remoteHead: (event) => remoteHead(event, git),
+            changedFiles: changedFilesResolver({
+              repositories: fleetConfig.repositories,
+              credentials,
+              compare: (request) => compareCommits(request, { logger }),
+              logger,
+            }),
+            preflight: createAppPreflight({
+              fleet: fleetConfig,
+              git,
+              credentials,
+              clusterStores: (cluster) => listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
+              resolve: { api: secretsManager, logger, cache: createResolutionCache() },
+              renderer: createRenderCache(argocdApis, logger),
+            }),
+            matchIndex: (cluster, objects) => indexCache.indexFor(cluster, objects),
+            destination,
+            notify,
+            queue: pushQueue,
+            trackQueue,
+            clock,
             logger,
-          }),
-          preflight: createAppPreflight({
-            fleet: fleetConfig,
-            git,
-            credentials,
-            clusterStores: (cluster) => listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
-            resolve: { api: secretsManager, logger, cache: createResolutionCache() },
-            renderer: createRenderCache(argocdApis, logger),
-          }),
-          notify,
-          pushQueue,
-          trackQueue,
-          clock,
-          logger,
-          trackDeadlineSeconds: config.trackDeadlineSeconds,
-          trackIntervalSeconds: config.trackIntervalSeconds,
-        });
+            trackDeadlineSeconds: config.trackDeadlineSeconds,
+            trackIntervalSeconds: config.trackIntervalSeconds,
+            chainLeaseSeconds,
+          },
+          budget ?? { deadlineMs: Date.now() + 100_000 },
+        );
       } finally {
         await git.close();
       }
     },
     async track(message) {
-      await trackRollout(message, {
+      await trackCluster(message, {
         rollouts: { ...reader, ...rollouts },
+        trackers,
+        refPushes,
         live: {
           async listTargets(cluster, kinds) {
             const target = gateway.cluster(cluster);
@@ -128,6 +181,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
         logger,
         intervalSeconds: config.trackIntervalSeconds,
         maxIntervalSeconds: config.trackMaxIntervalSeconds,
+        chainLeaseSeconds,
       });
     },
     async reconcile(options = {}) {
@@ -154,8 +208,20 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
             ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
           },
         });
-        logger.info('reconcile pass done', { ...report });
-        return { ...report };
+        const sweep = await sweepRollouts({
+          open,
+          rollouts: { ...reader, ...rollouts },
+          trackers,
+          trackQueue,
+          clusters: fleetConfig.clusters.map((c) => c.name),
+          notify,
+          clock,
+          logger,
+          graceSeconds: SWEEP_GRACE_SECONDS,
+          chainLeaseSeconds,
+        });
+        logger.info('reconcile pass done', { ...report, sweep });
+        return { ...report, sweep };
       } finally {
         await git.close();
       }

@@ -12,7 +12,7 @@ import { createFleetSource, type FleetSource, fixedFleetSource } from './fleet/f
 import type { FleetMode } from './fleet/yaml-reader.js';
 import { createLogger } from './logger.js';
 import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
-import type { PushMessage, TrackMessage } from './queue/messages.js';
+import type { FanoutMessage, TrackMessage } from './queue/messages.js';
 import { sqsQueue } from './queue/sqs-queue.js';
 import type { RolloutReader } from './rollouts/rollout-store.js';
 import type { FleetFunctions } from './runtime-fleet.js';
@@ -29,7 +29,7 @@ import { webhookSecretSource } from './webhook/secret-source.js';
 export interface RuntimeOverrides {
   readonly logger?: Logger;
   readonly clock?: Clock;
-  readonly pushQueue?: Queue<PushMessage>;
+  readonly pushQueue?: Queue<FanoutMessage>;
   readonly trackQueue?: Queue<TrackMessage>;
   /** The fleet itself (the local simulator), instead of reading FLEET_CONFIG. */
   readonly fleet?: FleetConfig;
@@ -52,7 +52,7 @@ export interface SharedRuntime {
   readonly table: TableRef;
   readonly secretsManager: SecretsManagerApi;
   readonly secretReader: SecretReader;
-  readonly pushQueue: Queue<PushMessage>;
+  readonly pushQueue: Queue<FanoutMessage>;
   readonly trackQueue: Queue<TrackMessage>;
   readonly rollouts: DynamoRolloutWriter;
   readonly reader: RolloutReader;
@@ -137,7 +137,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     return built.functions;
   };
   // The webhook refuses pushes (503, so the Git host retries) while the fleet is invalid or unreadable.
-  const guardedPushQueue: Queue<PushMessage> = {
+  const guardedPushQueue: Queue<FanoutMessage> = {
     async send(message, options) {
       try {
         await fleetSource.current();
@@ -150,6 +150,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
       }
       return pushQueue.send(message, options);
     },
+    sendBatch: (entries) => pushQueue.sendBatch(entries),
   };
 
   return {
@@ -175,7 +176,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     fleetReady: async () => {
       await fleet();
     },
-    fanout: async (message) => (await fleet()).fanout(message),
+    fanout: async (message, budget) => (await fleet()).fanout(message, budget),
     track: async (message) => (await fleet()).track(message),
     reconcile: async (options) => (await fleet()).reconcile(options),
   };

@@ -52,6 +52,22 @@ export class MemoryQueue<M> implements Queue<M> {
     });
   }
 
+  async sendBatch(entries: readonly { message: M; delaySeconds?: number }[]): Promise<void> {
+    for (const entry of entries) {
+      await this.send(
+        entry.message,
+        entry.delaySeconds === undefined ? {} : { delaySeconds: entry.delaySeconds },
+      );
+    }
+  }
+
+  /** Removes and returns every waiting message (benchmarks and tests that run the consumer themselves). */
+  takeAll(): M[] {
+    const bodies = [...this.messages.values()].map((m) => JSON.parse(m.body) as M);
+    this.messages.clear();
+    return bodies;
+  }
+
   /** Makes every waiting message due `ms` sooner (tests of delayed retries without waiting). */
   advance(ms: number): void {
     for (const m of this.messages.values()) m.visibleAt -= ms;

@@ -10,6 +10,8 @@ export interface SampleCommit {
   readonly message: string;
   readonly author?: string;
   readonly defaultBranch?: string;
+  /** A force push (a rollback, a rewritten history). */
+  readonly forced?: boolean;
 }
 
 export interface SignedDelivery {
@@ -44,7 +46,7 @@ export function githubPush(
     after: commit.after,
     created: false,
     deleted: false,
-    forced: false,
+    forced: commit.forced ?? false,
     base_ref: null,
     compare: `${webUrl}/compare/${commit.before.slice(0, 12)}...${commit.after.slice(0, 12)}`,
     commits: [head],

@@ -7,7 +7,7 @@ import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
 import { apiHandler, fanoutHandler, trackHandler, webhookHandler } from '../../lib/handlers.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Logger } from '../../lib/ports.js';
-import type { PushMessage, TrackMessage } from '../../lib/queue/messages.js';
+import type { FanoutMessage, TrackMessage } from '../../lib/queue/messages.js';
 import { createRuntime } from '../../lib/runtime.js';
 import type { ControllerOptions } from '../simulator/argocd-controller.js';
 import { type DefaultWorld, startDefaultWorld } from './default-world.js';
@@ -41,7 +41,7 @@ export interface LocalStack {
   readonly app: App;
   readonly world?: DefaultWorld;
   readonly slack?: SlackReceiver;
-  readonly queues: { readonly push: MemoryQueue<PushMessage>; readonly track: MemoryQueue<TrackMessage> };
+  readonly queues: { readonly push: MemoryQueue<FanoutMessage>; readonly track: MemoryQueue<TrackMessage> };
   readonly dynamodbEndpoint: string;
   close(): Promise<void>;
 }
@@ -116,7 +116,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     dynamo.destroy();
 
     const queues = {
-      push: new MemoryQueue<PushMessage>('fanout'),
+      push: new MemoryQueue<FanoutMessage>('fanout'),
       track: new MemoryQueue<TrackMessage>('track'),
     };
     const logger = options.logger ?? createLogger({ level: config.logLevel });

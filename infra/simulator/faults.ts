@@ -64,6 +64,8 @@ export interface RequestRecord {
   readonly resource: string;
   readonly namespace?: string;
   readonly name?: string;
+  /** An injected fault answered it (or it hung): it never reached the store. */
+  readonly faulted?: boolean;
 }
 
 /** Every request the server received, for assertions such as "one LIST per kind per cluster". */
@@ -80,6 +82,17 @@ export class RequestLog {
         (filter.verb === undefined || r.verb === filter.verb) &&
         (filter.resource === undefined || r.resource === filter.resource),
     ).length;
+  }
+
+  /** PATCHes that reached the store, per object name. */
+  appliedPatches(resource: string): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const r of this.records) {
+      if (r.verb !== 'patch' || r.resource !== resource || r.faulted === true || r.name === undefined)
+        continue;
+      counts.set(r.name, (counts.get(r.name) ?? 0) + 1);
+    }
+    return counts;
   }
 
   all(): readonly RequestRecord[] {

@@ -56,13 +56,14 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     const route = parseRoute(request.method ?? 'GET', url, store);
     const verb = route.type === 'resource' ? route.verb : 'get';
     const plural = route.type === 'resource' ? route.resource.plural : 'discovery';
+    const fault = faults.decide(verb, plural);
     requests.record({
       verb,
       resource: plural,
       ...(route.type === 'resource' && route.namespace !== undefined ? { namespace: route.namespace } : {}),
       ...(route.type === 'resource' && route.name !== undefined ? { name: route.name } : {}),
+      ...(fault !== undefined && (fault.hang || fault.status !== undefined) ? { faulted: true } : {}),
     });
-    const fault = faults.decide(verb, plural);
     if (fault !== undefined) {
       if (fault.hang) return; // the socket stays open until the client gives up or the server closes
       if (fault.latencyMs > 0) {

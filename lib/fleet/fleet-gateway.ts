@@ -1,3 +1,5 @@
+import { UpstreamError } from '../errors.js';
+import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
 import type { ClusterClients } from '../kubernetes/cluster-clients.js';
 import {
   APPLICATION_SETS,
@@ -19,11 +21,47 @@ function namespaceOf(cluster: ClusterConfig, kind: TargetKind): string | undefin
   return kind === 'GitRepository' ? cluster.flux?.namespace : cluster.argocd?.namespace;
 }
 
+const DEFAULT_PAGE_SIZE = 500;
+
+/**
+ * Every page of a LIST (`limit` + `continue`), so no single answer holds a whole hub's Applications. An
+ * expired continue token (410 Gone) starts the list again, once.
+ */
+export async function listAllPages(
+  api: ClusterApi,
+  resource: KubeResource,
+  namespace: string | undefined,
+  limit: number,
+): Promise<KubeObject[]> {
+  for (let restart = 0; ; restart++) {
+    const items: KubeObject[] = [];
+    let next: string | undefined;
+    try {
+      do {
+        const page = await api.list(resource, namespace, {
+          limit,
+          ...(next === undefined ? {} : { continue: next }),
+        });
+        for (const item of page.items) items.push(item);
+        next = page.continue;
+      } while (next !== undefined);
+      return items;
+    } catch (error) {
+      if (restart > 0 || next === undefined || !isGone(error)) throw error;
+    }
+  }
+}
+
+function isGone(error: unknown): boolean {
+  return error instanceof UpstreamError && error.upstreamStatus === 410;
+}
+
 /** The fleet as fan-out and track see it, over one `ClusterApi` per cluster (retries are the client's). */
 export function createFleetGateway(
   fleet: FleetConfig,
   clients: ClusterClients,
   defaultConcurrency: number,
+  pageSize = DEFAULT_PAGE_SIZE,
 ): FleetGateway {
   const clusters: FleetCluster[] = fleet.clusters.map((config) => {
     const kinds: TargetKind[] = [
@@ -39,9 +77,7 @@ export function createFleetGateway(
       name: config.name,
       kinds,
       concurrency: config.concurrency ?? defaultConcurrency,
-      async list(kind) {
-        return (await api().list(RESOURCE[kind], namespaceOf(config, kind))).items;
-      },
+      list: (kind) => listAllPages(api(), RESOURCE[kind], namespaceOf(config, kind), pageSize),
       async patch(target, patch) {
         await api().mergePatch(
           RESOURCE[target.kind],

@@ -140,8 +140,11 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
 
     list: (resource, namespace, listOptions?: ListOptions) =>
       call('list', resource, namespace, undefined, async (api, requestOptions) => {
-        const selector =
-          listOptions?.labelSelector === undefined ? {} : { labelSelector: listOptions.labelSelector };
+        const selector = {
+          ...(listOptions?.labelSelector === undefined ? {} : { labelSelector: listOptions.labelSelector }),
+          ...(listOptions?.limit === undefined ? {} : { limit: listOptions.limit }),
+          ...(listOptions?.continue === undefined ? {} : { _continue: listOptions.continue }),
+        };
         const body: unknown =
           resource.namespaced && namespace !== undefined
             ? await api.listNamespacedCustomObject(
@@ -206,7 +209,10 @@ function toObject(cluster: string, body: unknown): KubeObject {
 }
 
 function toList(body: unknown, options: ClientNodeClusterApiOptions, resource: KubeResource): KubeList {
-  const list = body as { items?: unknown; metadata?: { resourceVersion?: unknown } } | null;
+  const list = body as {
+    items?: unknown;
+    metadata?: { resourceVersion?: unknown; continue?: unknown };
+  } | null;
   if (list === null || typeof list !== 'object' || !Array.isArray(list.items)) {
     throw new KubernetesApiError(`cluster ${options.cluster}: list ${resourceName(resource)}: not a list`, {
       cluster: options.cluster,
@@ -222,7 +228,12 @@ function toList(body: unknown, options: ClientNodeClusterApiOptions, resource: K
     });
   }
   const resourceVersion = list.metadata?.resourceVersion;
-  return { items, resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : '' };
+  const next = list.metadata?.continue;
+  return {
+    items,
+    resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : '',
+    ...(typeof next === 'string' && next !== '' ? { continue: next } : {}),
+  };
 }
 
 function isKubeObject(value: unknown): value is KubeObject {

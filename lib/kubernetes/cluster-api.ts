@@ -23,10 +23,15 @@ export interface KubeList {
   readonly items: readonly KubeObject[];
   /** The list's `metadata.resourceVersion` (what a watch would start from). */
   readonly resourceVersion: string;
+  /** Set when more pages follow: pass it back as `continue` (it expires: a 410 means start again). */
+  readonly continue?: string;
 }
 
 export interface ListOptions {
   readonly labelSelector?: string;
+  /** Page size (the server may send fewer); with `continue`, the next page. */
+  readonly limit?: number;
+  readonly continue?: string;
 }
 
 /** One RFC 6902 operation (`test` guards the patch: a failed test is a 422 and nothing is changed). */

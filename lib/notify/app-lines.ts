@@ -22,6 +22,7 @@ export const STATE_EMOJI: Readonly<Record<AppState, string>> = {
   timeout: ':alarm_clock:',
   error: ':boom:',
   blocked: ':no_entry:',
+  superseded: ':fast_forward:',
 };
 
 /** `cluster` ns/name, with the kind when it is not an Application; escaped for mrkdwn. */

@@ -23,6 +23,7 @@ export const STATE_ORDER: readonly AppState[] = [
   'refreshed',
   'matched',
   'synced',
+  'superseded',
 ];
 
 /** Identity of an app across notices (kind only when not an Application, to keep it readable). */

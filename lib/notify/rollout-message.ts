@@ -34,7 +34,9 @@ export function renderRolloutMessage(
   limits: MessageLimits = DEFAULT_MESSAGE_LIMITS,
 ): SlackMessage {
   const apps = snapshot.apps;
-  const notSynced = apps.filter((app) => app.state !== 'synced').sort(compareApps);
+  const notSynced = apps
+    .filter((app) => app.state !== 'synced' && app.state !== 'superseded')
+    .sort(compareApps);
   const top: SlackBlock[] = [
     header(
       `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,

@@ -5,7 +5,15 @@ import type { Queue, SendOptions } from '../ports.js';
 const MAX_DELAY_SECONDS = 900;
 
 export function sqsQueue<M>(client: SQSClient, queueUrl: string): Queue<M> {
-  return {
+  const queue: Queue<M> = {
+    async sendBatch(entries) {
+      for (const entry of entries) {
+        await queue.send(
+          entry.message,
+          entry.delaySeconds === undefined ? {} : { delaySeconds: entry.delaySeconds },
+        );
+      }
+    },
     async send(message: M, options: SendOptions = {}) {
       await client.send(
         new SendMessageCommand({
@@ -18,4 +26,5 @@ export function sqsQueue<M>(client: SQSClient, queueUrl: string): Queue<M> {
       );
     },
   };
+  return queue;
 }

@@ -60,8 +60,20 @@ export function missedWebhookDeliveryId(push: Pick<MissedPush, 'key'>): string {
   return `reconcile:${push.key}`;
 }
 
+/** Only the apps found behind are refreshed, not every app of the repository. */
 export function missedWebhookMessage(push: MissedPush, now: Date): PushMessage {
-  return { type: 'push', trigger: 'schedule', missedWebhook: true, event: missedWebhookEvent(push, now) };
+  return {
+    type: 'push',
+    trigger: 'schedule',
+    missedWebhook: true,
+    event: missedWebhookEvent(push, now),
+    apps: push.apps.map((a) => ({
+      cluster: a.cluster,
+      kind: 'Application',
+      namespace: a.namespace,
+      name: a.name,
+    })),
+  };
 }
 
 /** The repository URL without user info, query or `.git`: never a credential. */

@@ -1,5 +1,6 @@
 import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import type { FindingsDigest } from '../audit/digest.js';
+import type { FindingDraft } from '../audit/types.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
@@ -116,7 +117,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const outcome = await settleFindings(
     deps,
     argo.read.map((c) => c.cluster),
-    audited,
+    { ...audited, findings: [...audited.findings, ...invalid.map(unreadableFinding)] },
     started,
     options.lastSeenRefreshSeconds * 1000,
   );
@@ -183,4 +184,17 @@ function byCluster(argo: ArgoClustersRead, tracked: readonly TrackedApp[]): Map<
   const groups = new Map<string, TrackedApp[]>(argo.read.map((c) => [c.cluster, []]));
   for (const app of tracked) groups.get(app.cluster)?.push(app);
   return groups;
+}
+
+/** An Application Argo CD holds but we cannot read: a finding of its own, so it never vanishes silently. */
+function unreadableFinding(app: InvalidApplication): FindingDraft {
+  return {
+    rule: 'unreadable-object',
+    severity: 'high',
+    cluster: app.cluster,
+    namespace: app.namespace,
+    app: app.name,
+    message: `the Application cannot be read, so no push refreshes it: ${app.reason}`,
+    evidence: { reason: app.reason },
+  };
 }

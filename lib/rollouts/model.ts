@@ -17,6 +17,7 @@ export const APP_STATES = [
   'degraded',
   'timeout',
   'error',
+  'superseded',
 ] as const;
 export type AppState = (typeof APP_STATES)[number];
 
@@ -38,6 +39,7 @@ export const DECISIONS = [
   'refreshed-unknown-files',
   'blocked',
   'error',
+  'superseded',
 ] as const;
 export type Decision = (typeof DECISIONS)[number];
 
@@ -57,6 +59,7 @@ export const TERMINAL_STATES: ReadonlySet<AppState> = new Set([
   'degraded',
   'timeout',
   'error',
+  'superseded',
 ]);
 
 /** States only move forward: a lower rank never overwrites a higher one. */
@@ -71,6 +74,7 @@ export const STATE_RANK: Readonly<Record<AppState, number>> = {
   degraded: 3,
   timeout: 3,
   error: 3,
+  superseded: 3,
 };
 
 export function isTerminal(state: AppState): boolean {
@@ -87,6 +91,8 @@ export interface AppRecord extends AppTarget {
   readonly refreshedAt?: string;
   readonly finishedAt?: string;
   readonly secrets?: readonly SecretCheck[];
+  /** The fleet cluster the app deploys to, when the fleet file has it. */
+  readonly destination?: string;
   /** Preflight: where the checked manifests came from (`argocd` rendering, or the files in `git`). */
   readonly renderedBy?: 'argocd' | 'git';
   /** Preflight: why Argo CD's rendering was not used, or why nothing could be rendered. */
@@ -106,7 +112,9 @@ export function countStates(states: Iterable<AppState>): StateCounts {
  * nothing ended yet → pending/in-progress; all synced → succeeded; none synced → failed
  * (or blocked when every unfinished-looking app is held back); some synced → partial.
  */
-export function deriveRolloutStatus(states: readonly AppState[]): RolloutStatus {
+export function deriveRolloutStatus(all: readonly AppState[]): RolloutStatus {
+  // A superseded app ended well: a later push of its ref carries it on. It neither helps nor fails the status.
+  const states = all.filter((s) => s !== 'superseded');
   if (states.length === 0) return 'succeeded';
   if (states.some((s) => !isTerminal(s))) {
     return states.every((s) => s === 'matched') ? 'pending' : 'in-progress';
@@ -142,7 +150,12 @@ export interface RolloutSummary {
   readonly finishedAt?: string;
   /** Clusters fan-out could not read, with the reason; each counts as an `error` in the status. */
   readonly clusterErrors?: Readonly<Record<string, string>>;
+  /** Where each cluster's work item stands: planned, retrying, done or failed. */
+  readonly clusters?: Readonly<Record<string, ClusterProgress>>;
 }
+
+export const CLUSTER_PROGRESS = ['planned', 'retrying', 'done', 'failed'] as const;
+export type ClusterProgress = (typeof CLUSTER_PROGRESS)[number];
 
 export interface Rollout extends RolloutSummary {
   readonly apps: readonly AppRecord[];
@@ -157,4 +170,8 @@ export interface DecisionRecord extends AppTarget {
 /** An app record as stored, with the version its conditional writes use. */
 export interface StoredApp extends AppRecord {
   readonly version: number;
+  /** When fan-out last took the right to refresh it (repeated deliveries within the window do not patch). */
+  readonly claimedAt?: string;
+  /** The revision the app was at when it was claimed. */
+  readonly fromRevision?: string;
 }

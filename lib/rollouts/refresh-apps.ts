@@ -3,107 +3,185 @@ import {
   applicationSetRefreshPatch,
   gitRepositoryRefreshPatch,
 } from '../argocd/refresh-patch.js';
-import { mapWithConcurrency } from '../concurrency.js';
-import { errorMessage } from '../errors.js';
+import { DeadlineError, mapWithConcurrency, withDeadline } from '../concurrency.js';
+import { errorMessage, UpstreamError } from '../errors.js';
 import type { FleetCluster } from '../fleet/gateway.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import type { Clock, Logger } from '../ports.js';
+import type { ClusterWorkMessage } from '../queue/messages.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
-import type { FanoutDeps, PreflightVerdict } from './fanout.js';
-import { type AppRecord, type AppTarget, STATE_RANK, type StoredApp } from './model.js';
-import type { RolloutMeta } from './rollout-store.js';
+import type { ClusterWorkDeps } from './cluster-work.js';
+import { liveVerdict } from './live-verdict.js';
+import { type AppTarget, type Decision, isTerminal, STATE_RANK, type StoredApp } from './model.js';
+import { describeBlock } from './preflight-verdict.js';
+import type { AppChange, RolloutMeta } from './rollout-store.js';
 
-const BLOCKING: ReadonlySet<string> = new Set(['missing-secret', 'missing-property', 'not-json']);
-
-export interface Outcome {
-  readonly target: ObjectMatch['target'];
-  readonly state: 'refreshed' | 'blocked' | 'error';
-  readonly decision: 'refreshed' | 'refreshed-unknown-files' | 'blocked' | 'error';
-  readonly detail: string;
-  /** The record to write; absent when an earlier delivery of this commit already refreshed the app. */
-  readonly record?: AppRecord;
+export interface PreflightVerdict {
+  readonly verdict: 'pass' | 'warn' | 'block';
+  readonly checks: readonly SecretCheck[];
+  readonly summary?: string;
+  /** Where the checked manifests came from: Argo CD's rendering, or the files in Git. */
+  readonly renderedBy?: 'argocd' | 'git';
+  /** Why Argo CD's rendering was not used (or why nothing could be rendered). */
+  readonly renderNote?: string;
 }
 
-const targetKey = (t: AppTarget) => `${t.cluster}/${t.kind}/${t.namespace}/${t.name}`;
+/** Checks an Application's ExternalSecrets at the pushed commit before it is refreshed. */
+export type Preflight = (match: ObjectMatch, event: PushEvent) => Promise<PreflightVerdict>;
 
-/**
- * Preflight and refresh the matched objects, with bounded concurrency per cluster; one read of what earlier
- * deliveries of this commit recorded, one batched write of what this one did.
- */
-export async function refreshAll(
-  candidates: readonly ObjectMatch[],
-  meta: RolloutMeta,
-  event: PushEvent,
-  deps: FanoutDeps,
-  log: Logger,
-): Promise<Outcome[]> {
-  // One read of what earlier deliveries of this commit recorded, one batched write of what this one did.
-  const existing = new Map((await deps.rollouts.listApps(meta.sha)).map((a) => [targetKey(a), a]));
-  const byCluster = new Map<string, ObjectMatch[]>();
-  for (const c of candidates)
-    byCluster.set(c.target.cluster, [...(byCluster.get(c.target.cluster) ?? []), c]);
-  const perCluster = await Promise.all(
-    [...byCluster].map(async ([name, matches]) => {
-      const cluster = deps.fleet.cluster(name);
-      const settled = await mapWithConcurrency(matches, cluster?.concurrency ?? 10, (m) =>
-        refreshOne(m, cluster, existing.get(targetKey(m.target)), event, deps),
-      );
-      return settled.map((s, i): Outcome => {
-        if (s.status === 'fulfilled') return s.value;
-        const target = (matches[i] as ObjectMatch).target;
-        const detail = errorMessage(s.reason);
-        log.error('refresh failed unexpectedly', { cluster: name, app: target.name, error: detail });
-        return {
-          target,
-          state: 'error',
-          decision: 'error',
-          detail,
-          record: { ...target, state: 'error', decision: 'error', message: detail },
-        };
-      });
-    }),
+/** What one work item did about one matched object. */
+export interface AppOutcome {
+  readonly target: AppTarget;
+  readonly decision: Decision;
+  readonly detail: string;
+  /** `failed`: the PATCH failed and will be tried again; `deferred`: the time budget ended first. */
+  readonly retry?: 'failed' | 'deferred';
+  /** The app has to be followed to its end. */
+  readonly track: boolean;
+  /** This work item patched it. */
+  readonly patched: boolean;
+}
+
+export interface RefreshContext {
+  readonly cluster: FleetCluster;
+  readonly meta: RolloutMeta;
+  readonly message: ClusterWorkMessage;
+  readonly deps: ClusterWorkDeps;
+  readonly deadlineMs: number;
+  readonly log: Logger;
+}
+
+const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-files']);
+
+const appKey = (t: AppTarget) => `${t.cluster}/${t.kind}/${t.namespace}/${t.name}`;
+
+/** Every matched object of one cluster, with bounded concurrency; each app's record is written as it ends. */
+export async function refreshCluster(
+  matches: readonly ObjectMatch[],
+  context: RefreshContext,
+): Promise<AppOutcome[]> {
+  const { deps, meta, cluster } = context;
+  const needed = matches.some((m) => REFRESH.has(m.decision));
+  const existing = needed
+    ? new Map((await deps.rollouts.listApps(meta.sha, cluster.name)).map((a) => [appKey(a), a]))
+    : new Map<string, StoredApp>();
+  const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) =>
+    refreshOne(m, existing.get(appKey(m.target)), context),
   );
-  const outcomes = perCluster.flat();
-  await deps.rollouts.putApps(
-    meta,
-    outcomes.flatMap((o) =>
-      o.record === undefined
-        ? []
-        : [{ ...o.record, version: (existing.get(targetKey(o.target))?.version ?? 0) + 1 }],
-    ),
-  );
-  return outcomes;
+  return settled.map((s, i): AppOutcome => {
+    if (s.status === 'fulfilled') return s.value;
+    const target = (matches[i] as ObjectMatch).target;
+    const detail = `could not record: ${errorMessage(s.reason)}`;
+    context.log.error('app outcome not recorded', {
+      app: target.name,
+      namespace: target.namespace,
+      error: detail,
+    });
+    return { target, decision: 'error', detail, retry: 'failed', track: false, patched: false };
+  });
 }
 
 async function refreshOne(
   match: ObjectMatch,
-  cluster: FleetCluster | undefined,
   previous: StoredApp | undefined,
-  event: PushEvent,
-  deps: FanoutDeps,
-): Promise<Outcome> {
+  context: RefreshContext,
+): Promise<AppOutcome> {
+  const { deps, meta, message, cluster } = context;
   const { target } = match;
-  const decision = match.decision as 'refreshed' | 'refreshed-unknown-files';
+  const none = { track: false, patched: false } as const;
+  if (!REFRESH.has(match.decision))
+    return { target, decision: match.decision, detail: match.reason, ...none };
   const now = deps.clock.now();
-  const windowMs = (deps.refreshWindowSeconds ?? 60) * 1000;
-  // A second delivery of the same commit: not patched again within the window, and never once the app moved on.
-  if (
-    previous !== undefined &&
-    (STATE_RANK[previous.state] > STATE_RANK.refreshed ||
-      (previous.refreshedAt !== undefined && now.getTime() - Date.parse(previous.refreshedAt) < windowMs))
-  ) {
+  const destination =
+    match.object.kind === 'Application' ? deps.destination?.(cluster.name, match.object.raw) : undefined;
+  const base = { ...target, ...(destination === undefined ? {} : { destination }) };
+
+  // A redelivery never turns an earlier block or failure into something else; only a catch-up retries a failure.
+  if (previous?.state === 'blocked' || (previous?.state === 'error' && message.trigger !== 'schedule')) {
+    return { target, decision: previous.state, detail: previous.message ?? 'recorded earlier', ...none };
+  }
+  const live = liveVerdict(match.object, meta.sha, message.head);
+  if (live.kind === 'superseded') {
+    const detail = `superseded: ${meta.ref} moved on to ${live.head.slice(0, 12)}`;
+    if (previous === undefined || !isTerminal(previous.state)) {
+      await deps.rollouts.recordApp(meta, {
+        ...base,
+        state: 'superseded',
+        decision: 'superseded',
+        message: detail,
+        ...(live.revision === undefined ? {} : { revision: live.revision }),
+        finishedAt: now.toISOString(),
+      });
+    }
+    return { target, decision: 'superseded', detail, ...none };
+  }
+  if (live.kind === 'at-commit') {
+    if (previous === undefined) {
+      await deps.rollouts.recordApp(meta, {
+        ...base,
+        state: 'refreshed',
+        decision: match.decision,
+        revision: meta.sha,
+        message: 'already at the pushed commit: nothing to refresh',
+      });
+    }
+    const track = previous === undefined || !isTerminal(previous.state);
     return {
       target,
-      state: 'refreshed',
-      decision,
-      detail: 'refreshed by an earlier delivery of this commit',
+      decision: match.decision,
+      detail: 'already at the pushed commit',
+      track,
+      patched: false,
     };
   }
-  const base = { ...target, decision } satisfies Partial<AppRecord>;
+  const windowMs = (deps.refreshWindowSeconds ?? 60) * 1000;
+  // Within the window a claim stands while the app is in flight; an app that ended and is not at the commit
+  // any more (a rollback to it) is claimed again at once.
+  if (
+    previous?.claimedAt !== undefined &&
+    !isTerminal(previous.state) &&
+    now.getTime() - Date.parse(previous.claimedAt) < windowMs
+  ) {
+    const detail = 'refreshed by an earlier delivery of this commit';
+    return { target, decision: match.decision, detail, track: !isTerminal(previous.state), patched: false };
+  }
+  // The budget is real time (the Lambda's remaining time), whatever clock the records use.
+  if (Date.now() >= context.deadlineMs) {
+    return { target, decision: match.decision, detail: 'out of time', retry: 'deferred', ...none };
+  }
+
+  // A terminal app that is not at the commit any more (a rollback to it) starts a new round.
+  const reopen = previous !== undefined && isTerminal(previous.state);
+  // `matched`: an earlier attempt claimed it and could not patch it; this one starts it over.
+  const fresh = previous === undefined || reopen || previous.state === 'matched';
+  const claimedAt = now.toISOString();
+  const version = await deps.rollouts.claimApp(
+    meta,
+    {
+      ...base,
+      state: fresh ? 'matched' : (previous as StoredApp).state,
+      decision: match.decision,
+      claimedAt,
+      message: 'refreshing',
+      ...(live.revision === undefined ? {} : { fromRevision: live.revision }),
+    },
+    previous?.version,
+  );
+  if (version === undefined) {
+    return {
+      target,
+      decision: match.decision,
+      detail: 'refreshed by a concurrent delivery',
+      track: true,
+      patched: false,
+    };
+  }
+
   let secrets: readonly SecretCheck[] | undefined;
-  if (match.object.kind === 'Application') {
-    const verdict = await deps.preflight(match, event).catch(
+  let rendered: Pick<AppChange, 'renderedBy' | 'renderNote'> = {};
+  if (match.object.kind === 'Application' && fresh) {
+    const verdict = await deps.preflight(match, message.event).catch(
       (error: unknown): PreflightVerdict => ({
         verdict: 'warn',
         checks: [],
@@ -111,56 +189,133 @@ async function refreshOne(
       }),
     );
     secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
+    rendered = {
+      ...(verdict.renderedBy === undefined ? {} : { renderedBy: verdict.renderedBy }),
+      ...(verdict.renderNote === undefined ? {} : { renderNote: verdict.renderNote }),
+    };
     if (verdict.verdict === 'block') {
-      const message = describeBlock(verdict);
-      const record: AppRecord = {
-        ...base,
-        state: 'blocked',
-        decision: 'blocked',
-        message,
-        ...(secrets ? { secrets } : {}),
-      };
-      return { target, state: 'blocked', decision: 'blocked', detail: message, record };
+      const detail = describeBlock(verdict);
+      await afterClaim(
+        context,
+        target,
+        {
+          state: 'blocked',
+          decision: 'blocked',
+          message: detail,
+          finishedAt: now.toISOString(),
+          ...(secrets === undefined ? {} : { secrets }),
+          ...rendered,
+        },
+        version,
+        claimedAt,
+      );
+      return { target, decision: 'blocked', detail, ...none };
     }
   }
+
   const patch = patchFor(match, deps.clock);
   try {
-    if (cluster === undefined) throw new Error(`cluster ${target.cluster} is not in the fleet`);
-    if (patch !== undefined) await cluster.patch(target, patch);
-    const record: AppRecord = {
-      ...base,
-      state: 'refreshed',
-      refreshedAt: now.toISOString(),
-      ...(patch === undefined ? { message: 'a hard refresh was already pending' } : {}),
-      ...(secrets ? { secrets } : {}),
-    };
-    return { target, state: 'refreshed', decision, detail: match.reason, record };
+    if (patch !== undefined) {
+      await withDeadline(cluster.patch(target, patch), context.deadlineMs, `refresh ${target.name}`);
+    }
   } catch (error) {
-    const message = `refresh failed: ${errorMessage(error)}`;
-    const record: AppRecord = {
-      ...base,
-      state: 'error',
-      decision: 'error',
-      message,
-      ...(secrets ? { secrets } : {}),
-    };
-    return { target, state: 'error', decision: 'error', detail: message, record };
+    return patchFailed(match, error, { version, claimedAt }, fresh, context);
   }
+  await afterClaim(
+    context,
+    target,
+    {
+      ...(fresh ? { state: 'refreshed' } : {}),
+      refreshedAt: now.toISOString(),
+      message: patch === undefined ? 'a hard refresh was already pending' : null,
+      ...(secrets === undefined ? {} : { secrets }),
+      ...rendered,
+    },
+    version,
+    claimedAt,
+  );
+  return {
+    target,
+    decision: match.decision,
+    detail: match.reason,
+    track: true,
+    patched: patch !== undefined,
+  };
 }
 
-function describeBlock(verdict: PreflightVerdict): string {
-  const blocking = verdict.checks.filter((c) => c.blocking !== false && BLOCKING.has(c.outcome));
-  if (blocking.length === 0) return verdict.summary ?? 'an ExternalSecret reference does not resolve';
-  const named = blocking.slice(0, 3).map((c) => {
-    const where = [
-      c.key === undefined ? undefined : `key ${c.key}`,
-      c.property === undefined ? undefined : `property ${c.property}`,
-    ]
-      .filter((x) => x !== undefined)
-      .join(' ');
-    return `ExternalSecret ${c.externalSecret}${where === '' ? '' : ` ${where}`}: ${c.outcome}`;
+/**
+ * A change to the app fan-out claimed. Track may have written it since (the app moved on by itself): then
+ * the change is made again on what is there now, as long as the claim is still this one.
+ */
+async function afterClaim(
+  context: RefreshContext,
+  target: AppTarget,
+  change: AppChange,
+  version: number,
+  claimedAt: string,
+): Promise<void> {
+  const { deps, meta } = context;
+  if ((await deps.rollouts.transition(meta.sha, target, change, version)) === 'updated') return;
+  const now = (await deps.rollouts.listApps(meta.sha, target.cluster)).find(
+    (a) => appKey(a) === appKey(target),
+  );
+  if (now === undefined || now.claimedAt !== claimedAt) return;
+  const { state, ...rest } = change;
+  // Never move it back: a state track already advanced past stays.
+  const keep = state !== undefined && STATE_RANK[state] < STATE_RANK[now.state];
+  await deps.rollouts.transition(meta.sha, target, keep ? rest : change, now.version);
+}
+
+async function patchFailed(
+  match: ObjectMatch,
+  error: unknown,
+  claim: { version: number; claimedAt: string },
+  fresh: boolean,
+  context: RefreshContext,
+): Promise<AppOutcome> {
+  const { deps, message } = context;
+  const { target } = match;
+  const detail = `refresh failed: ${errorMessage(error)}`;
+  const retryable = error instanceof DeadlineError || !(error instanceof UpstreamError) || error.retryable;
+  const last = message.attempt + 1 >= (deps.maxAttempts ?? 5);
+  context.log.warn('refresh failed', {
+    app: target.name,
+    namespace: target.namespace,
+    error: detail,
+    retryable,
   });
-  return `${named.join('; ')}${blocking.length > 3 ? ` (and ${blocking.length - 3} more)` : ''}`;
+  if (!retryable || last) {
+    await afterClaim(
+      context,
+      target,
+      {
+        state: 'error',
+        decision: 'error',
+        message: last && retryable ? `${detail} (gave up after ${message.attempt + 1} attempts)` : detail,
+        finishedAt: deps.clock.now().toISOString(),
+        claimedAt: null,
+      },
+      claim.version,
+      claim.claimedAt,
+    );
+    return { target, decision: 'error', detail, track: false, patched: false };
+  }
+  // Released, so the retry (or another delivery) may claim it again at once.
+  await afterClaim(
+    context,
+    target,
+    { message: `${detail} (attempt ${message.attempt + 1}, retrying)`, claimedAt: null },
+    claim.version,
+    claim.claimedAt,
+  );
+  return {
+    target,
+    decision: match.decision,
+    detail,
+    retry: 'failed',
+    track: !fresh,
+    patched: false,
+  };
 }
 
 function patchFor(match: ObjectMatch, clock: Clock): object | undefined {

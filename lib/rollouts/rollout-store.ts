@@ -1,4 +1,12 @@
-import type { AppRecord, AppTarget, DecisionRecord, Rollout, RolloutSummary, StoredApp } from './model.js';
+import type {
+  AppRecord,
+  AppTarget,
+  ClusterProgress,
+  DecisionRecord,
+  Rollout,
+  RolloutSummary,
+  StoredApp,
+} from './model.js';
 
 export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'>;
 
@@ -7,9 +15,9 @@ export type RolloutMeta = Pick<RolloutSummary, 'sha' | 'repo' | 'ref' | 'trigger
 
 /** Fields to change on an app record; `null` removes a field (a message that no longer applies). */
 export type AppChange = {
-  readonly [K in Exclude<keyof AppRecord, keyof AppTarget>]?: K extends 'state'
-    ? AppRecord[K]
-    : AppRecord[K] | null;
+  readonly [K in Exclude<keyof StoredApp, keyof AppTarget | 'version'>]?: K extends 'state'
+    ? StoredApp[K]
+    : StoredApp[K] | null;
 };
 
 export interface Page<T> {
@@ -19,20 +27,31 @@ export interface Page<T> {
 
 /** Written by fan-out: the rollout, its decisions, and one claim + record per refreshed app. */
 export interface RolloutWriter {
-  /** Creates the rollout for this commit, or adds `ref` to the one that exists. */
+  /** Creates the rollout for this commit, or adds `ref` to the one that exists (and moves its deadline on). */
   start(rollout: NewRollout): Promise<'created' | 'exists'>;
   /**
-   * Records one fan-out's decisions under `batch` (its delivery and attempt: a redelivery overwrites, never
-   * appends) and re-derives the rollout's decision counts, one per object, the latest delivery's winning.
+   * Records one work item's decisions under `batch` (its cluster, delivery and attempt: a redelivery
+   * overwrites, never appends) and re-derives the rollout's decision counts, one per object.
    */
   recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]): Promise<void>;
-  /**
-   * Writes fan-out's records in batches (25 per call): each replaces the app's record at `version`, which
-   * fan-out read just before (an app already past these states is never in the batch).
-   */
-  putApps(meta: RolloutMeta, records: readonly (AppRecord & { readonly version: number })[]): Promise<void>;
   /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
   recordApp(meta: RolloutMeta, record: AppRecord): Promise<void>;
+  /**
+   * Takes the right to refresh one app for this push: a conditional write at the version read before
+   * (none: the item must not exist). Returns the new version, or undefined when another delivery won.
+   */
+  claimApp(
+    meta: RolloutMeta,
+    claim: AppClaim,
+    expectedVersion: number | undefined,
+  ): Promise<number | undefined>;
+}
+
+/** What a claim writes: the app's record as fan-out starts on it. */
+export interface AppClaim extends AppRecord {
+  readonly claimedAt: string;
+  /** The revision the app was at when it was claimed (a third revision later means a newer push). */
+  readonly fromRevision?: string;
 }
 
 /** Forward-only, conditional state changes: two pollers racing never lose an update or move a state back. */
@@ -47,23 +66,60 @@ export interface AppStateWriter {
   syncSummary(sha: string): Promise<(RolloutSummary & { readonly appsVersion: number }) | undefined>;
 }
 
-/**
- * One polling chain per rollout. Fan-out claims tracking (false: a chain is alive and will see the new apps);
- * the chain releases it only if no app changed since its last summary (false: keep polling).
- */
-export interface TrackingClaims {
-  claimTracking(sha: string, until: string, now: Date): Promise<boolean>;
-  releaseTracking(sha: string, appsVersion: number): Promise<boolean>;
+/** Where each cluster's work item of a rollout stands, with the reason when it is retrying or failed. */
+export interface ClusterProgressWriter {
+  planClusters(sha: string, clusters: readonly string[]): Promise<void>;
+  recordCluster(sha: string, cluster: string, progress: ClusterProgress, message?: string): Promise<void>;
 }
 
-/** A cluster fan-out could not read (listing failed): kept on the rollout until a retry reads it. */
-export interface ClusterErrors {
-  recordClusterError(sha: string, cluster: string, message: string | undefined): Promise<void>;
+/** A rollout registered for tracking on one cluster; `adds` grows with every registration. */
+export interface TrackedRollout {
+  readonly sha: string;
+  readonly adds: number;
+  readonly addedAt: string;
+}
+
+/**
+ * One polling chain per cluster. Fan-out registers the rollout, then claims the chain (false: a chain is
+ * alive and will see it). Track drops a registration only at the `adds` it saw.
+ */
+export interface ClusterTrackers {
+  register(cluster: string, sha: string, now: Date): Promise<void>;
+  list(cluster: string): Promise<readonly TrackedRollout[]>;
+  unregister(cluster: string, rollout: TrackedRollout): Promise<boolean>;
+  claimChain(cluster: string, until: string, now: Date): Promise<boolean>;
+  renewChain(cluster: string, until: string): Promise<void>;
+  releaseChain(cluster: string): Promise<void>;
+}
+
+/** Rollouts not yet ended, with their deadline: what the reconcile sweep finishes when tracking stopped. */
+export interface OpenRollouts {
+  open(sha: string, deadline: string): Promise<void>;
+  close(sha: string): Promise<void>;
+  list(): Promise<readonly { sha: string; deadline: string }[]>;
+}
+
+export interface RefPush {
+  readonly repoKey: string;
+  readonly ref: string;
+  readonly before: string;
+  readonly after: string;
+  readonly receivedAt: string;
+  readonly forced: boolean;
+}
+
+/** The pushes each ref received lately, newest first: how a ref moved, for repositories the orchestrator may not read. */
+export interface RefPushes {
+  record(push: RefPush): Promise<void>;
+  recent(repoKey: string, ref: string): Promise<readonly RefPush[]>;
 }
 
 export interface RolloutReader {
   get(sha: string): Promise<Rollout | undefined>;
-  listApps(sha: string): Promise<readonly StoredApp[]>;
+  /** The summary item alone (no apps). */
+  summary(sha: string): Promise<RolloutSummary | undefined>;
+  /** The app items of a rollout, or of one of its clusters. */
+  listApps(sha: string, cluster?: string): Promise<readonly StoredApp[]>;
   decisions(sha: string): Promise<readonly DecisionRecord[]>;
   history(
     target: Pick<AppTarget, 'cluster' | 'namespace' | 'name'>,

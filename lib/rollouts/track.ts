@@ -1,18 +1,31 @@
+import { errorMessage } from '../errors.js';
+import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { type AppState, isTerminal, STATE_RANK, type StoredApp, type TargetKind } from './model.js';
-import { observeTarget } from './observe.js';
-import type { AppChange, AppStateWriter, RolloutReader, TrackingClaims } from './rollout-store.js';
+import { isTerminal, type RolloutSummary, type StoredApp, type TargetKind } from './model.js';
+import { movedOnTo } from './ref-head.js';
+import type {
+  AppChange,
+  AppStateWriter,
+  ClusterTrackers,
+  RefPush,
+  RefPushes,
+  RolloutReader,
+  TrackedRollout,
+} from './rollout-store.js';
+import { decideApp, type LiveView } from './track-decide.js';
 
 export interface LiveLister {
-  /** One LIST per kind on the cluster, keyed by `liveKey(kind, namespace, name)`. */
+  /** One LIST per kind on the cluster (every page), keyed by `liveKey(kind, namespace, name)`. */
   listTargets(cluster: string, kinds: readonly TargetKind[]): Promise<ReadonlyMap<string, unknown>>;
 }
 
 export const liveKey = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
 
 export interface TrackDeps {
-  readonly rollouts: RolloutReader & AppStateWriter & TrackingClaims;
+  readonly rollouts: Pick<RolloutReader, 'listApps' | 'summary'> & AppStateWriter;
+  readonly trackers: ClusterTrackers;
+  readonly refPushes: Pick<RefPushes, 'recent'>;
   readonly live: LiveLister;
   /** Runs once when an app ends (the ExternalSecret post-sync check); returns fields to record with the end. */
   readonly onEnd?: (sha: string, app: StoredApp, live: unknown) => Promise<AppChange>;
@@ -23,160 +36,167 @@ export interface TrackDeps {
   readonly logger: Logger;
   readonly intervalSeconds: number;
   readonly maxIntervalSeconds: number;
+  readonly chainLeaseSeconds: number;
 }
 
 export interface TrackResult {
+  readonly rollouts: number;
   readonly changed: number;
   readonly unfinished: number;
   readonly requeued: boolean;
 }
 
 /**
- * One poll of a rollout: one LIST per kind per cluster, each app's state written at once (conditionally:
- * forward only, no lost update), the summary re-derived, Slack updated once, and the next poll enqueued
- * with backoff (5 s doubling to 30 s by default) until every app ends or the deadline turns it to `timeout`.
+ * One poll of one cluster: every rollout in flight on it is read from one LIST per kind, however many
+ * there are. Each app's state is written at once (conditionally: forward only, no lost update), each
+ * touched rollout's summary re-derived and its Slack message updated, and the next poll enqueued with
+ * backoff while anything is in flight. A rollout past its deadline turns its unfinished apps to `timeout`.
  */
-export async function trackRollout(message: TrackMessage, deps: TrackDeps): Promise<TrackResult> {
-  const log = deps.logger.child({ sha: message.sha, attempt: message.attempt });
+export async function trackCluster(message: TrackMessage, deps: TrackDeps): Promise<TrackResult> {
+  const { cluster } = message;
+  const log = deps.logger.child({ cluster, attempt: message.attempt });
   const now = deps.clock.now();
-  const pastDeadline = now.getTime() >= Date.parse(message.deadline);
-  let apps = await deps.rollouts.listApps(message.sha);
-  const live = await readLive(
-    apps.filter((a) => !isTerminal(a.state)),
-    deps,
-    log,
+  await deps.trackers.renewChain(cluster, leaseUntil(now, deps));
+  const registered = await deps.trackers.list(cluster);
+  const polls = await Promise.all(
+    registered.map(async (r) => ({
+      registration: r,
+      summary: await deps.rollouts.summary(r.sha),
+      apps: await deps.rollouts.listApps(r.sha, cluster),
+    })),
   );
+  const open = polls.filter((p) => p.apps.some((a) => !isTerminal(a.state)));
+  const kinds = new Set(open.flatMap((p) => p.apps.filter((a) => !isTerminal(a.state)).map((a) => a.kind)));
+  const live = await readLive(cluster, [...kinds], deps, log);
+  // How each rollout's ref moved since, from the pushes received (one read per repository and ref per poll).
+  const recent = new Map<string, Promise<readonly RefPush[]>>();
+  const headOf = async (summary: RolloutSummary | undefined): Promise<string | undefined> => {
+    const repoKey = summary === undefined ? undefined : canonicalRepoKey(summary.repoUrl);
+    if (summary === undefined || repoKey === undefined) return undefined;
+    const key = `${repoKey}#${summary.ref}`;
+    if (!recent.has(key))
+      recent.set(
+        key,
+        deps.refPushes.recent(repoKey, summary.ref).catch(() => []),
+      );
+    const pushes = (await recent.get(key)) ?? [];
+    const own = pushes.find((p) => p.after === summary.sha);
+    return own === undefined ? undefined : movedOnTo(own, pushes);
+  };
 
   let changed = 0;
-  let conflicts = await applyChanges(apps, live, message.sha, pastDeadline, now, deps);
-  changed += conflicts.updated;
-  if (conflicts.conflicted.size > 0) {
-    // Someone else wrote these apps since we read them: read again and decide once more from the same live view.
-    apps = await deps.rollouts.listApps(message.sha);
-    const retry = apps.filter((a) => conflicts.conflicted.has(key(a)));
-    conflicts = await applyChanges(retry, live, message.sha, pastDeadline, now, deps);
-    changed += conflicts.updated;
+  let unfinished = 0;
+  for (const poll of polls) {
+    const { sha } = poll.registration;
+    const deadline = poll.summary?.deadline;
+    const pastDeadline = deadline !== undefined && now.getTime() >= Date.parse(deadline);
+    const context = { sha, pastDeadline, now, live, head: await headOf(poll.summary), deps };
+    const updated = await applyChanges(poll.apps, context, cluster);
+    changed += updated;
+    const left = updated > 0 ? await deps.rollouts.listApps(sha, cluster) : poll.apps;
+    const open = left.filter((a) => !isTerminal(a.state)).length;
+    unfinished += open;
+    if (updated > 0 || poll.summary === undefined) await deps.rollouts.syncSummary(sha);
+    if (updated > 0) await deps.notify(sha);
+    if (open === 0) await dropRegistration(cluster, poll.registration, deps);
   }
-
-  const summary = await deps.rollouts.syncSummary(message.sha);
-  if (changed > 0 || message.attempt === 0) await deps.notify(message.sha);
-  const unfinished = Object.entries(summary?.counts ?? {})
-    .filter(([state]) => !isTerminal(state as AppState))
-    .reduce((sum, [, count]) => sum + (count ?? 0), 0);
-  // Past the deadline the chain ends whatever happens. Otherwise it ends only if it can release the tracking
-  // claim, which fails when an app changed since our summary: a later delivery added apps to follow.
-  const release = () => deps.rollouts.releaseTracking(message.sha, summary?.appsVersion ?? 0);
-  let requeued: boolean;
-  if (pastDeadline) {
-    await release();
-    requeued = false;
-  } else {
-    requeued = unfinished > 0 || !(await release());
-  }
-  if (requeued) {
-    const delaySeconds = Math.min(
-      deps.intervalSeconds * 2 ** Math.min(message.attempt + 1, 10),
-      deps.maxIntervalSeconds,
-    );
-    const untilDeadline = Math.max(1, Math.ceil((Date.parse(message.deadline) - now.getTime()) / 1000));
-    await deps.queue.send(
-      { ...message, attempt: message.attempt + 1 },
-      { delaySeconds: Math.min(delaySeconds, untilDeadline) },
-    );
-  }
-  log.info('rollout polled', { changed, unfinished, status: summary?.status, requeued });
-  return { changed, unfinished, requeued };
+  const requeued = await continueChain(message, registered, unfinished, deps);
+  log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
+  return { rollouts: polls.length, changed, unfinished, requeued };
 }
 
-const key = (a: StoredApp) => liveKey(a.kind, a.namespace, a.name) + `@${a.cluster}`;
+const leaseUntil = (now: Date, deps: Pick<TrackDeps, 'chainLeaseSeconds'>) =>
+  new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
 
-type LiveView = ReadonlyMap<string, { object?: unknown; error?: string }>;
+async function dropRegistration(cluster: string, registration: TrackedRollout, deps: TrackDeps) {
+  // A registration made since we listed (a new delivery of this commit) keeps it: the next poll sees it.
+  await deps.trackers.unregister(cluster, registration);
+}
 
-async function readLive(apps: readonly StoredApp[], deps: TrackDeps, log: Logger): Promise<LiveView> {
-  const byCluster = new Map<string, Set<TargetKind>>();
-  for (const app of apps) byCluster.set(app.cluster, (byCluster.get(app.cluster) ?? new Set()).add(app.kind));
-  const view = new Map<string, { object?: unknown; error?: string }>();
-  await Promise.all(
-    [...byCluster].map(async ([cluster, kinds]) => {
-      try {
-        const objects = await deps.live.listTargets(cluster, [...kinds]);
-        for (const app of apps.filter((a) => a.cluster === cluster)) {
-          const object = objects.get(liveKey(app.kind, app.namespace, app.name));
-          view.set(key(app), object === undefined ? { error: 'not found on the cluster' } : { object });
-        }
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        log.warn('cluster unreadable this poll', { cluster, error: reason });
-        for (const app of apps.filter((a) => a.cluster === cluster)) {
-          view.set(key(app), { error: `cannot read cluster ${cluster}: ${reason}` });
-        }
-      }
-    }),
+/**
+ * The next poll, with backoff from the youngest rollout's age; or, with nothing left, the chain's lease is
+ * released and the registrations read again, so a rollout registered meanwhile is never left unpolled.
+ */
+async function continueChain(
+  message: TrackMessage,
+  registered: readonly TrackedRollout[],
+  unfinished: number,
+  deps: TrackDeps,
+): Promise<boolean> {
+  const { cluster } = message;
+  let remaining = unfinished > 0 ? registered.length : (await deps.trackers.list(cluster)).length;
+  if (remaining === 0) {
+    await deps.trackers.releaseChain(cluster);
+    remaining = (await deps.trackers.list(cluster)).length;
+    if (remaining === 0) return false;
+    const now = deps.clock.now();
+    if (!(await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now))) return false;
+  }
+  const youngest = Math.max(0, ...registered.map((r) => Date.parse(r.addedAt) || 0));
+  const ageSeconds = Math.max(0, (deps.clock.now().getTime() - youngest) / 1000);
+  const delaySeconds = Math.round(
+    Math.min(deps.maxIntervalSeconds, Math.max(deps.intervalSeconds, ageSeconds / 4)),
   );
-  return view;
+  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1 }, { delaySeconds });
+  return true;
 }
 
+async function readLive(
+  cluster: string,
+  kinds: TargetKind[],
+  deps: TrackDeps,
+  log: Logger,
+): Promise<LiveView> {
+  if (kinds.length === 0) return { objects: new Map() };
+  try {
+    return { objects: await deps.live.listTargets(cluster, kinds) };
+  } catch (error) {
+    const reason = errorMessage(error);
+    log.warn('cluster unreadable this poll', { error: reason });
+    return { objects: new Map(), error: `cannot read cluster ${cluster}: ${reason}` };
+  }
+}
+
+interface ApplyContext {
+  readonly sha: string;
+  readonly pastDeadline: boolean;
+  readonly now: Date;
+  readonly live: LiveView;
+  readonly head: string | undefined;
+  readonly deps: TrackDeps;
+}
+
+/** Writes each unfinished app's change; a conflict (someone wrote it since) is read again and decided once more. */
 async function applyChanges(
   apps: readonly StoredApp[],
-  live: LiveView,
-  sha: string,
-  pastDeadline: boolean,
-  now: Date,
-  deps: TrackDeps,
-): Promise<{ updated: number; conflicted: Set<string> }> {
-  const conflicted = new Set<string>();
+  context: ApplyContext,
+  cluster: string,
+): Promise<number> {
+  const { sha, deps } = context;
   let updated = 0;
+  const conflicted: StoredApp[] = [];
+  const write = async (app: StoredApp) => {
+    const change = await decideApp(app, context);
+    if (change === undefined) return 'same' as const;
+    return deps.rollouts.transition(sha, app, change, app.version);
+  };
+  // An app still `matched` is fan-out's (claimed, not yet patched): only the deadline takes it from there.
+  const followed = (a: StoredApp) => !isTerminal(a.state) && (a.state !== 'matched' || context.pastDeadline);
   await Promise.all(
-    apps
-      .filter((app) => !isTerminal(app.state))
-      .map(async (app) => {
-        const change = await decide(app, live.get(key(app)), sha, pastDeadline, now, deps);
-        if (change === undefined) return;
-        const result = await deps.rollouts.transition(sha, app, change, app.version);
-        if (result === 'updated') updated += 1;
-        else conflicted.add(key(app));
-      }),
+    apps.filter(followed).map(async (app) => {
+      const result = await write(app);
+      if (result === 'updated') updated += 1;
+      else if (result === 'conflict') conflicted.push(app);
+    }),
   );
-  return { updated, conflicted };
+  if (conflicted.length > 0) {
+    const again = new Map((await deps.rollouts.listApps(sha, cluster)).map((a) => [key(a), a]));
+    for (const app of conflicted) {
+      const fresh = again.get(key(app));
+      if (fresh !== undefined && followed(fresh) && (await write(fresh)) === 'updated') updated += 1;
+    }
+  }
+  return updated;
 }
 
-async function decide(
-  app: StoredApp,
-  live: { object?: unknown; error?: string } | undefined,
-  sha: string,
-  pastDeadline: boolean,
-  now: Date,
-  deps: TrackDeps,
-): Promise<AppChange | undefined> {
-  const observed = live?.object === undefined ? undefined : observeTarget(app.kind, live.object, sha);
-  let change: AppChange;
-  if (observed !== undefined && (isTerminal(observed.state) || !pastDeadline)) {
-    if (STATE_RANK[observed.state] < STATE_RANK[app.state]) return undefined;
-    change = { ...observed, message: observed.message ?? null };
-  } else if (pastDeadline) {
-    const waiting = observed?.message ?? live?.error ?? app.message;
-    change = { state: 'timeout', message: `deadline passed${waiting === undefined ? '' : `: ${waiting}`}` };
-  } else {
-    change = { message: live?.error ?? 'not observed' };
-  }
-  if (isTerminal(change.state ?? app.state) && change.finishedAt === undefined) {
-    change = { ...change, finishedAt: now.toISOString() };
-  }
-  if (
-    change.state !== undefined &&
-    isTerminal(change.state) &&
-    deps.onEnd !== undefined &&
-    live?.object !== undefined
-  ) {
-    change = { ...change, ...(await deps.onEnd(sha, app, live.object)) };
-  }
-  return differs(app, change) ? change : undefined;
-}
-
-function differs(app: StoredApp, change: AppChange): boolean {
-  return Object.entries(change).some(([field, value]) => {
-    if (field === 'finishedAt' && !isTerminal(change.state ?? app.state)) return false;
-    const current = (app as unknown as Record<string, unknown>)[field];
-    return value === null ? current !== undefined : JSON.stringify(current) !== JSON.stringify(value);
-  });
-}
+const key = (a: StoredApp) => liveKey(a.kind, a.namespace, a.name);

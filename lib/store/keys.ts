@@ -12,6 +12,10 @@ import type { AppTarget } from '../rollouts/model.js';
  * | Slack message ref     | ROLLOUT#<sha>               | SLACK#<channel>                      |                                      |
  * | finding               | FINDINGS                    | <cluster>#<rule>#<ns>#<name>#<subject> |                                    |
  * | reconcile memory      | RECONCILE                   | <kind>#…                             |                                      |
+ * | tracker registration  | TRACKER#<cluster>           | ROLLOUT#<sha>                        |                                      |
+ * | tracker chain lease   | TRACKER#<cluster>           | #CHAIN                               |                                      |
+ * | open rollout          | OPEN                        | <sha>                                |                                      |
+ * | push of a ref (TTL)   | REF#<repo key>#<ref>        | <receivedAt>#<sha>                   |                                      |
  */
 export const SUMMARY_SK = '#SUMMARY';
 export const DELIVERY_SK = '#';
@@ -48,3 +52,20 @@ export function slackSk(channel: string): string {
 
 export const FINDINGS_PK = 'FINDINGS';
 export const RECONCILE_PK = 'RECONCILE';
+
+export function trackerPk(cluster: string): string {
+  return `TRACKER#${cluster}`;
+}
+
+export const TRACKER_CHAIN_SK = '#CHAIN';
+export const TRACKER_ROLLOUT_PREFIX = 'ROLLOUT#';
+export const OPEN_PK = 'OPEN';
+
+export function refPk(repoKey: string, ref: string): string {
+  return `REF#${repoKey}#${ref}`;
+}
+
+/** The prefix of every app item of one cluster in a rollout. */
+export function clusterAppsPrefix(cluster: string): string {
+  return `APP#${cluster}#`;
+}

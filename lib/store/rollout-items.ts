@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppRecord, DecisionRecord, RolloutSummary, StoredApp } from '../rollouts/model.js';
 import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
-import { GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
+import { clusterAppsPrefix, GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -25,6 +25,7 @@ const SUMMARY_FIELDS = [
   'deadline',
   'finishedAt',
   'clusterErrors',
+  'clusters',
 ] as const;
 
 const APP_FIELDS = [
@@ -41,6 +42,7 @@ const APP_FIELDS = [
   'refreshedAt',
   'finishedAt',
   'secrets',
+  'destination',
   'renderedBy',
   'renderNote',
 ] as const;
@@ -67,7 +69,12 @@ export function summaryFromItem(item: Item): RolloutSummary {
 }
 
 export function appFromItem(item: Item): StoredApp {
-  return { ...(pick(item, APP_FIELDS) as unknown as AppRecord), version: Number(item.version ?? 0) };
+  return {
+    ...(pick(item, APP_FIELDS) as unknown as AppRecord),
+    version: Number(item.version ?? 0),
+    ...(typeof item.claimedAt === 'string' ? { claimedAt: item.claimedAt } : {}),
+    ...(typeof item.fromRevision === 'string' ? { fromRevision: item.fromRevision } : {}),
+  };
 }
 
 function historyFromItem(item: Item): HistoryEntry {
@@ -82,7 +89,10 @@ function historyFromItem(item: Item): HistoryEntry {
 }
 
 export function dynamoRolloutReader(table: TableRef): RolloutReader {
-  const listApps = async (sha: string) => (await queryAll(table, rolloutPk(sha), 'APP#')).map(appFromItem);
+  const listApps = async (sha: string, cluster?: string) =>
+    (await queryAll(table, rolloutPk(sha), cluster === undefined ? 'APP#' : clusterAppsPrefix(cluster))).map(
+      appFromItem,
+    );
   return {
     async get(sha) {
       const { Item } = await table.doc.send(
@@ -93,8 +103,20 @@ export function dynamoRolloutReader(table: TableRef): RolloutReader {
         }),
       );
       if (Item === undefined) return undefined;
-      const apps = (await listApps(sha)).map(({ version: _version, ...app }) => app);
+      const apps = (await listApps(sha)).map(
+        ({ version: _version, claimedAt: _claimed, fromRevision: _from, ...app }) => app,
+      );
       return { ...summaryFromItem(Item), apps };
+    },
+    async summary(sha) {
+      const { Item } = await table.doc.send(
+        new GetCommand({
+          TableName: table.tableName,
+          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+          ConsistentRead: true,
+        }),
+      );
+      return Item === undefined ? undefined : summaryFromItem(Item);
     },
     listApps,
     async decisions(sha) {

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppRecord, countStates, deriveRolloutStatus, isTerminal } from '../rollouts/model.js';
-import type { AppStateWriter, ClusterErrors, TrackingClaims } from '../rollouts/rollout-store.js';
+import type { AppStateWriter } from '../rollouts/rollout-store.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
 import { summaryFromItem } from './rollout-items.js';
@@ -17,26 +17,34 @@ export async function getSummaryItem(table: TableRef, sha: string) {
 }
 
 /**
- * The rollout summary: its status derived from its apps (monotonic), the one-chain tracking claim, and the
- * clusters fan-out could not read.
+ * A cluster whose work item has not finished counts as an unfinished app, one that failed as an error, so
+ * the rollout never looks done while a cluster is still being retried.
  */
-export function dynamoRolloutSummary(
-  table: TableRef,
-): Pick<AppStateWriter, 'syncSummary'> & TrackingClaims & ClusterErrors {
+function clusterStates(summary: Record<string, unknown>): AppRecord['state'][] {
+  const progress = (summary.clusters ?? {}) as Record<string, string>;
+  const errors = Object.keys((summary.clusterErrors ?? {}) as Record<string, string>);
+  const states: AppRecord['state'][] = [];
+  for (const value of Object.values(progress)) {
+    if (value === 'planned' || value === 'retrying') states.push('matched');
+    else if (value === 'failed') states.push('error');
+  }
+  // Items written before per-cluster progress existed: every recorded error counts.
+  if (Object.keys(progress).length === 0) for (const _ of errors) states.push('error');
+  return states;
+}
+
+/** The rollout summary: its status derived from its apps and clusters (monotonic). */
+export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syncSummary'> {
   return {
     async syncSummary(sha: string) {
       const before = await getSummaryItem(table, sha);
       if (before === undefined) return undefined;
       const apps = await queryAll(table, rolloutPk(sha), 'APP#');
-      const clusterErrors = Object.keys((before.clusterErrors ?? {}) as Record<string, string>);
-      const states = [
-        ...apps.map((a) => a.state as AppRecord['state']),
-        ...clusterErrors.map((): AppRecord['state'] => 'error'),
-      ];
+      const states = [...apps.map((a) => a.state as AppRecord['state']), ...clusterStates(before)];
       // Versions only grow, so the sum orders views: a stale one never overwrites a newer one.
       const version =
         apps.reduce((sum, a) => sum + Number(a.version ?? 0), 0) + Number(before.errorsVersion ?? 0);
-      const finished = apps.length > 0 && states.every(isTerminal);
+      const finished = states.length > 0 && states.every(isTerminal);
       const finishedAt = finished
         ? apps
             .map((a) => String(a.finishedAt ?? a.updatedAt ?? ''))
@@ -68,68 +76,6 @@ export function dynamoRolloutSummary(
       return after === undefined
         ? undefined
         : { ...summaryFromItem(after), appsVersion: Number(after.appsVersion ?? 0) };
-    },
-
-    async claimTracking(sha: string, until: string, now: Date) {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: 'SET trackingUntil = :until',
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(trackingUntil) OR trackingUntil < :now)',
-            ExpressionAttributeValues: { ':until': until, ':now': now.toISOString() },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
-    },
-
-    async releaseTracking(sha: string, appsVersion: number) {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: 'REMOVE trackingUntil',
-            ConditionExpression: 'appsVersion = :v',
-            ExpressionAttributeValues: { ':v': appsVersion },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
-    },
-
-    async recordClusterError(sha: string, cluster: string, message: string | undefined) {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression:
-              message === undefined
-                ? 'REMOVE clusterErrors.#c SET errorsVersion = if_not_exists(errorsVersion, :zero) + :one'
-                : 'SET clusterErrors.#c = :m, errorsVersion = if_not_exists(errorsVersion, :zero) + :one',
-            ConditionExpression:
-              message === undefined ? 'attribute_exists(clusterErrors.#c)' : 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#c': cluster },
-            ExpressionAttributeValues: {
-              ':zero': 0,
-              ':one': 1,
-              ...(message === undefined ? {} : { ':m': message }),
-            },
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
     },
   };
 }

@@ -3,13 +3,11 @@ import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK } from 
 import type {
   AppChange,
   AppStateWriter,
-  ClusterErrors,
+  ClusterProgressWriter,
   NewRollout,
   RolloutMeta,
   RolloutWriter,
-  TrackingClaims,
 } from '../rollouts/rollout-store.js';
-import { batchWriteAll } from './batch-write.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, historyPk, historySk, rolloutPk, SUMMARY_SK } from './keys.js';
 
@@ -19,7 +17,7 @@ import { dynamoRolloutSummary } from './rollout-summary.js';
 const DECISIONS_PER_ITEM = 2000;
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
-export type DynamoRolloutWriter = RolloutWriter & AppStateWriter & TrackingClaims & ClusterErrors;
+export type DynamoRolloutWriter = RolloutWriter & AppStateWriter & ClusterProgressWriter;
 
 export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): DynamoRolloutWriter {
   const summary = dynamoRolloutSummary(table);
@@ -63,6 +61,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
               counts: {},
               decisions: {},
               clusterErrors: {},
+              clusters: {},
               appsVersion: 0,
               expiresAt: expiresAt(rollout.receivedAt),
             },
@@ -73,6 +72,20 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
+      // Another push of this commit (a tag, a redelivery, a rollback to it): add its ref, move the deadline on.
+      await table.doc
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(rollout.sha), sk: SUMMARY_SK },
+            UpdateExpression:
+              'SET #refs = if_not_exists(#refs, :none), #clusters = if_not_exists(#clusters, :empty), deadline = :deadline',
+            ConditionExpression: 'attribute_not_exists(deadline) OR deadline < :deadline',
+            ExpressionAttributeNames: { '#refs': 'refs', '#clusters': 'clusters' },
+            ExpressionAttributeValues: { ':none': [], ':empty': {}, ':deadline': rollout.deadline ?? '' },
+          }),
+        )
+        .catch(ignoreConditionFailure);
       await table.doc
         .send(
           new UpdateCommand({
@@ -84,9 +97,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
             ExpressionAttributeValues: { ':ref': [rollout.ref], ':refValue': rollout.ref },
           }),
         )
-        .catch((error: unknown) => {
-          if (!isConditionFailure(error)) throw error;
-        });
+        .catch(ignoreConditionFailure);
       return 'exists';
     },
 
@@ -120,26 +131,6 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       );
     },
 
-    async putApps(meta, records) {
-      const items = records.map(({ version, ...record }) => {
-        const { cluster, namespace, name, kind } = record;
-        return {
-          pk: rolloutPk(meta.sha),
-          sk: appSk({ cluster, namespace, name, kind }),
-          ...appIndexFields(meta, { cluster, namespace, name, kind }),
-          ...record,
-          stateRank: STATE_RANK[record.state],
-          version,
-          updatedAt: new Date().toISOString(),
-        };
-      });
-      await batchWriteAll(
-        table,
-        items.map((Item) => ({ PutRequest: { Item } })),
-        { concurrency: 8 },
-      );
-    },
-
     async recordApp(meta, record: AppRecord) {
       const { cluster, namespace, name, kind, ...rest } = record;
       const target: AppTarget = { cluster, namespace, name, kind };
@@ -165,6 +156,89 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
+    },
+
+    async claimApp(meta, claim, expectedVersion) {
+      const { cluster, namespace, name, kind, ...rest } = claim;
+      const target: AppTarget = { cluster, namespace, name, kind };
+      const next = (expectedVersion ?? 0) + 1;
+      const item = {
+        ...appIndexFields(meta, target),
+        ...rest,
+        stateRank: STATE_RANK[claim.state],
+        version: next,
+        updatedAt: new Date().toISOString(),
+      };
+      const { names, values, sets, removals } = setClause(item);
+      // Fields of an earlier round that no longer apply once the app is claimed again.
+      const stale = ['refreshedAt', 'finishedAt', 'syncStatus', 'health', 'revision', 'message'].filter(
+        (field) => (rest as Record<string, unknown>)[field] === undefined,
+      );
+      stale.forEach((field, i) => {
+        names[`#r${i}`] = field;
+        removals.push(`#r${i}`);
+      });
+      try {
+        await table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: appKeys(meta, target),
+            UpdateExpression: `SET ${sets}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
+            ConditionExpression:
+              expectedVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :expected',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ...values,
+              ...(expectedVersion === undefined ? {} : { ':expected': expectedVersion }),
+            },
+          }),
+        );
+        return next;
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+
+    async planClusters(sha, clusters) {
+      if (clusters.length === 0) return;
+      const names: Record<string, string> = {};
+      const parts: string[] = [];
+      clusters.forEach((cluster, i) => {
+        names[`#c${i}`] = cluster;
+        parts.push(`#clusters.#c${i} = :planned`);
+      });
+      await table.doc.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+          UpdateExpression: `SET ${parts.join(', ')}, errorsVersion = if_not_exists(errorsVersion, :zero) + :one`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { ...names, '#clusters': 'clusters' },
+          ExpressionAttributeValues: { ':planned': 'planned', ':zero': 0, ':one': 1 },
+        }),
+      );
+    },
+
+    async recordCluster(sha, cluster, progress, message) {
+      const errorClause = message === undefined ? ' REMOVE clusterErrors.#c' : ', clusterErrors.#c = :m';
+      await table.doc
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression: `SET #clusters.#c = :p, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${errorClause}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#c': cluster, '#clusters': 'clusters' },
+            ExpressionAttributeValues: {
+              ':p': progress,
+              ':zero': 0,
+              ':one': 1,
+              ...(message === undefined ? {} : { ':m': message }),
+            },
+          }),
+        )
+        .catch(ignoreMissingSummary);
     },
 
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {
@@ -217,4 +291,16 @@ function setClause(item: Record<string, unknown>) {
     i++;
   }
   return { names, values, sets: parts.join(', '), removals };
+}
+
+function ignoreConditionFailure(error: unknown): void {
+  if (!isConditionFailure(error)) throw error;
+}
+
+/** A summary that does not exist (its rollout expired, or was never planned): nothing to record on it. */
+function ignoreMissingSummary(error: unknown): void {
+  if (isConditionFailure(error)) return;
+  if (error instanceof Error && error.name === 'ValidationException' && /document path/.test(error.message))
+    return;
+  throw error;
 }

@@ -24,6 +24,7 @@ export async function startTestStack(
       TRACK_INTERVAL_SECONDS: '1',
       TRACK_MAX_INTERVAL_SECONDS: '1',
       TRACK_DEADLINE_SECONDS: '60',
+      TRACK_CHAIN_LEASE_SECONDS: '4',
       ...env,
     },
     controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
@@ -48,7 +49,7 @@ export async function startTestStack(
     post: (path, delivery) =>
       request(path, { method: 'POST', headers: delivery.headers, body: delivery.body }),
     get: (path) => request(path),
-    async rolloutWhenDone(sha, timeoutMs = 25_000) {
+    async rolloutWhenDone(sha, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       let last: unknown;
       while (Date.now() < deadline) {

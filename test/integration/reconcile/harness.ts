@@ -123,6 +123,9 @@ export async function startReconcileWorld(spec: WorldSpec): Promise<ReconcileWor
     send: async (message) => {
       sent.push(structuredClone(message));
     },
+    sendBatch: async (entries) => {
+      for (const entry of entries) sent.push(structuredClone(entry.message));
+    },
   };
   return {
     git,

@@ -3,10 +3,14 @@ import { commitFiles, tag } from '../../../infra/local/git-repos.js';
 import type { FleetGateway } from '../../../lib/fleet/gateway.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
-import type { PushMessage } from '../../../lib/queue/messages.js';
-import { fanoutPush } from '../../../lib/rollouts/fanout.js';
+import { buildMatchIndex } from '../../../lib/matching/match-index.js';
+import type { FanoutMessage, PushMessage } from '../../../lib/queue/messages.js';
+import { type FanoutDeps, fanout } from '../../../lib/rollouts/fanout.js';
+import { dynamoOpenRollouts } from '../../../lib/store/open-rollouts.js';
+import { dynamoRefPushes } from '../../../lib/store/ref-pushes.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
+import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
 import { type ReconcileWorld, startReconcileWorld } from './harness.js';
 
 const MINUTE = 60_000;
@@ -110,8 +114,9 @@ describe('missed webhooks: a pass against simulated Argo CD and a real Git serve
 
   it('is refreshed by fan-out of the enqueued push, after which the pass finds the apps caught up', async () => {
     const message = world.sent[0] as PushMessage;
-    const result = await fanoutPush(message, fanoutDeps(world));
-    expect(result).toMatchObject({ matched: 2, refreshed: 2, unreadableClusters: [] });
+    expect(message.apps?.map((a) => a.name).sort()).toEqual(['web', 'web-main']);
+    const result = await fanoutThrough(message, world);
+    expect(result).toMatchObject({ cluster: 'hub', matched: 2, refreshed: 2, retrying: 0 });
     await world.sim.tick();
     for (const name of ['web', 'web-main']) expect(syncedRevision(world, name)).toBe(message.event.after);
     world.clock.advance(5 * MINUTE);
@@ -166,8 +171,18 @@ describe('missed webhooks: a pass against simulated Argo CD and a real Git serve
   });
 });
 
-/** The real fan-out over the simulated hub, as the fanout function would run the enqueued message. */
-function fanoutDeps(world: ReconcileWorld): Parameters<typeof fanoutPush>[1] {
+/** The real fan-out over the simulated hub: the plan, then the one work item it sends for the hub. */
+async function fanoutThrough(message: PushMessage, world: ReconcileWorld) {
+  const items: FanoutMessage[] = [];
+  const deps = fanoutDeps(world, items);
+  const budget = { deadlineMs: Date.now() + 60_000 };
+  await fanout(message, deps, budget);
+  const [item] = items;
+  if (item === undefined) throw new Error('the plan sent no work item');
+  return fanout(item, deps, budget);
+}
+
+function fanoutDeps(world: ReconcileWorld, items: FanoutMessage[]): FanoutDeps {
   const api = world.clients.get('hub');
   if (api === undefined) throw new Error('no hub client');
   const hub = {
@@ -186,15 +201,27 @@ function fanoutDeps(world: ReconcileWorld): Parameters<typeof fanoutPush>[1] {
       ...dynamoRolloutWriter(world.table, 3600),
       listApps: dynamoRolloutReader(world.table).listApps,
     },
+    trackers: dynamoClusterTrackers(world.table, 3600),
+    open: dynamoOpenRollouts(world.table),
+    refPushes: dynamoRefPushes(world.table, 3600),
     changedFiles: async (event) => event.changedFiles,
     preflight: async () => ({ verdict: 'pass', checks: [] }),
+    matchIndex: (_cluster, objects) => buildMatchIndex(objects),
     notify: async () => undefined,
-    pushQueue: { send: async () => undefined },
-    trackQueue: { send: async () => undefined },
+    queue: {
+      send: async (m) => {
+        items.push(m);
+      },
+      sendBatch: async (entries) => {
+        for (const entry of entries) items.push(entry.message);
+      },
+    },
+    trackQueue: { send: async () => undefined, sendBatch: async () => undefined },
     clock: world.clock,
     logger: createMemoryLogger(),
     trackDeadlineSeconds: 600,
     trackIntervalSeconds: 5,
+    chainLeaseSeconds: 120,
   };
 }
 

@@ -75,8 +75,9 @@ describe('a pass at the edges: multi-source apps, unlisted and failing repositor
     expect(report.skipped.invalidApplications).toEqual([
       { cluster: 'hub', namespace: 'argocd', name: 'broken', reason: 'spec has no source' },
     ]);
-    // The simulated Argo CD reports an app without a source as health Missing.
-    expect(await openRules('broken')).toEqual(['degraded', 'missing-finalizer']);
+    // The simulated Argo CD reports an app without a source as health Missing; that it cannot be read is
+    // a finding of its own, so no push silently passes it by.
+    expect(await openRules('broken')).toEqual(['degraded', 'missing-finalizer', 'unreadable-object']);
   });
 
   it('matches a multi-source app per source: a push to its values repository is enqueued with that source as before', async () => {

@@ -54,20 +54,26 @@ describe('the DynamoDB rollout records', () => {
     expect((await reader.get(m.sha))?.refs).toEqual(['refs/heads/main', 'refs/tags/v1.0.0']);
   });
 
-  it('writes fan-out records in batches, replacing each at the version read', async () => {
+  it('lets one of two deliveries claim an app, at the version both read', async () => {
     const m = await started();
-    const records = Array.from({ length: 60 }, (_, i) => ({
-      ...app(`batch-${i}`),
-      state: 'refreshed' as const,
-      version: 1,
-    }));
-    await writer.putApps(m, records);
-    const stored = await reader.listApps(m.sha);
-    expect(stored).toHaveLength(60);
-    expect(new Set(stored.map((a) => `${a.state}@${a.version}`))).toEqual(new Set(['refreshed@1']));
-    const [first] = stored;
-    if (first === undefined) throw new Error('nothing stored');
-    expect(await writer.transition(m.sha, first, { state: 'syncing' }, 1)).toBe('updated');
+    const claim = { ...app('claimed'), state: 'matched' as const, claimedAt: new Date().toISOString() };
+    const [a, b] = await Promise.all([
+      writer.claimApp(m, claim, undefined),
+      writer.claimApp(m, claim, undefined),
+    ]);
+    expect([a, b].filter((v) => v !== undefined)).toEqual([1]);
+    expect(await writer.claimApp(m, claim, 0)).toBeUndefined();
+    const again = await writer.claimApp(m, { ...claim, state: 'refreshed' }, 1);
+    expect(again).toBe(2);
+    const [stored] = await reader.listApps(m.sha);
+    expect(stored).toMatchObject({ state: 'refreshed', version: 2, claimedAt: claim.claimedAt });
+  });
+
+  it('reads the app items of one cluster of a rollout', async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('one'), state: 'refreshed' });
+    await writer.recordApp(m, { ...app('two'), cluster: 'spoke', state: 'refreshed' });
+    expect((await reader.listApps(m.sha, 'spoke')).map((a) => a.name)).toEqual(['two']);
   });
 
   it('never moves an app back to an earlier state when a redelivery records it again', async () => {

@@ -33,6 +33,7 @@ function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
   return {
     rollouts: {
       get: async (sha) => (sha === SHA ? rollout : undefined),
+      summary: async (sha) => (sha === SHA ? rollout : undefined),
       listApps: async () => [],
       decisions: async () => [
         {

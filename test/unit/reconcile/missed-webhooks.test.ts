@@ -41,6 +41,9 @@ function deps(options: { exists?: boolean; claimed?: boolean; sendFails?: boolea
         if (options.sendFails === true) throw new Error('queue down');
         sent.push(message);
       },
+      sendBatch: async () => {
+        throw new Error('the catch-up sends one message at a time');
+      },
     },
     clock: { now: () => new Date(T) },
     logger: createMemoryLogger(),

@@ -99,6 +99,9 @@ export function memoryQueue<M>() {
       if (queue.fail) throw new Error('sqs unavailable');
       sent.push({ message, options });
     },
+    async sendBatch(entries: readonly { message: M; delaySeconds?: number }[]): Promise<void> {
+      for (const entry of entries) await queue.send(entry.message);
+    },
   };
   return queue satisfies Queue<M>;
 }

@@ -1,0 +1,245 @@
+import { errorMessage } from '../errors.js';
+import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
+import type { FleetObject, MatchIndex } from '../matching/match-index.js';
+import type { Clock, Logger, Queue } from '../ports.js';
+import type { ClusterWorkMessage, FanoutMessage, TrackMessage } from '../queue/messages.js';
+import type { DecisionRecord, RolloutSummary } from './model.js';
+import { type AppOutcome, type Preflight, refreshCluster } from './refresh-apps.js';
+import type {
+  AppStateWriter,
+  ClusterProgressWriter,
+  ClusterTrackers,
+  RolloutMeta,
+  RolloutReader,
+  RolloutWriter,
+} from './rollout-store.js';
+
+export interface ClusterWorkDeps {
+  readonly fleet: FleetGateway;
+  readonly rollouts: RolloutWriter & AppStateWriter & ClusterProgressWriter & Pick<RolloutReader, 'listApps'>;
+  readonly trackers: Pick<ClusterTrackers, 'register' | 'claimChain'>;
+  readonly preflight: Preflight;
+  /** The cluster's match index over these objects (kept across warm invocations where it can be). */
+  readonly matchIndex: (cluster: string, objects: readonly FleetObject[]) => MatchIndex;
+  /** The fleet cluster an Application deploys to, when the fleet has it. */
+  readonly destination?: (cluster: string, raw: unknown) => string | undefined;
+  readonly notify: (sha: string) => Promise<void>;
+  readonly queue: Queue<FanoutMessage>;
+  readonly trackQueue: Queue<TrackMessage>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly trackIntervalSeconds: number;
+  /** How long a track chain may go without polling before another may start (longer than any poll gap). */
+  readonly chainLeaseSeconds: number;
+  /** A second delivery of the same commit within this window does not patch an app again. */
+  readonly refreshWindowSeconds?: number;
+  /** Tries of one cluster's work (the first included) before what is left is recorded as failed. */
+  readonly maxAttempts?: number;
+  /** The first retry's delay; it doubles per attempt, at most 900 s (SQS's limit). */
+  readonly retryBaseSeconds?: number;
+}
+
+export interface ClusterWorkResult {
+  readonly cluster: string;
+  readonly matched: number;
+  readonly refreshed: number;
+  readonly retrying: number;
+  readonly status?: RolloutSummary['status'];
+}
+
+/**
+ * One push on one cluster: list it (every page), match, decide each app from its live state, preflight,
+ * claim, patch and record as each app completes. What it could not finish (the cluster unreadable, PATCH
+ * failures, out of time) comes back as a delayed work item for this cluster only, a bounded number of times.
+ */
+export async function runClusterWork(
+  message: ClusterWorkMessage,
+  deps: ClusterWorkDeps,
+  budget: { readonly deadlineMs: number },
+): Promise<ClusterWorkResult> {
+  const { event } = message;
+  const sha = event.after;
+  const log = deps.logger.child({
+    delivery: event.deliveryId,
+    repo: event.repo.fullName,
+    sha,
+    cluster: message.cluster,
+    attempt: message.attempt,
+  });
+  const meta: RolloutMeta = {
+    sha,
+    repo: event.repo.fullName,
+    ref: event.ref,
+    trigger: message.trigger,
+    receivedAt: event.receivedAt,
+  };
+  const empty = { cluster: message.cluster, matched: 0, refreshed: 0, retrying: 0 };
+  const cluster = deps.fleet.cluster(message.cluster);
+  if (cluster === undefined) {
+    log.error('cluster not in the fleet file');
+    await deps.rollouts.recordCluster(sha, message.cluster, 'failed', 'the cluster is not in the fleet file');
+    await deps.rollouts.syncSummary(sha);
+    return empty;
+  }
+
+  let objects: FleetObject[];
+  try {
+    objects = await listCluster(cluster);
+  } catch (error) {
+    const reason = `cannot list objects: ${errorMessage(error)}`;
+    log.warn('cluster unreadable', { error: reason });
+    await retryOrFail(message, reason, message.apps, deps, log);
+    await deps.rollouts.syncSummary(sha);
+    await deps.notify(sha);
+    return { ...empty, retrying: message.apps?.length ?? 1 };
+  }
+
+  const { matches, failures } = deps.matchIndex(cluster.name, objects).match(event, event.changedFiles);
+  const only = message.apps === undefined ? undefined : new Set(message.apps.map(targetKey));
+  const decisions: DecisionRecord[] = [];
+  if (only === undefined) {
+    for (const f of failures) {
+      decisions.push({
+        cluster: f.cluster,
+        kind: f.kind,
+        namespace: f.namespace ?? '',
+        name: f.name ?? '',
+        decision: 'error',
+        detail: f.reason,
+      });
+    }
+  }
+  const inScope = matches.filter((m) => only === undefined || only.has(targetKey(m.target)));
+  const outcomes = await refreshCluster(inScope, {
+    cluster,
+    meta,
+    message,
+    deps,
+    deadlineMs: budget.deadlineMs,
+    log,
+  });
+  decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
+  const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
+  await deps.rollouts.recordDecisions(sha, batch, decisions);
+
+  const retry = outcomes.filter((o) => o.retry !== undefined);
+  if (retry.length > 0) {
+    const reason = retry.find((o) => o.retry === 'failed')?.detail ?? 'out of time';
+    await retryOrFail(
+      message,
+      reason,
+      retry.map((o) => o.target),
+      deps,
+      log,
+      // Cut short by time after real progress: continue at once without using up an attempt.
+      retry.every((o) => o.retry === 'deferred') && outcomes.some((o) => o.retry === undefined),
+    );
+  } else {
+    await deps.rollouts.recordCluster(sha, cluster.name, 'done');
+  }
+  if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
+  const summary = await deps.rollouts.syncSummary(sha);
+  if (inScope.length > 0) await deps.notify(sha);
+  const result = {
+    cluster: cluster.name,
+    matched: inScope.length,
+    refreshed: outcomes.filter((o) => o.patched).length,
+    retrying: retry.length,
+    ...(summary === undefined ? {} : { status: summary.status }),
+  };
+  log.info('cluster work done', { ...result, decisions: decisions.length });
+  return result;
+}
+
+const targetKey = (t: { cluster: string; kind: string; namespace: string; name: string }) =>
+  `${t.cluster}/${t.kind}/${t.namespace}/${t.name}`;
+
+async function listCluster(cluster: FleetCluster): Promise<FleetObject[]> {
+  const lists = await Promise.all(
+    cluster.kinds.map(async (kind) =>
+      (await cluster.list(kind)).map((raw): FleetObject => ({ cluster: cluster.name, kind, raw })),
+    ),
+  );
+  return lists.flat();
+}
+
+/**
+ * Sends what is left as a delayed work item for this cluster, or records it as failed after the last
+ * attempt. Work cut short by the time budget continues at once and does not use up an attempt.
+ */
+async function retryOrFail(
+  message: ClusterWorkMessage,
+  reason: string,
+  apps: ClusterWorkMessage['apps'],
+  deps: ClusterWorkDeps,
+  log: Logger,
+  onlyDeferred = false,
+): Promise<void> {
+  const sha = message.event.after;
+  const maxAttempts = deps.maxAttempts ?? 5;
+  const attempt = onlyDeferred ? message.attempt : message.attempt + 1;
+  if (attempt >= maxAttempts) {
+    log.error('cluster work gave up', { reason, attempts: attempt });
+    await deps.rollouts.recordCluster(
+      sha,
+      message.cluster,
+      'failed',
+      `${reason} (gave up after ${attempt} attempts)`,
+    );
+    if (apps !== undefined) await failApps(message, apps, reason, attempt, deps);
+    return;
+  }
+  const delaySeconds = onlyDeferred ? 0 : Math.min(900, (deps.retryBaseSeconds ?? 30) * 2 ** (attempt - 1));
+  const next: ClusterWorkMessage = {
+    ...message,
+    attempt,
+    ...(apps === undefined ? {} : { apps }),
+  };
+  await deps.queue.send(next, { delaySeconds });
+  await deps.rollouts.recordCluster(sha, message.cluster, 'retrying', `${reason} (retrying)`);
+  log.warn('cluster work retrying', { reason, next: attempt, delaySeconds, apps: apps?.length });
+}
+
+/** The apps the last attempt could not refresh end as `error`, with the reason. */
+async function failApps(
+  message: ClusterWorkMessage,
+  apps: NonNullable<ClusterWorkMessage['apps']>,
+  reason: string,
+  attempts: number,
+  deps: ClusterWorkDeps,
+): Promise<void> {
+  const sha = message.event.after;
+  const existing = new Map(
+    (await deps.rollouts.listApps(sha, message.cluster)).map((a) => [targetKey(a), a]),
+  );
+  const now = deps.clock.now().toISOString();
+  for (const target of apps) {
+    const app = existing.get(targetKey(target));
+    if (app === undefined || app.state !== 'matched') continue;
+    await deps.rollouts.transition(
+      sha,
+      target,
+      {
+        state: 'error',
+        decision: 'error',
+        message: `${app.message ?? reason} (gave up after ${attempts} attempts)`,
+        finishedAt: now,
+      },
+      app.version,
+    );
+  }
+}
+
+async function startTracking(cluster: string, sha: string, deps: ClusterWorkDeps): Promise<void> {
+  const now = deps.clock.now();
+  await deps.trackers.register(cluster, sha, now);
+  const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
+  if (await deps.trackers.claimChain(cluster, until, now)) {
+    await deps.trackQueue.send(
+      { type: 'track', cluster, attempt: 0 },
+      { delaySeconds: deps.trackIntervalSeconds },
+    );
+  }
+}
+
+export type { AppOutcome };

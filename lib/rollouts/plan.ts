@@ -1,0 +1,108 @@
+import type { FleetGateway } from '../fleet/gateway.js';
+import { canonicalRepoKey } from '../matching/repo-url.js';
+import type { Clock, Logger, Queue } from '../ports.js';
+import type { ClusterWorkMessage, FanoutMessage, PushMessage } from '../queue/messages.js';
+import type { ChangedFiles, PushEvent } from '../webhook/push-event.js';
+import { movedOnTo } from './ref-head.js';
+import type { ClusterProgressWriter, OpenRollouts, RefPushes, RolloutWriter } from './rollout-store.js';
+
+export interface PlanDeps {
+  readonly fleet: Pick<FleetGateway, 'clusters'>;
+  readonly rollouts: Pick<RolloutWriter, 'start'> & Pick<ClusterProgressWriter, 'planClusters'>;
+  readonly open: Pick<OpenRollouts, 'open'>;
+  readonly refPushes: RefPushes;
+  /** The commit the pushed ref points at now, read from the Git host (undefined when it cannot be read). */
+  readonly remoteHead?: (event: PushEvent) => Promise<string | undefined>;
+  /** Fills in an unknown file list from the provider's compare API; returns it unchanged when it cannot. */
+  readonly changedFiles: (event: PushEvent) => Promise<ChangedFiles>;
+  readonly queue: Queue<FanoutMessage>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly trackDeadlineSeconds: number;
+}
+
+export interface PlanResult {
+  readonly clusters: readonly string[];
+  /** The commit the ref points at now, when it is not the pushed one (this push is superseded). */
+  readonly supersededBy?: string;
+}
+
+/**
+ * A push becomes one work item per cluster: the rollout is started (or its deadline moved on), the file
+ * list resolved once, the ref's head noted, and the items sent in batches. Running twice sends the items
+ * twice, which the work items tolerate: each app is claimed before it is patched.
+ */
+export async function planPush(message: PushMessage, deps: PlanDeps): Promise<PlanResult> {
+  const { event } = message;
+  const sha = event.after;
+  const log = deps.logger.child({ delivery: event.deliveryId, repo: event.repo.fullName, sha });
+  const now = deps.clock.now();
+  const deadline = new Date(now.getTime() + deps.trackDeadlineSeconds * 1000).toISOString();
+  await deps.rollouts.start({
+    sha,
+    repo: event.repo.fullName,
+    ref: event.ref,
+    trigger: message.trigger,
+    receivedAt: event.receivedAt,
+    repoUrl: event.repo.webUrl,
+    provider: event.provider,
+    author: event.author.name,
+    commitTitle: event.commitTitle,
+    ...(event.commitUrl === undefined ? {} : { commitUrl: event.commitUrl }),
+    ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
+    deadline,
+  });
+  await deps.open.open(sha, deadline);
+
+  const [changedFiles, head] = await Promise.all([deps.changedFiles(event), refHead(event, deps)]);
+  const wanted = message.apps === undefined ? undefined : new Set(message.apps.map((a) => a.cluster));
+  const clusters = deps.fleet.clusters
+    .map((c) => c.name)
+    .filter((n) => wanted === undefined || wanted.has(n));
+  await deps.rollouts.planClusters(sha, clusters);
+  const resolved: PushEvent = { ...event, changedFiles };
+  await deps.queue.sendBatch(
+    clusters.map((cluster) => {
+      const item: ClusterWorkMessage = {
+        type: 'cluster',
+        trigger: message.trigger,
+        event: resolved,
+        cluster,
+        attempt: 0,
+        ...(head === undefined ? {} : { head }),
+        ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
+        ...(message.apps === undefined ? {} : { apps: message.apps.filter((a) => a.cluster === cluster) }),
+      };
+      return { message: item };
+    }),
+  );
+  const supersededBy = head !== undefined && head !== sha ? head : undefined;
+  log.info('push planned', {
+    clusters: clusters.length,
+    files: changedFiles.known ? changedFiles.files.length : 'unknown',
+    ...(supersededBy === undefined ? {} : { supersededBy }),
+  });
+  return { clusters, ...(supersededBy === undefined ? {} : { supersededBy }) };
+}
+
+/**
+ * Which commit the pushed ref points at now: asked of the Git host where the repository can be read (the
+ * truth, whatever order deliveries came in), else judged from the pushes received. Recording this push
+ * first lets a later delivery of an older push see that the ref moved on from it.
+ */
+async function refHead(event: PushEvent, deps: PlanDeps): Promise<string | undefined> {
+  const repoKey = canonicalRepoKey(event.repo.webUrl);
+  if (repoKey === undefined || event.deleted) return undefined;
+  const push = {
+    repoKey,
+    ref: event.ref,
+    before: event.before,
+    after: event.after,
+    receivedAt: event.receivedAt,
+    forced: event.forced,
+  };
+  await deps.refPushes.record(push);
+  const remote = await deps.remoteHead?.(event).catch(() => undefined);
+  if (remote !== undefined) return remote;
+  return movedOnTo(push, await deps.refPushes.recent(repoKey, event.ref)) ?? event.after;
+}

@@ -1,0 +1,97 @@
+import { mapWithConcurrency } from '../concurrency.js';
+import type { Clock, Logger, Queue } from '../ports.js';
+import type { TrackMessage } from '../queue/messages.js';
+import { isTerminal } from './model.js';
+import type {
+  AppStateWriter,
+  ClusterProgressWriter,
+  ClusterTrackers,
+  OpenRollouts,
+  RolloutReader,
+} from './rollout-store.js';
+
+export interface SweepDeps {
+  readonly open: OpenRollouts;
+  readonly rollouts: Pick<RolloutReader, 'summary' | 'listApps'> &
+    AppStateWriter &
+    Pick<ClusterProgressWriter, 'recordCluster'>;
+  readonly trackers: Pick<ClusterTrackers, 'list' | 'claimChain'>;
+  readonly trackQueue: Queue<TrackMessage>;
+  readonly clusters: readonly string[];
+  readonly notify: (sha: string) => Promise<void>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** A rollout this long past its deadline whose tracking did not end it is finished by the sweep. */
+  readonly graceSeconds: number;
+  readonly chainLeaseSeconds: number;
+}
+
+export interface SweepReport {
+  readonly open: number;
+  readonly finished: number;
+  readonly chainsRestarted: readonly string[];
+}
+
+/**
+ * Nothing stays in flight for ever: a track chain whose message was lost is started again (its lease ran
+ * out while rollouts are registered), and a rollout past its deadline that tracking did not end is finished
+ * here: unfinished apps become `timeout` with what they were waiting for, unfinished clusters `failed`.
+ */
+export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
+  const now = deps.clock.now();
+  const chainsRestarted: string[] = [];
+  for (const cluster of deps.clusters) {
+    if ((await deps.trackers.list(cluster)).length === 0) continue;
+    const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
+    if (!(await deps.trackers.claimChain(cluster, until, now))) continue;
+    await deps.trackQueue.send({ type: 'track', cluster, attempt: 0 });
+    chainsRestarted.push(cluster);
+  }
+  if (chainsRestarted.length > 0) deps.logger.warn('track chains restarted', { clusters: chainsRestarted });
+
+  const open = await deps.open.list();
+  const settled = await mapWithConcurrency(open, 4, async ({ sha }) => {
+    const summary = await deps.rollouts.summary(sha);
+    if (summary === undefined || (summary.status !== 'pending' && summary.status !== 'in-progress')) {
+      await deps.open.close(sha);
+      return false;
+    }
+    const deadline = Date.parse(summary.deadline ?? '');
+    if (Number.isNaN(deadline) || now.getTime() < deadline + deps.graceSeconds * 1000) return false;
+    for (const app of await deps.rollouts.listApps(sha)) {
+      if (isTerminal(app.state)) continue;
+      await deps.rollouts.transition(
+        sha,
+        app,
+        {
+          state: 'timeout',
+          message: `deadline passed (tracking had stopped): ${app.message ?? 'waiting'}`,
+          finishedAt: now.toISOString(),
+        },
+        app.version,
+      );
+    }
+    for (const [cluster, progress] of Object.entries(summary.clusters ?? {})) {
+      if (progress !== 'planned' && progress !== 'retrying') continue;
+      const reason = summary.clusterErrors?.[cluster];
+      await deps.rollouts.recordCluster(
+        sha,
+        cluster,
+        'failed',
+        `its work did not finish before the deadline${reason === undefined ? '' : `: ${reason}`}`,
+      );
+    }
+    const after = await deps.rollouts.syncSummary(sha);
+    await deps.notify(sha);
+    if (after !== undefined && after.status !== 'pending' && after.status !== 'in-progress') {
+      await deps.open.close(sha);
+    }
+    deps.logger.warn('rollout finished by the sweep', { sha, status: after?.status });
+    return true;
+  });
+  const finished = settled.filter((s) => s.status === 'fulfilled' && s.value).length;
+  for (const s of settled) {
+    if (s.status === 'rejected') deps.logger.error('sweep failed for a rollout', { error: String(s.reason) });
+  }
+  return { open: open.length, finished, chainsRestarted };
+}

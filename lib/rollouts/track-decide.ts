@@ -1,0 +1,81 @@
+import { liveRevisions } from './live-verdict.js';
+import { isTerminal, STATE_RANK, type StoredApp } from './model.js';
+import { observeTarget } from './observe.js';
+import type { AppChange } from './rollout-store.js';
+import type { TrackDeps } from './track.js';
+
+export interface LiveView {
+  readonly objects: ReadonlyMap<string, unknown>;
+  /** Set when the cluster could not be read this poll. */
+  readonly error?: string;
+}
+
+export interface DecideContext {
+  readonly sha: string;
+  readonly pastDeadline: boolean;
+  readonly now: Date;
+  readonly live: LiveView;
+  /** The commit the rollout's ref points at now, as far as the pushes received tell. */
+  readonly head: string | undefined;
+  readonly deps: Pick<TrackDeps, 'onEnd'>;
+}
+
+/**
+ * The change one poll makes to one unfinished app, or undefined. Forward only; past the deadline an app
+ * that has not ended becomes `timeout` with what it was waiting for. An app that moved to a later commit of
+ * its ref is `superseded`: the ref's head is another commit and the app is at it, or it is at a third
+ * revision, neither the pushed one nor the one it was at when it was refreshed.
+ */
+export async function decideApp(app: StoredApp, context: DecideContext): Promise<AppChange | undefined> {
+  const { sha, pastDeadline, now, live } = context;
+  const object = live.objects.get(`${app.kind}/${app.namespace}/${app.name}`);
+  const missing = live.error ?? 'not found on the cluster';
+  const observed = object === undefined ? undefined : observeTarget(app.kind, object, sha);
+  let change: AppChange;
+  const moved = object === undefined ? undefined : movedOn(app, object, context);
+  if (moved !== undefined && observed !== undefined && !isTerminal(observed.state)) {
+    change = {
+      state: 'superseded',
+      message: `superseded: now at ${moved.slice(0, 12)}, a later push of its ref`,
+      revision: moved,
+    };
+  } else if (observed !== undefined && (isTerminal(observed.state) || !pastDeadline)) {
+    if (STATE_RANK[observed.state] < STATE_RANK[app.state]) return undefined;
+    change = { ...observed, message: observed.message ?? null };
+  } else if (pastDeadline) {
+    const waiting = observed?.message ?? (object === undefined ? missing : app.message);
+    change = { state: 'timeout', message: `deadline passed${waiting === undefined ? '' : `: ${waiting}`}` };
+  } else {
+    change = { message: object === undefined ? missing : 'not observed' };
+  }
+  if (isTerminal(change.state ?? app.state) && change.finishedAt === undefined) {
+    change = { ...change, finishedAt: now.toISOString() };
+  }
+  if (change.state !== undefined && isTerminal(change.state) && change.state !== 'superseded') {
+    if (context.deps.onEnd !== undefined && object !== undefined) {
+      change = { ...change, ...(await context.deps.onEnd(sha, app, object)) };
+    }
+  }
+  return differs(app, change) ? change : undefined;
+}
+
+/** The later commit the app is at, when it has left the pushed one for a newer push of its ref. */
+function movedOn(app: StoredApp, object: unknown, context: DecideContext): string | undefined {
+  if (app.kind === 'ApplicationSet') return undefined;
+  const revisions = liveRevisions({ kind: app.kind, raw: object });
+  if (revisions.length === 0 || revisions.includes(context.sha)) return undefined;
+  const current = revisions[0] as string;
+  if (context.head !== undefined && context.head !== context.sha && revisions.includes(context.head)) {
+    return context.head;
+  }
+  if (app.fromRevision !== undefined && !revisions.includes(app.fromRevision)) return current;
+  return undefined;
+}
+
+function differs(app: StoredApp, change: AppChange): boolean {
+  return Object.entries(change).some(([field, value]) => {
+    if (field === 'finishedAt' && !isTerminal(change.state ?? app.state)) return false;
+    const current = (app as unknown as Record<string, unknown>)[field];
+    return value === null ? current !== undefined : JSON.stringify(current) !== JSON.stringify(value);
+  });
+}
