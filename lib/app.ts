@@ -9,6 +9,11 @@ export interface App {
   readonly maxBodyBytes: number;
   webhook(request: HttpRequest, provider: string): Promise<HttpResponse>;
   api(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * Resolves once the fleet is loaded and valid, rejects (every problem logged) while it is not: the
+   * queue handlers then fail the whole invocation, so messages are retried and the Errors alarm fires.
+   */
+  fleetReady?(): Promise<void>;
   /** `deadlineMs` (epoch ms): when the invocation must stop starting work (Lambda: remaining time less a margin). */
   fanout(message: FanoutMessage, budget?: { deadlineMs: number }): Promise<void>;
   track(message: TrackMessage): Promise<void>;

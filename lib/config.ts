@@ -22,11 +22,21 @@ export interface WebhookSecretsConfig {
   readonly generic?: readonly string[];
 }
 
+/** Where `FLEET_SOURCE` keeps the fleet file: an SSM parameter or an S3 object. */
+export type FleetLocation =
+  | { readonly kind: 'ssm'; readonly name: string }
+  | { readonly kind: 's3'; readonly bucket: string; readonly key: string };
+
 export interface Config {
   readonly stage: string;
   readonly region: string;
   readonly tableName: string;
   readonly fleetConfigPath?: string;
+  /** `FLEET_SOURCE` (`ssm:/path` or `s3://bucket/key`): read instead of FLEET_CONFIG, again after the TTL. */
+  readonly fleetSource?: FleetLocation;
+  readonly fleetTtlSeconds: number;
+  readonly ssmEndpoint?: string;
+  readonly s3Endpoint?: string;
   readonly dynamodbEndpoint?: string;
   readonly secretsManagerEndpoint?: string;
   readonly stsEndpoint?: string;
@@ -84,6 +94,10 @@ export function loadConfig(env: Env): Config {
     region: text(env, 'AWS_REGION') ?? text(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     tableName: required(env, 'TABLE_NAME'),
     ...optional('fleetConfigPath', text(env, 'FLEET_CONFIG')),
+    ...optional('fleetSource', fleetLocation(env, 'FLEET_SOURCE')),
+    fleetTtlSeconds: integer(env, 'FLEET_TTL_SECONDS', 60, 1, 24 * 3600),
+    ...optional('ssmEndpoint', url(env, 'SSM_ENDPOINT')),
+    ...optional('s3Endpoint', url(env, 'S3_ENDPOINT')),
     ...optional('dynamodbEndpoint', url(env, 'DYNAMODB_ENDPOINT')),
     ...optional('secretsManagerEndpoint', url(env, 'SECRETS_MANAGER_ENDPOINT')),
     ...optional('stsEndpoint', url(env, 'STS_ENDPOINT')),
@@ -165,6 +179,18 @@ function arn(env: Env, name: string, service: string): string | undefined {
     throw new ConfigError(name, `must be an ARN of ${service}`);
   }
   return raw;
+}
+
+function fleetLocation(env: Env, name: string): FleetLocation | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  const ssm = /^ssm:((?:arn:aws[a-z-]*:ssm:[a-z0-9-]+:\d{12}:parameter)?\/?[A-Za-z0-9_.\-/]{1,2048})$/.exec(
+    raw,
+  );
+  if (ssm?.[1] !== undefined) return { kind: 'ssm', name: ssm[1] };
+  const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/(.{1,1024})$/.exec(raw);
+  if (s3?.[1] !== undefined && s3[2] !== undefined) return { kind: 's3', bucket: s3[1], key: s3[2] };
+  throw new ConfigError(name, 'must be ssm:/path/to/parameter or s3://bucket/key');
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {

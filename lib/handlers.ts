@@ -63,6 +63,16 @@ export function queueHandler<M extends QueueMessage>(
 ) {
   return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const instance = await app();
+    try {
+      await instance.fleetReady?.();
+    } catch (error) {
+      // Every message would fail alike: fail the invocation so the batch is retried and Errors counts it.
+      instance.logger.error('fleet unavailable: the batch goes back to the queue', {
+        messages: event.Records.length,
+        error: (error instanceof Error ? error.message : String(error)).split('\n')[0],
+      });
+      throw error;
+    }
     const budget = { deadlineMs: invocationDeadline(context) };
     const processor = new BatchProcessor(EventType.SQS);
     return processPartialResponse(

@@ -5,11 +5,9 @@ import { parseApplication } from './argocd/application.js';
 import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
 import { commitStatusNotice } from './commit-status/commit-status-notice.js';
 import { postStatus } from './commit-status/post-status.js';
-import type { Config } from './config.js';
-import { ConfigError, errorMessage } from './errors.js';
+import { errorMessage } from './errors.js';
 import { destinationCluster } from './fleet/destination.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
-import { loadFleetFile } from './fleet/fleet-file.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
 import { compareCommits } from './git/compare.js';
 import { credentialsFor, type GitCredentials } from './git/credentials.js';
@@ -58,7 +56,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   const { config, overrides, logger, clock, table, secretsManager, secretReader, pushQueue, trackQueue } =
     shared;
   const { rollouts, reader, findings } = shared;
-  const fleetConfig = overrides.fleet ?? (await loadFleetFile(requiredFleetPath(config)));
+  const fleetConfig = await shared.fleetSource.current();
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   const gateway = createFleetGateway(fleetConfig, clients, config.refreshConcurrency);
   const slack = createSlackTarget(config.slack, { logger });
@@ -268,11 +266,4 @@ async function listBestEffort(
     ),
   );
   return lists.flat();
-}
-
-function requiredFleetPath(config: Config): string {
-  if (config.fleetConfigPath === undefined) {
-    throw new ConfigError('FLEET_CONFIG', 'is required by fanout, track and reconcile');
-  }
-  return config.fleetConfigPath;
 }

@@ -2,12 +2,15 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { FindingsReader } from './api/findings-reader.js';
 import { handleApi } from './api/handle-api.js';
 import type { App } from './app.js';
+import { createFleetTextReader } from './aws/fleet-text.js';
 import { awsRequestHandler } from './aws/http-handler.js';
 import { createSecretReader } from './aws/secret-reader.js';
 import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
 import { ConfigError, errorMessage } from './errors.js';
 import type { FleetConfig } from './fleet/fleet-config.js';
+import { createFleetSource, type FleetSource, fixedFleetSource } from './fleet/fleet-source.js';
+import type { FleetMode } from './fleet/yaml-reader.js';
 import { createLogger } from './logger.js';
 import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
 import type { FanoutMessage, PointerMessage, TrackMessage } from './queue/messages.js';
@@ -35,6 +38,8 @@ export interface RuntimeOverrides {
   readonly trackQueue?: Queue<TrackMessage | PointerMessage>;
   /** The fleet itself (the local simulator), instead of reading FLEET_CONFIG. */
   readonly fleet?: FleetConfig;
+  /** Which fleet-file rules apply (default `deployed`; the local stack passes `local`). */
+  readonly fleetMode?: FleetMode;
   readonly secretReader?: SecretReader;
   readonly findings?: FindingsReader;
   /** Where fetched Git commits are kept (default: the OS temp dir, `/tmp` in Lambda). */
@@ -61,6 +66,8 @@ export interface SharedRuntime {
   readonly rollouts: DynamoRolloutWriter;
   readonly reader: RolloutReader;
   readonly findings: ReturnType<typeof dynamoFindingsStore>;
+  /** The validated fleet (FLEET_SOURCE, FLEET_CONFIG or the override), cached and re-read on its TTL. */
+  readonly fleetSource: FleetSource;
 }
 
 /**
@@ -112,6 +119,19 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
   const findings = dynamoFindingsStore(table);
   const deliveries = dynamoDeliveryStore(table, config.deliveryTtlSeconds);
   const webhookSecrets = webhookSecretSource(config, secretReader);
+  const fleetSource =
+    overrides.fleet === undefined
+      ? createFleetSource(config, {
+          clock,
+          logger,
+          mode: overrides.fleetMode ?? 'deployed',
+          readRemote: createFleetTextReader({
+            region: config.region,
+            ...(config.ssmEndpoint === undefined ? {} : { ssmEndpoint: config.ssmEndpoint }),
+            ...(config.s3Endpoint === undefined ? {} : { s3Endpoint: config.s3Endpoint }),
+          }),
+        })
+      : fixedFleetSource(overrides.fleet);
   const shared: SharedRuntime = {
     config,
     overrides,
@@ -125,12 +145,37 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
     rollouts,
     reader,
     findings,
+    fleetSource,
   };
-  let fleetFunctions: Promise<FleetFunctions> | undefined;
   let links: Promise<Readonly<Record<string, string>>> | undefined;
-  const fleet = (): Promise<FleetFunctions> => {
-    fleetFunctions ??= import('./runtime-fleet.js').then((m) => m.createFleetFunctions(shared));
-    return fleetFunctions;
+  // Rebuilt when the source hands out a new fleet (a changed FLEET_SOURCE), pinned to that fleet.
+  let built: { fleet: FleetConfig; functions: Promise<FleetFunctions> } | undefined;
+  const fleet = async (): Promise<FleetFunctions> => {
+    const current = await fleetSource.current();
+    if (built?.fleet !== current) {
+      const pinned = { ...shared, fleetSource: fixedFleetSource(current, fleetSource.name) };
+      built = {
+        fleet: current,
+        functions: import('./runtime-fleet.js').then((m) => m.createFleetFunctions(pinned)),
+      };
+    }
+    return built.functions;
+  };
+  // The webhook refuses pushes (503, so the Git host retries) while the fleet is invalid or unreadable.
+  const guardedPushQueue: Queue<FanoutMessage> = {
+    async send(message, options) {
+      try {
+        await fleetSource.current();
+      } catch (error) {
+        logger.error('push refused: the fleet is invalid', {
+          source: fleetSource.name,
+          error: firstLine(error),
+        });
+        throw error;
+      }
+      return pushQueue.send(message, options);
+    },
+    sendBatch: (entries) => pushQueue.sendBatch(entries),
   };
 
   return {
@@ -140,7 +185,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
       handleWebhook(request, provider, {
         secrets: webhookSecrets,
         deliveries,
-        queue: pushQueue,
+        queue: guardedPushQueue,
         clock,
         logger,
         maxBodyBytes: config.maxBodyBytes,
@@ -150,7 +195,7 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
         rollouts: reader,
         index: dynamoRolloutIndex(table),
         argocdUrls: () => {
-          links ??= argocdUrls(config, overrides, logger);
+          links ??= argocdUrls(fleetSource, logger);
           return links;
         },
         findings: overrides.findings ?? findings,
@@ -158,6 +203,9 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
         health: async () => ({ stage: config.stage }),
         logger,
       }),
+    fleetReady: async () => {
+      await fleet();
+    },
     fanout: async (message, budget) => (await fleet()).fanout(message, budget),
     track: async (message) => (await fleet()).track(message),
     reconcile: async (options) => (await fleet()).reconcile(options),
@@ -165,21 +213,21 @@ export function createRuntime(config: Config, overrides: RuntimeOverrides = {}):
   };
 }
 
-/** The rollout page's Argo CD links, from the fleet file (read once; the page renders without links if not). */
+/** The rollout page's Argo CD links, from the fleet (the page renders without links when it is unreadable). */
 function argocdUrls(
-  config: Config,
-  overrides: RuntimeOverrides,
+  fleet: Pick<FleetSource, 'current'>,
   logger: Logger,
 ): Promise<Readonly<Record<string, string>>> {
-  const of = (fleet: FleetConfig) =>
-    Object.fromEntries(fleet.clusters.flatMap((c) => (c.argocdUrl ? [[c.name, c.argocdUrl]] : [])));
-  if (overrides.fleet !== undefined) return Promise.resolve(of(overrides.fleet));
-  const path = config.fleetConfigPath;
-  if (path === undefined) return Promise.resolve({});
-  return import('./fleet/fleet-file.js')
-    .then((m) => m.loadFleetFile(path))
-    .then(of, (error: unknown) => {
-      logger.warn('fleet file unreadable for page links', { error: errorMessage(error) });
+  return fleet.current().then(
+    (current) =>
+      Object.fromEntries(current.clusters.flatMap((c) => (c.argocdUrl ? [[c.name, c.argocdUrl]] : []))),
+    (error: unknown) => {
+      logger.warn('fleet unreadable for page links', { error: errorMessage(error) });
       return {};
-    });
+    },
+  );
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
