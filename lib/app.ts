@@ -1,11 +1,13 @@
 import type { HttpRequest } from './http/request.js';
 import type { HttpResponse } from './http/response.js';
-import type { Logger } from './ports.js';
+import type { Logger, Metrics } from './ports.js';
 import type { PushMessage, TrackMessage } from './queue/messages.js';
 
 /** What the five functions do, independent of how Lambda or the local stack call them. */
 export interface App {
   readonly logger: Logger;
+  /** Flushed after every invocation by the handlers (absent in tests that fake the App). */
+  readonly metrics?: Metrics;
   readonly maxBodyBytes: number;
   webhook(request: HttpRequest, provider: string): Promise<HttpResponse>;
   api(request: HttpRequest): Promise<HttpResponse>;
@@ -14,3 +16,8 @@ export interface App {
   /** One reconcile pass; `timeBudgetMs` is how long it may spend (Lambda: remaining time less a margin). */
   reconcile(options?: { timeBudgetMs?: number }): Promise<Record<string, unknown>>;
 }
+
+/** Each Lambda function's share of the App: what its own composition builds. */
+export type WebhookApp = Pick<App, 'logger' | 'metrics' | 'maxBodyBytes' | 'webhook'>;
+export type ApiApp = Pick<App, 'logger' | 'metrics' | 'api'>;
+export type FleetApp = Pick<App, 'logger' | 'metrics' | 'fanout' | 'track' | 'reconcile'>;

@@ -1,6 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from './app.js';
+import { createSecretReader } from './aws/secret-reader.js';
+import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
 import { ConfigError, errorMessage } from './errors.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
@@ -18,6 +20,7 @@ import {
 } from './kubernetes/resources.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
 import { createSlackTarget, postToSlack } from './notify/slack-target.js';
+import { countReconcile } from './observability/reconcile-metrics.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
 import { createAppPreflight } from './rollouts/app-preflight.js';
 import { changedFilesResolver } from './rollouts/changed-files.js';
@@ -25,32 +28,52 @@ import { fanoutPush } from './rollouts/fanout.js';
 import { postSyncCheck } from './rollouts/post-sync-check.js';
 import { rolloutNotice } from './rollouts/rollout-notice.js';
 import { liveKey, trackRollout } from './rollouts/track.js';
-import type { SharedRuntime } from './runtime.js';
+import { ownSecrets, queueOf, type RuntimeBase, tableOf } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoFindingsStore } from './store/findings.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
+import { dynamoRolloutReader } from './store/rollout-items.js';
+import { dynamoRolloutWriter } from './store/rollouts.js';
 import { createSlackRefs } from './store/slack-refs.js';
 
 export type FleetFunctions = Pick<App, 'fanout' | 'track' | 'reconcile'>;
+
+const RECORD_TTL_SECONDS = 90 * 24 * 3600;
 
 /**
  * The functions that talk to the fleet (fanout, track, reconcile), built on their first call: the webhook
  * and API functions never load client-node, isomorphic-git, the Slack SDKs or the audit rules.
  */
-export async function createFleetFunctions(shared: SharedRuntime): Promise<FleetFunctions> {
-  const { config, overrides, logger, clock, table, secretsManager, secretReader, pushQueue, trackQueue } =
-    shared;
-  const { rollouts, reader, findings } = shared;
+export async function createFleetFunctions(base: RuntimeBase): Promise<FleetFunctions> {
+  const { config, overrides, logger, metrics, clock } = base;
+  const table = tableOf(config);
+  const secretsManager = createSecretsManagerApi({
+    ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
+    ...(config.stsEndpoint === undefined ? {} : { stsEndpoint: config.stsEndpoint }),
+    clock,
+  });
+  const secretReader =
+    overrides.secretReader ?? createSecretReader({ api: secretsManager, region: config.region, clock });
+  const pushQueue = queueOf(base, overrides.pushQueue, config.queueUrl, 'QUEUE_URL');
+  const trackQueue = queueOf(base, overrides.trackQueue, config.trackQueueUrl, 'TRACK_QUEUE_URL');
+  const rollouts = dynamoRolloutWriter(table, RECORD_TTL_SECONDS);
+  const reader = dynamoRolloutReader(table);
+  const findings = dynamoFindingsStore(table);
   const fleetConfig = overrides.fleet ?? (await loadFleetFile(requiredFleetPath(config)));
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   const gateway = createFleetGateway(fleetConfig, clients, config.refreshConcurrency);
-  const slack = createSlackTarget(config.slack, { logger });
+  // The Slack credential, when in Secrets Manager, is read through the TTL-cached reader (Powertools).
+  const slack = createSlackTarget(config.slack, {
+    logger,
+    ...(config.slack.mode === 'secret' ? { secrets: ownSecrets(base) } : {}),
+  });
   const notifier = createRolloutNotifier({
     slack,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
     logger,
     clock,
   });
-  const notify = rolloutNotice({ rollouts: reader, notifier, logger });
+  const notify = rolloutNotice({ rollouts: reader, notifier, logger, metrics, clock });
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
   // Best-effort reads for the preflight and the post-sync check: an unreadable list is an empty one.
@@ -149,7 +172,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
             ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
           },
         });
-        logger.info('reconcile pass done', { ...report });
+        countReconcile(metrics, report);
         return { ...report };
       } finally {
         await git.close();

@@ -1,30 +1,35 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { FindingsReader } from './api/findings-reader.js';
 import { handleApi } from './api/handle-api.js';
-import type { App } from './app.js';
-import { createSecretReader } from './aws/secret-reader.js';
-import { createSecretsManagerApi } from './aws/secrets-manager.js';
+import type { ApiApp, App, FleetApp, WebhookApp } from './app.js';
+import { createCachedSecretReader } from './aws/cached-secrets.js';
 import type { Config } from './config.js';
 import { ConfigError } from './errors.js';
 import type { FleetConfig } from './fleet/fleet-config.js';
 import { createLogger } from './logger.js';
-import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
+import { createEmfMetrics } from './observability/emf-metrics.js';
+import {
+  type Clock,
+  type Logger,
+  type Metrics,
+  type Queue,
+  type SecretReader,
+  systemClock,
+} from './ports.js';
 import type { PushMessage, TrackMessage } from './queue/messages.js';
 import { sqsQueue } from './queue/sqs-queue.js';
-import type { RolloutReader } from './rollouts/rollout-store.js';
 import type { FleetFunctions } from './runtime-fleet.js';
-import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
 import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
-import { dynamoFindingsStore } from './store/findings.js';
+import { dynamoFindingsReader } from './store/findings.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
-import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
 import { handleWebhook } from './webhook/handle-webhook.js';
 import { webhookSecretSource } from './webhook/secret-source.js';
 
 /** What the local stack and tests swap in; everything else is built from the config. */
 export interface RuntimeOverrides {
   readonly logger?: Logger;
+  readonly metrics?: Metrics;
   readonly clock?: Clock;
   readonly pushQueue?: Queue<PushMessage>;
   readonly trackQueue?: Queue<TrackMessage>;
@@ -36,100 +41,133 @@ export interface RuntimeOverrides {
   readonly gitCacheDir?: string;
 }
 
-const RECORD_TTL_SECONDS = 90 * 24 * 3600;
-
-/** What every function shares, built once per cold start; the fleet functions build the rest on first use. */
-export interface SharedRuntime {
+/** What every function's composition starts from: the config, the overrides and the cross-cutting ports. */
+export interface RuntimeBase {
   readonly config: Config;
   readonly overrides: RuntimeOverrides;
   readonly logger: Logger;
+  readonly metrics: Metrics;
   readonly clock: Clock;
-  readonly table: TableRef;
-  readonly secretsManager: SecretsManagerApi;
-  readonly secretReader: SecretReader;
-  readonly pushQueue: Queue<PushMessage>;
-  readonly trackQueue: Queue<TrackMessage>;
-  readonly rollouts: DynamoRolloutWriter;
-  readonly reader: RolloutReader;
-  readonly findings: ReturnType<typeof dynamoFindingsStore>;
 }
 
-/**
- * The composition root: builds every adapter once (per cold start) from the validated config and hands
- * small ports to the domain. The fleet functions (`runtime-fleet.ts`) are imported and built on their first
- * call, so the webhook and API functions never load or pay for them.
- */
-export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): App {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const clock = overrides.clock ?? systemClock;
-  const table = createTableRef({
+export function runtimeBase(config: Config, overrides: RuntimeOverrides = {}): RuntimeBase {
+  return {
+    config,
+    overrides,
+    logger: overrides.logger ?? createLogger({ level: config.logLevel }),
+    metrics: overrides.metrics ?? createEmfMetrics({ service: 'gitops-sync' }),
+    clock: overrides.clock ?? systemClock,
+  };
+}
+
+export function tableOf(config: Config): TableRef {
+  return createTableRef({
     tableName: config.tableName,
     region: config.region,
     ...(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),
   });
-  const secretsManager = createSecretsManagerApi({
-    ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
-    ...(config.stsEndpoint === undefined ? {} : { stsEndpoint: config.stsEndpoint }),
-    clock,
-  });
-  const secretReader =
-    overrides.secretReader ?? createSecretReader({ api: secretsManager, region: config.region, clock });
-  const sqs = config.queueUrl === undefined ? undefined : new SQSClient({ region: config.region });
-  const queue = <M>(override: Queue<M> | undefined, url: string | undefined, name: string): Queue<M> => {
-    if (override !== undefined) return override;
-    if (sqs === undefined || url === undefined)
-      throw new ConfigError(name, 'is required outside the local stack');
-    return sqsQueue<M>(sqs, url);
-  };
-  const pushQueue = queue(overrides.pushQueue, config.queueUrl, 'QUEUE_URL');
-  const trackQueue = queue(overrides.trackQueue, config.trackQueueUrl, 'TRACK_QUEUE_URL');
-  const rollouts = dynamoRolloutWriter(table, RECORD_TTL_SECONDS);
-  const reader = dynamoRolloutReader(table);
-  const findings = dynamoFindingsStore(table);
-  const deliveries = dynamoDeliveryStore(table, config.deliveryTtlSeconds);
-  const webhookSecrets = webhookSecretSource(config, secretReader);
-  const shared: SharedRuntime = {
-    config,
-    overrides,
-    logger,
-    clock,
-    table,
-    secretsManager,
-    secretReader,
-    pushQueue,
-    trackQueue,
-    rollouts,
-    reader,
-    findings,
-  };
-  let fleetFunctions: Promise<FleetFunctions> | undefined;
-  const fleet = (): Promise<FleetFunctions> => {
-    fleetFunctions ??= import('./runtime-fleet.js').then((m) => m.createFleetFunctions(shared));
-    return fleetFunctions;
-  };
+}
 
+/** The SQS queue at `url`, or the override (the local stack's in-process queue). */
+export function queueOf<M>(
+  base: RuntimeBase,
+  override: Queue<M> | undefined,
+  url: string | undefined,
+  name: string,
+) {
+  if (override !== undefined) return override;
+  if (url === undefined) throw new ConfigError(name, 'is required outside the local stack');
+  return sqsQueue<M>(new SQSClient({ region: base.config.region }), url);
+}
+
+/** The orchestrator's own secrets read with its own role (Powertools Parameters, TTL cache). */
+export function ownSecrets(base: RuntimeBase): SecretReader {
+  const { config, overrides } = base;
+  return (
+    overrides.secretReader ??
+    createCachedSecretReader({
+      region: config.region,
+      ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
+    })
+  );
+}
+
+/**
+ * The composition root, one builder per function so each Lambda bundle holds only what its function
+ * imports (`functions/<name>.ts` calls one builder); `createRuntime` composes all five for the local stack.
+ */
+export function createWebhookApp(config: Config, overrides: RuntimeOverrides = {}): WebhookApp {
+  const base = runtimeBase(config, overrides);
+  const { logger, metrics, clock } = base;
+  const deliveries = dynamoDeliveryStore(tableOf(config), config.deliveryTtlSeconds);
+  const pushQueue = queueOf(base, overrides.pushQueue, config.queueUrl, 'QUEUE_URL');
+  const secrets = webhookSecretSource(
+    config,
+    config.webhookSecrets.secretArn === undefined ? undefined : ownSecrets(base),
+  );
   return {
     logger,
+    metrics,
     maxBodyBytes: config.maxBodyBytes,
     webhook: (request, provider) =>
       handleWebhook(request, provider, {
-        secrets: webhookSecrets,
+        secrets,
         deliveries,
         queue: pushQueue,
         clock,
         logger,
+        metrics,
         maxBodyBytes: config.maxBodyBytes,
       }),
+  };
+}
+
+export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): ApiApp {
+  const { logger, metrics } = runtimeBase(config, overrides);
+  const table = tableOf(config);
+  const reader = dynamoRolloutReader(table);
+  const findings = overrides.findings ?? dynamoFindingsReader(table);
+  return {
+    logger,
+    metrics,
     api: (request) =>
       handleApi(request, {
         rollouts: reader,
-        findings: overrides.findings ?? findings,
+        findings,
         ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
         health: async () => ({ stage: config.stage }),
         logger,
       }),
+  };
+}
+
+/**
+ * fanout, track and reconcile (`runtime-fleet.ts`), built on their first call: a cold start that fails on
+ * the fleet file fails the invocation loudly, and importing the bundle stays cheap.
+ */
+export function createFleetApp(config: Config, overrides: RuntimeOverrides = {}): FleetApp {
+  const base = runtimeBase(config, overrides);
+  let fleetFunctions: Promise<FleetFunctions> | undefined;
+  const fleet = (): Promise<FleetFunctions> => {
+    fleetFunctions ??= import('./runtime-fleet.js').then((m) => m.createFleetFunctions(base));
+    return fleetFunctions;
+  };
+  return {
+    logger: base.logger,
+    metrics: base.metrics,
     fanout: async (message) => (await fleet()).fanout(message),
     track: async (message) => (await fleet()).track(message),
     reconcile: async (options) => (await fleet()).reconcile(options),
+  };
+}
+
+/** Every function in one App: the local stack and the benchmarks run all five in one process. */
+export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): App {
+  const base = runtimeBase(config, overrides);
+  const shared = { ...overrides, logger: base.logger, metrics: base.metrics, clock: base.clock };
+  return {
+    ...createWebhookApp(config, shared),
+    ...createApiApp(config, shared),
+    ...createFleetApp(config, shared),
   };
 }
