@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { benchColdStart } from './cold-start.js';
 import { benchFanout } from './fanout.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
@@ -10,6 +11,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   matching: benchMatching,
   webhook: benchWebhook,
   fanout: benchFanout,
+  'cold-start': benchColdStart,
 };
 
 const wanted = process.argv.slice(2).filter((a) => a !== '--');

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { readZip } from '../test/helpers/zip.js';
+import { ms, type Row, stats } from './measure.js';
+
+const run = promisify(execFile);
+const FUNCTIONS = ['webhook', 'api', 'fanout', 'track', 'reconcile'] as const;
+const RUNS = 7;
+const KB = 1024;
+
+// Targets (issue 11): webhook < 500 KB and < 80 ms; every other function < 2.5 MB and < 200 ms.
+const target = (fn: string) => (fn === 'webhook' ? { kb: 500, ms: 80 } : { kb: 2.5 * KB, ms: 200 });
+
+// What a cold start pays for the module itself: import() of the bundle in a fresh process, timed inside it.
+const IMPORT_SCRIPT =
+  'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));';
+
+/**
+ * `npm run bench -- cold-start`: packages the stack as `npm run package` does, unzips each function's zip
+ * and measures the bundle's size and its import time in a fresh Node process (median of RUNS).
+ */
+export async function benchColdStart(): Promise<Row[]> {
+  // COLD_START_PACKAGE_DIR measures zips packaged elsewhere (e.g. an older commit, for a before/after).
+  const given = process.env.COLD_START_PACKAGE_DIR;
+  const dir = given ?? mkdtempSync(join(tmpdir(), 'gitops-sync-cold-start-'));
+  try {
+    if (given === undefined) {
+      await run('npm', ['run', 'package', '--', '--package', dir], { maxBuffer: 16 * 1024 * 1024 });
+    }
+    const rows: Row[] = [];
+    for (const fn of FUNCTIONS) {
+      const root = join(dir, 'unzipped', fn);
+      for (const [file, data] of readZip(join(dir, `${fn}.zip`))) {
+        mkdirSync(dirname(join(root, file)), { recursive: true });
+        writeFileSync(join(root, file), data);
+      }
+      const bundle = join(root, 'functions', `${fn}.mjs`);
+      const samples: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        // A clean environment: no tsx loader or NODE_OPTIONS from the benchmark process.
+        const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, bundle], {
+          env: { PATH: process.env.PATH ?? '' },
+        });
+        samples.push(Number(stdout));
+      }
+      const sizeKb = statSync(bundle).size / KB;
+      const { p50 } = stats(samples);
+      const goal = target(fn);
+      const ok = (value: boolean) => (value ? 'ok' : 'MISSED');
+      rows.push({
+        scenario: 'cold-start',
+        measure: `${fn}: bundle size (target < ${goal.kb >= KB ? `${goal.kb / KB} MB` : `${goal.kb} KB`})`,
+        value: `${sizeKb >= KB ? `${(sizeKb / KB).toFixed(2)} MB` : `${sizeKb.toFixed(0)} KB`} ${ok(sizeKb < goal.kb)}`,
+      });
+      rows.push({
+        scenario: 'cold-start',
+        measure: `${fn}: import in a fresh process, median of ${RUNS} (target < ${goal.ms} ms)`,
+        value: `${ms(p50)} ${ok(p50 < goal.ms)}`,
+      });
+    }
+    return rows;
+  } finally {
+    rmSync(given === undefined ? dir : join(dir, 'unzipped'), { recursive: true, force: true });
+  }
+}
