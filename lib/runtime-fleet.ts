@@ -1,8 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from './app.js';
-import { createSecretReader } from './aws/secret-reader.js';
-import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
 import { ConfigError, errorMessage } from './errors.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
@@ -28,45 +26,26 @@ import { fanoutPush } from './rollouts/fanout.js';
 import { postSyncCheck } from './rollouts/post-sync-check.js';
 import { rolloutNotice } from './rollouts/rollout-notice.js';
 import { liveKey, trackRollout } from './rollouts/track.js';
-import { ownSecrets, queueOf, type RuntimeBase, tableOf } from './runtime.js';
+import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
-import { dynamoFindingsStore } from './store/findings.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
-import { dynamoRolloutReader } from './store/rollout-items.js';
-import { dynamoRolloutWriter } from './store/rollouts.js';
 import { createSlackRefs } from './store/slack-refs.js';
 
 export type FleetFunctions = Pick<App, 'fanout' | 'track' | 'reconcile'>;
-
-const RECORD_TTL_SECONDS = 90 * 24 * 3600;
 
 /**
  * The functions that talk to the fleet (fanout, track, reconcile), built on their first call: the webhook
  * and API functions never load client-node, isomorphic-git, the Slack SDKs or the audit rules.
  */
-export async function createFleetFunctions(base: RuntimeBase): Promise<FleetFunctions> {
-  const { config, overrides, logger, metrics, clock } = base;
-  const table = tableOf(config);
-  const secretsManager = createSecretsManagerApi({
-    ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
-    ...(config.stsEndpoint === undefined ? {} : { stsEndpoint: config.stsEndpoint }),
-    clock,
-  });
-  const secretReader =
-    overrides.secretReader ?? createSecretReader({ api: secretsManager, region: config.region, clock });
-  const pushQueue = queueOf(base, overrides.pushQueue, config.queueUrl, 'QUEUE_URL');
-  const trackQueue = queueOf(base, overrides.trackQueue, config.trackQueueUrl, 'TRACK_QUEUE_URL');
-  const rollouts = dynamoRolloutWriter(table, RECORD_TTL_SECONDS);
-  const reader = dynamoRolloutReader(table);
-  const findings = dynamoFindingsStore(table);
+export async function createFleetFunctions(shared: SharedRuntime): Promise<FleetFunctions> {
+  const { config, overrides, logger, clock, table, secretsManager, secretReader, pushQueue, trackQueue } =
+    shared;
+  const { rollouts, reader, findings, metrics } = shared;
   const fleetConfig = overrides.fleet ?? (await loadFleetFile(requiredFleetPath(config)));
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   const gateway = createFleetGateway(fleetConfig, clients, config.refreshConcurrency);
-  // The Slack credential, when in Secrets Manager, is read through the TTL-cached reader (Powertools).
-  const slack = createSlackTarget(config.slack, {
-    logger,
-    ...(config.slack.mode === 'secret' ? { secrets: ownSecrets(base) } : {}),
-  });
+  // A Slack credential in Secrets Manager is read through the TTL-cached reader (Powertools Parameters).
+  const slack = createSlackTarget(config.slack, { logger, secrets: shared.cachedSecrets });
   const notifier = createRolloutNotifier({
     slack,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
@@ -172,6 +151,7 @@ export async function createFleetFunctions(base: RuntimeBase): Promise<FleetFunc
             ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
           },
         });
+        // run-reconcile logs the pass's summary line; here it is counted.
         countReconcile(metrics, report);
         return { ...report };
       } finally {

@@ -3,6 +3,8 @@ import type { FindingsReader } from './api/findings-reader.js';
 import { handleApi } from './api/handle-api.js';
 import type { ApiApp, App, FleetApp, WebhookApp } from './app.js';
 import { createCachedSecretReader } from './aws/cached-secrets.js';
+import { createSecretReader } from './aws/secret-reader.js';
+import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
 import { ConfigError } from './errors.js';
 import type { FleetConfig } from './fleet/fleet-config.js';
@@ -18,11 +20,14 @@ import {
 } from './ports.js';
 import type { PushMessage, TrackMessage } from './queue/messages.js';
 import { sqsQueue } from './queue/sqs-queue.js';
+import type { RolloutReader } from './rollouts/rollout-store.js';
 import type { FleetFunctions } from './runtime-fleet.js';
+import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
 import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
-import { dynamoFindingsReader } from './store/findings.js';
+import { dynamoFindingsReader, dynamoFindingsStore } from './store/findings.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
+import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
 import { handleWebhook } from './webhook/handle-webhook.js';
 import { webhookSecretSource } from './webhook/secret-source.js';
 
@@ -48,6 +53,22 @@ export interface RuntimeBase {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly clock: Clock;
+}
+
+const RECORD_TTL_SECONDS = 90 * 24 * 3600;
+
+/** What the fleet functions (fanout, track, reconcile) share, built once per cold start. */
+export interface SharedRuntime extends RuntimeBase {
+  readonly table: TableRef;
+  readonly secretsManager: SecretsManagerApi;
+  readonly secretReader: SecretReader;
+  /** The same secrets through Powertools Parameters (TTL cache): the Slack credential. */
+  readonly cachedSecrets: SecretReader;
+  readonly pushQueue: Queue<PushMessage>;
+  readonly trackQueue: Queue<TrackMessage>;
+  readonly rollouts: DynamoRolloutWriter;
+  readonly reader: RolloutReader;
+  readonly findings: ReturnType<typeof dynamoFindingsStore>;
 }
 
 export function runtimeBase(config: Config, overrides: RuntimeOverrides = {}): RuntimeBase {
@@ -147,9 +168,29 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
  */
 export function createFleetApp(config: Config, overrides: RuntimeOverrides = {}): FleetApp {
   const base = runtimeBase(config, overrides);
+  const { clock } = base;
+  const table = tableOf(config);
+  const secretsManager = createSecretsManagerApi({
+    ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
+    ...(config.stsEndpoint === undefined ? {} : { stsEndpoint: config.stsEndpoint }),
+    clock,
+  });
+  const shared: SharedRuntime = {
+    ...base,
+    table,
+    secretsManager,
+    secretReader:
+      overrides.secretReader ?? createSecretReader({ api: secretsManager, region: config.region, clock }),
+    cachedSecrets: ownSecrets(base),
+    pushQueue: queueOf(base, overrides.pushQueue, config.queueUrl, 'QUEUE_URL'),
+    trackQueue: queueOf(base, overrides.trackQueue, config.trackQueueUrl, 'TRACK_QUEUE_URL'),
+    rollouts: dynamoRolloutWriter(table, RECORD_TTL_SECONDS),
+    reader: dynamoRolloutReader(table),
+    findings: dynamoFindingsStore(table),
+  };
   let fleetFunctions: Promise<FleetFunctions> | undefined;
   const fleet = (): Promise<FleetFunctions> => {
-    fleetFunctions ??= import('./runtime-fleet.js').then((m) => m.createFleetFunctions(base));
+    fleetFunctions ??= import('./runtime-fleet.js').then((m) => m.createFleetFunctions(shared));
     return fleetFunctions;
   };
   return {
