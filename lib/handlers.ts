@@ -38,9 +38,11 @@ export function apiHandler(app: AppSource<ApiApp>) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const instance = await app();
     try {
-      return toLambdaResult(await instance.api(fromApiGatewayEvent(event, 64 * 1024)));
-    } catch (error) {
-      return toLambdaResult(errorResponse(error, instance.logger));
+      const response = await instance
+        .api(fromApiGatewayEvent(event, 64 * 1024))
+        .catch((error: unknown) => errorResponse(error, instance.logger));
+      instance.metrics?.count('ApiRequests', 1, { status: String(response.statusCode) });
+      return toLambdaResult(response);
     } finally {
       instance.metrics?.flush();
     }

@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { WebhookApp } from '../../../lib/app.js';
-import { webhookHandler } from '../../../lib/handlers.js';
+import type { ApiApp, WebhookApp } from '../../../lib/app.js';
+import { NotFoundError } from '../../../lib/errors.js';
+import { apiHandler, webhookHandler } from '../../../lib/handlers.js';
 import { json } from '../../../lib/http/response.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { createEmfMetrics } from '../../../lib/observability/emf-metrics.js';
@@ -90,5 +91,25 @@ describe('the Lambda handlers', () => {
     const result = await webhookHandler(async () => app)(event);
     expect(result.statusCode).toBe(202);
     expect(documents()).toEqual([expect.objectContaining({ Deliveries: 1, outcome: 'ignored' })]);
+  });
+
+  it('count every read API answer by status, errors included', async () => {
+    const metrics = createEmfMetrics({ service: 'gitops-sync' });
+    const app: ApiApp = {
+      logger: createMemoryLogger(),
+      metrics,
+      api: async () => {
+        throw new NotFoundError('no rollout for that commit');
+      },
+    };
+    const event = {
+      rawPath: '/rollouts/abc',
+      headers: {},
+      isBase64Encoded: false,
+      requestContext: { http: { method: 'GET' } },
+    } as unknown as APIGatewayProxyEventV2;
+    const result = await apiHandler(async () => app)(event);
+    expect(result.statusCode).toBe(404);
+    expect(documents()).toEqual([expect.objectContaining({ ApiRequests: 1, status: '404' })]);
   });
 });
