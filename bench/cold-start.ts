@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,7 +28,8 @@ export async function benchColdStart(): Promise<Row[]> {
   const dir = given ?? mkdtempSync(join(tmpdir(), 'gitops-sync-cold-start-'));
   try {
     if (given === undefined) {
-      await run('npm', ['run', 'package', '--', '--package', dir], { maxBuffer: 16 * 1024 * 1024 });
+      await run('npm', ['run', 'package'], { maxBuffer: 16 * 1024 * 1024 });
+      cpSync('.serverless', dir, { recursive: true });
     }
     const rows: Row[] = [];
     for (const fn of FUNCTIONS) {

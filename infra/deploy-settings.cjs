@@ -5,7 +5,7 @@
 
 const FUNCTIONS = ['webhook', 'fanout', 'track', 'reconcile', 'api'];
 
-/** FLEET_SOURCE (`ssm:/path` or `s3://bucket/key`) or the packaged ./fleet.yaml (the default). */
+/** FLEET_SOURCE (`ssm:/path` or `s3://bucket/key`), or the packaged FLEET_CONFIG file (default fleet.yaml). */
 function fleet() {
   const source = (process.env.FLEET_SOURCE ?? '').trim();
   const ssm = /^ssm:\/?(.+)$/.exec(source);
@@ -13,11 +13,13 @@ function fleet() {
   if (source !== '' && ssm === null && s3 === null) {
     throw new Error('FLEET_SOURCE: must be ssm:/parameter/name or s3://bucket/key');
   }
+  // The packaged file by its path in the repository (the zip's root is the Lambda's working directory).
+  const file = (process.env.FLEET_CONFIG ?? '').trim().replace(/^\.\//, '') || 'fleet.yaml';
   return {
-    config: source === '' ? './fleet.yaml' : '',
+    config: source === '' ? file : '',
     source,
     // Only the fleet functions carry the file, and only when it is the fleet's source.
-    patterns: source === '' ? ['fleet.yaml'] : [],
+    patterns: source === '' ? [file] : [],
     // The parameter's name without its leading slash, as it appears in the parameter's ARN.
     ssmParameterName: ssm === null ? '' : ssm[1],
     s3Object: s3 === null ? '' : `${s3[1]}/${s3[2]}`,

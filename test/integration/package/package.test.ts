@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -34,7 +34,8 @@ const zips = new Map<string, Map<string, Buffer>>();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gitops-sync-package-'));
-  await run('npm', ['run', 'package', '--', '--package', dir], {
+  // `npm run package` as CI runs it (stage ci), then its output copied aside.
+  await run('npm', ['run', 'package'], {
     env: {
       ...process.env,
       ...CANARIES,
@@ -46,6 +47,7 @@ beforeAll(async () => {
     },
     maxBuffer: 16 * 1024 * 1024,
   });
+  cpSync('.serverless', dir, { recursive: true });
   templateText = readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8');
   template = JSON.parse(templateText) as Template;
   for (const fn of FUNCTIONS) zips.set(fn, readZip(join(dir, `${fn}.zip`)));
@@ -88,9 +90,11 @@ describe('npm run package', () => {
 
   it('packs the fleet file only into the functions that read it', () => {
     for (const name of FUNCTIONS) {
-      expect({ name, fleet: zips.get(name)?.has('fleet.yaml') }).toEqual({
+      const packaged = [...(zips.get(name)?.keys() ?? [])].filter((f) => /\.ya?ml$/.test(f));
+      const fleetFile = envOf(name).FLEET_CONFIG;
+      expect({ name, packaged }).toEqual({
         name,
-        fleet: FLEET_FUNCTIONS.includes(name),
+        packaged: FLEET_FUNCTIONS.includes(name) ? [fleetFile] : [],
       });
     }
   });
