@@ -19,10 +19,18 @@ export type SlackConfig =
   | { readonly mode: 'off' };
 
 export interface WebhookSecretsConfig {
-  /** Secrets Manager secret holding `{"github": "...", "gitlab": "..."}` (each may be a list, for rotation). */
+  /**
+   * Secrets Manager secret holding `{"github": "...", "gitlab": "...", "bitbucket": ...}`, one field per
+   * provider route name (each may be a list, for rotation).
+   */
   readonly secretArn?: string;
   readonly github: readonly string[];
   readonly gitlab: readonly string[];
+  readonly bitbucket?: readonly string[];
+  readonly 'bitbucket-server'?: readonly string[];
+  readonly 'azure-devops'?: readonly string[];
+  readonly gitea?: readonly string[];
+  readonly generic?: readonly string[];
 }
 
 export interface Config {
@@ -67,6 +75,11 @@ export function loadConfig(env: Env): Config {
     ...optional('secretArn', arn(env, 'WEBHOOK_SECRET_ARN', 'secretsmanager')),
     github: secretList(env, 'GITHUB_WEBHOOK_SECRET'),
     gitlab: secretList(env, 'GITLAB_WEBHOOK_TOKEN'),
+    bitbucket: secretList(env, 'BITBUCKET_WEBHOOK_SECRET'),
+    'bitbucket-server': secretList(env, 'BITBUCKET_SERVER_WEBHOOK_SECRET'),
+    'azure-devops': secretList(env, 'AZURE_DEVOPS_WEBHOOK_SECRET'),
+    gitea: secretList(env, 'GITEA_WEBHOOK_SECRET'),
+    generic: secretList(env, 'GENERIC_WEBHOOK_SECRET'),
   };
   const trackIntervalSeconds = integer(env, 'TRACK_INTERVAL_SECONDS', 5, 1, 900);
   const config: Config = {

@@ -33,6 +33,7 @@ try {
     'Webhook URLs (content type application/json):',
     `  GitHub  ${stack.url}/webhooks/github   secret: ${process.env.GITHUB_WEBHOOK_SECRET === undefined ? LOCAL_GITHUB_SECRET : '(GITHUB_WEBHOOK_SECRET)'}`,
     `  GitLab  ${stack.url}/webhooks/gitlab   token:  ${process.env.GITLAB_WEBHOOK_TOKEN === undefined ? LOCAL_GITLAB_TOKEN : '(GITLAB_WEBHOOK_TOKEN)'}`,
+    `  also    ${stack.url}/webhooks/{bitbucket,bitbucket-server,azure-devops,gitea,generic} once their secrets are set (README "More Git hosts")`,
     'Read API:',
     `  ${stack.url}/rollouts/<sha>   ${stack.url}/apps/<cluster>/<namespace>/<name>/history   ${stack.url}/findings   ${stack.url}/healthz`,
     `DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.config.tableName}${dataDir === undefined ? ', in memory' : `, on disk in ${dataDir}`})`,

@@ -27,7 +27,15 @@ export interface ClusterConfig {
   readonly secretPolicy?: SecretPolicy;
 }
 
-export const REPOSITORY_PROVIDERS = ['github', 'gitlab', 'generic'] as const;
+export const REPOSITORY_PROVIDERS = [
+  'github',
+  'gitlab',
+  'bitbucket',
+  'bitbucket-server',
+  'azure-devops',
+  'gitea',
+  'generic',
+] as const;
 export type RepositoryProvider = (typeof REPOSITORY_PROVIDERS)[number];
 
 export interface RepositoryConfig {

@@ -15,10 +15,11 @@ export async function getJson(
   url: string,
   headers: Record<string, string>,
   context: CompareContext,
+  redirect: 'follow' | 'error' = 'follow',
 ): Promise<unknown> {
   const response = await context.fetch(url, {
     headers: { Accept: 'application/json', 'User-Agent': 'gitops-sync-orchestrator', ...headers },
-    redirect: 'follow',
+    redirect,
     signal: AbortSignal.timeout(context.timeoutMs),
   });
   if (!response.ok) {
@@ -43,3 +44,16 @@ export class HttpStatusError extends Error {
     super(`HTTP ${status}`);
   }
 }
+
+/** A page link from an answer is followed only on the API's own origin: the token never goes elsewhere. */
+export function sameOrigin(link: unknown, apiBaseUrl: string): link is string {
+  if (typeof link !== 'string') return false;
+  try {
+    return new URL(link).origin === new URL(apiBaseUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Pages read per comparison before the list is called truncated (unknown, so fan-out fails open). */
+export const MAX_COMPARE_PAGES = 20;

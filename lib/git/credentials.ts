@@ -56,9 +56,13 @@ export function apiToken(credentials: GitCredentials | undefined): string | unde
   return 'token' in credentials ? credentials.token : credentials.password;
 }
 
-/** The Basic-auth user a host expects in front of a token (GitLab wants `oauth2`; GitHub takes any). */
+/**
+ * The Basic-auth user a host expects in front of a token (GitLab wants `oauth2`, Bitbucket Cloud access
+ * tokens `x-token-auth`; GitHub, Bitbucket Server and Azure DevOps take any).
+ */
 export function tokenUsername(provider: RepositoryProvider | undefined): string {
-  return provider === 'gitlab' ? 'oauth2' : 'x-access-token';
+  if (provider === 'gitlab') return 'oauth2';
+  return provider === 'bitbucket' ? 'x-token-auth' : 'x-access-token';
 }
 
 export interface GitAuthCallbacks {

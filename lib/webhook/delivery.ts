@@ -18,8 +18,13 @@ interface DeliveryHeader {
   readonly eventName: string;
 }
 
-/** A verified, well-formed delivery: a push to process, a ping to answer, or something to ignore. */
+/**
+ * A verified, well-formed delivery: a push to process, a ping to answer, or something to ignore. A
+ * delivery that moved several refs (Bitbucket, Azure DevOps) is `pushes`: one event per ref, each under
+ * its own derived delivery id (see `multi-ref.ts`), so each is de-duplicated and enqueued on its own.
+ */
 export type ParsedDelivery =
   | (DeliveryHeader & { readonly kind: 'push'; readonly event: PushEvent })
+  | (DeliveryHeader & { readonly kind: 'pushes'; readonly events: readonly PushEvent[] })
   | (DeliveryHeader & { readonly kind: 'ping' })
   | (DeliveryHeader & { readonly kind: 'ignored'; readonly reason: string });

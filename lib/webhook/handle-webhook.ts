@@ -11,6 +11,7 @@ import {
 } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import type { ParsedDelivery } from './delivery.js';
+import { combinedAnswer } from './multi-ref-answer.js';
 import { parseDelivery, parseProvider, WebhookUnauthorizedError } from './parse-delivery.js';
 import { isGitProvider } from './push-event.js';
 import type { WebhookSecretSource } from './secret-source.js';
@@ -99,7 +100,23 @@ async function answer(request: HttpRequest, provider: string, deps: WebhookDeps)
       return json(202, { ignored: delivery.reason });
     case 'push':
       return accept(delivery, log, deps);
+    case 'pushes':
+      return acceptEach(delivery, log, deps);
   }
+}
+
+/** One push per ref (`multi-ref.ts`), each recorded and enqueued as a delivery of its own. */
+async function acceptEach(
+  delivery: Extract<ParsedDelivery, { kind: 'pushes' }>,
+  logger: Logger,
+  deps: WebhookDeps,
+): Promise<HttpResponse> {
+  const answers: HttpResponse[] = [];
+  for (const event of delivery.events) {
+    const one = { kind: 'push', deliveryId: event.deliveryId, eventName: delivery.eventName, event } as const;
+    answers.push(await accept(one, logger.child({ delivery: event.deliveryId }), deps));
+  }
+  return combinedAnswer(delivery.deliveryId, answers);
 }
 
 async function accept(

@@ -1,24 +1,24 @@
-import { createHash } from 'node:crypto';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
-import type { DeliveryMeta, NormalizedPush, ParsedDelivery } from './delivery.js';
+import type { DeliveryMeta, ParsedDelivery } from './delivery.js';
+import {
+  bodyHashId,
+  type DeliveryInput,
+  deliveryIdFrom,
+  jsonBody,
+  notHandled,
+  requiredHeader,
+} from './delivery-input.js';
 import { normalizeGitHubPush } from './github.js';
 import { normalizeGitLabPush } from './gitlab.js';
 import { headerValue } from './headers.js';
-import { isRecord, type JsonRecord, quoted } from './payload-fields.js';
+import { withDelivery } from './multi-ref.js';
+import { parseMoreProviders } from './parse-more-providers.js';
+import { type JsonRecord, quoted } from './payload-fields.js';
 import { type GitProvider, isGitProvider } from './push-event.js';
-import type { WebhookSecrets } from './secret-source.js';
-import { type UnverifiedReason, verifyGitHubSignature, verifyGitLabToken } from './verify.js';
+import type { UnverifiedReason } from './verify.js';
+import { verifyDelivery } from './verify-delivery.js';
 
-export interface DeliveryInput {
-  readonly provider: string;
-  /** Request headers; names are matched case-insensitively. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The raw body bytes, exactly as signed. */
-  readonly body: Buffer;
-  readonly secrets: WebhookSecrets;
-  /** ISO-8601 receive time for the event; defaults to now. */
-  readonly receivedAt?: string;
-}
+export type { DeliveryInput } from './delivery-input.js';
 
 /** 401 for a delivery that failed verification; `reason` is for the log line, never the answer. */
 export class WebhookUnauthorizedError extends UnauthorizedError {
@@ -30,7 +30,6 @@ export class WebhookUnauthorizedError extends UnauthorizedError {
   }
 }
 
-const DELIVERY_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
 const GITLAB_PUSH_KINDS: Readonly<Record<string, string>> = {
   'Push Hook': 'push',
   'Tag Push Hook': 'tag_push',
@@ -49,13 +48,12 @@ export function parseProvider(provider: string): GitProvider {
  */
 export async function parseDelivery(input: DeliveryInput): Promise<ParsedDelivery> {
   const provider = parseProvider(input.provider);
-  const verification =
-    provider === 'github'
-      ? await verifyGitHubSignature(input.body, input.headers, input.secrets.github)
-      : verifyGitLabToken(input.headers, input.secrets.gitlab);
+  const verification = await verifyDelivery(provider, input);
   if (!verification.verified) throw new WebhookUnauthorizedError(verification.reason);
   const receivedAt = input.receivedAt ?? new Date().toISOString();
-  return provider === 'github' ? parseGitHub(input, receivedAt) : parseGitLab(input, receivedAt);
+  if (provider === 'github') return parseGitHub(input, receivedAt);
+  if (provider === 'gitlab') return parseGitLab(input, receivedAt);
+  return parseMoreProviders(provider, input, receivedAt);
 }
 
 function parseGitHub(input: DeliveryInput, receivedAt: string): ParsedDelivery {
@@ -95,15 +93,6 @@ function parseGitLab(input: DeliveryInput, receivedAt: string): ParsedDelivery {
   return withDelivery(delivery, normalizeGitLabPush(body, meta));
 }
 
-function withDelivery(
-  delivery: { deliveryId: string; eventName: string },
-  push: NormalizedPush,
-): ParsedDelivery {
-  if (push.kind === 'ignored') return { ...delivery, ...push };
-  if (push.event.deleted) return { ...delivery, kind: 'ignored', reason: 'ref deleted' };
-  return { ...delivery, ...push };
-}
-
 function gitlabKind(body: JsonRecord): string | undefined {
   const kind = body.object_kind ?? body.event_name;
   return typeof kind === 'string' && kind !== '' ? kind : undefined;
@@ -118,41 +107,5 @@ function gitlabDeliveryId(input: DeliveryInput): string {
   for (const name of ['idempotency-key', 'x-gitlab-event-uuid']) {
     if (headerValue(input.headers, name) !== undefined) return deliveryIdFrom(input.headers, name);
   }
-  return `sha256-${createHash('sha256').update(input.body).digest('hex')}`;
-}
-
-function requiredHeader(headers: Readonly<Record<string, string>>, name: string): string {
-  const value = headerValue(headers, name);
-  if (value === undefined)
-    throw new BadRequestError(`header ${name} is required`, { code: 'missing-header' });
-  return value;
-}
-
-function deliveryIdFrom(headers: Readonly<Record<string, string>>, name: string): string {
-  const value = requiredHeader(headers, name);
-  if (!DELIVERY_ID.test(value)) {
-    throw new BadRequestError(`header ${name} is not a valid delivery id`, { code: 'invalid-header' });
-  }
-  return value;
-}
-
-/** The body as a JSON object; GitHub's form-encoded content type carries it in the `payload` field. */
-function jsonBody(input: DeliveryInput): JsonRecord {
-  const contentType = headerValue(input.headers, 'content-type')?.toLowerCase() ?? '';
-  let text = input.body.toString('utf8');
-  if (contentType.startsWith('application/x-www-form-urlencoded')) {
-    text = new URLSearchParams(text).get('payload') ?? '';
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new BadRequestError('body is not valid JSON', { code: 'malformed-json' });
-  }
-  if (!isRecord(parsed)) throw new BadRequestError('body must be a JSON object', { code: 'invalid-payload' });
-  return parsed;
-}
-
-function notHandled(eventName: string): string {
-  return `event ${quoted(eventName, 60)} is not handled`;
+  return bodyHashId(input.body);
 }

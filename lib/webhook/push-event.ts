@@ -1,4 +1,13 @@
-export const GIT_PROVIDERS = ['github', 'gitlab'] as const;
+/** Route names of `POST /webhooks/{provider}`; also the keys of each provider's secret. */
+export const GIT_PROVIDERS = [
+  'github',
+  'gitlab',
+  'bitbucket',
+  'bitbucket-server',
+  'azure-devops',
+  'gitea',
+  'generic',
+] as const;
 export type GitProvider = (typeof GIT_PROVIDERS)[number];
 
 export function isGitProvider(value: string): value is GitProvider {

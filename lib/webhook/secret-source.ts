@@ -2,11 +2,19 @@ import type { WebhookSecretsConfig } from '../config.js';
 import { AppError, ConfigError, UpstreamError } from '../errors.js';
 import { type Clock, type SecretReader, systemClock } from '../ports.js';
 import { isRecord } from './payload-fields.js';
+import { GIT_PROVIDERS, type GitProvider } from './push-event.js';
 
-/** Every secret (GitHub) and token (GitLab) currently accepted; more than one while rotating. */
-export interface WebhookSecrets {
-  readonly github: readonly string[];
-  readonly gitlab: readonly string[];
+/**
+ * Every secret, token or password currently accepted, per provider route name; more than one while
+ * rotating. A provider without an entry (or an empty list) has nothing configured: its deliveries get 401.
+ */
+export type WebhookSecrets = { readonly github: readonly string[]; readonly gitlab: readonly string[] } & {
+  readonly [P in Exclude<GitProvider, 'github' | 'gitlab'>]?: readonly string[];
+};
+
+/** The accepted secrets of one provider (empty when none is configured). */
+export function secretsFor(secrets: WebhookSecrets, provider: GitProvider): readonly string[] {
+  return secrets[provider] ?? [];
 }
 
 export type WebhookSecretSource = () => Promise<WebhookSecrets>;
@@ -20,8 +28,9 @@ export interface SecretSourceOptions {
 export const WEBHOOK_SECRET_TTL_SECONDS = 300;
 
 /**
- * Direct secrets from config (`GITHUB_WEBHOOK_SECRET`, `GITLAB_WEBHOOK_TOKEN`) merged with the
- * Secrets Manager JSON `{"github": "..." | [...], "gitlab": ...}` when `WEBHOOK_SECRET_ARN` is set.
+ * Direct secrets from config (`GITHUB_WEBHOOK_SECRET`, `GITLAB_WEBHOOK_TOKEN`, `BITBUCKET_WEBHOOK_SECRET`…)
+ * merged with the Secrets Manager JSON `{"github": "..." | [...], "gitlab": ..., "bitbucket-server": ...}`
+ * (one field per route name) when `WEBHOOK_SECRET_ARN` is set.
  * A failed read is our failure (an error with no value in it), never an empty list.
  */
 export function webhookSecretSource(
@@ -69,7 +78,7 @@ export function webhookSecretSource(
   };
 }
 
-/** The stored JSON; the error names the field at fault, never a value. */
+/** The stored JSON, one field per route name; the error names the field at fault, never a value. */
 export function parseStoredSecrets(raw: string): WebhookSecrets {
   let parsed: unknown;
   try {
@@ -84,7 +93,9 @@ export function parseStoredSecrets(raw: string): WebhookSecrets {
       code: 'webhook-secret-format',
     });
   }
-  return { github: secretList(parsed.github, 'github'), gitlab: secretList(parsed.gitlab, 'gitlab') };
+  const stored: Record<string, string[]> = {};
+  for (const provider of GIT_PROVIDERS) stored[provider] = secretList(parsed[provider], provider);
+  return stored as unknown as WebhookSecrets;
 }
 
 function secretList(value: unknown, field: string): string[] {
@@ -99,8 +110,11 @@ function secretList(value: unknown, field: string): string[] {
 }
 
 function merge(first: WebhookSecrets, second: WebhookSecrets): WebhookSecrets {
-  return Object.freeze({
-    github: Object.freeze([...new Set([...first.github, ...second.github])]),
-    gitlab: Object.freeze([...new Set([...first.gitlab, ...second.gitlab])]),
-  });
+  const merged: Record<string, readonly string[]> = {};
+  for (const provider of GIT_PROVIDERS) {
+    merged[provider] = Object.freeze([
+      ...new Set([...secretsFor(first, provider), ...secretsFor(second, provider)]),
+    ]);
+  }
+  return Object.freeze(merged) as unknown as WebhookSecrets;
 }

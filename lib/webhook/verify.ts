@@ -12,6 +12,7 @@ export const UNVERIFIED_REASONS = [
   'body-not-utf8',
   'token-missing',
   'token-mismatch',
+  'auth-malformed',
 ] as const;
 export type UnverifiedReason = (typeof UNVERIFIED_REASONS)[number];
 

@@ -7,6 +7,8 @@ export interface CannedAnswer {
   readonly body?: unknown;
   /** Hold the answer this long (to exercise client timeouts). */
   readonly delayMs?: number;
+  /** Extra response headers (e.g. `Location` of a redirect). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RecordedRequest {
@@ -40,7 +42,7 @@ export async function startProviderApi(): Promise<ProviderApiDouble> {
     const canned = answers.get(url) ?? { status: 404, body: { message: 'Not Found' } };
     const send = () => {
       const body = typeof canned.body === 'string' ? canned.body : JSON.stringify(canned.body ?? {});
-      res.writeHead(canned.status ?? 200, { 'Content-Type': 'application/json' });
+      res.writeHead(canned.status ?? 200, { 'Content-Type': 'application/json', ...canned.headers });
       res.end(body);
     };
     if (canned.delayMs === undefined) send();

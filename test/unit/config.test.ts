@@ -112,4 +112,23 @@ describe('loadConfig', () => {
       webhookUrl: 'https://hooks.slack.com/services/x',
     });
   });
+
+  it('reads each further provider secret under its SPEC name, rotation lists included', () => {
+    const secrets = loadConfig({
+      ...base,
+      BITBUCKET_WEBHOOK_SECRET: 'bb',
+      BITBUCKET_SERVER_WEBHOOK_SECRET: 'bbs-old,bbs-new',
+      AZURE_DEVOPS_WEBHOOK_SECRET: 'az',
+      GITEA_WEBHOOK_SECRET: 'gt',
+      GENERIC_WEBHOOK_SECRET: 'gen',
+    }).webhookSecrets;
+    expect(secrets).toMatchObject({
+      bitbucket: ['bb'],
+      'bitbucket-server': ['bbs-old', 'bbs-new'],
+      'azure-devops': ['az'],
+      gitea: ['gt'],
+      generic: ['gen'],
+    });
+    expect(() => loadConfig({ ...base, GITEA_WEBHOOK_SECRET: 'a,,b' })).toThrow('GITEA_WEBHOOK_SECRET');
+  });
 });

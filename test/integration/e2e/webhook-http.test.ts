@@ -105,7 +105,9 @@ describe('the webhook over HTTP through the local stack', () => {
   });
 
   it('answers 404 to an unknown provider path and 400 to an unknown provider', async () => {
-    expect((await stack.post('/webhooks/bitbucket', github('{}', {}))).status).toBe(400);
+    expect((await stack.post('/webhooks/bitbucket-cloud', github('{}', {}))).status).toBe(400);
+    // A known provider without a configured secret refuses everything, a GitHub-signed body included.
+    expect((await stack.post('/webhooks/bitbucket', github('{}', {}))).status).toBe(401);
     expect((await stack.post('/nowhere', github('{}', {}))).status).toBe(404);
   });
 

@@ -283,8 +283,8 @@ describe('parseFleetFile', () => {
     ],
     [
       'an unknown repository provider is rejected',
-      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}repositories:\n  - url: https://github.com/org/repo\n    provider: bitbucket\n`,
-      'fleet.yaml:7: repositories[0].provider: must be one of github, gitlab, generic',
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}repositories:\n  - url: https://github.com/org/repo\n    provider: bitbucket-cloud\n`,
+      'fleet.yaml:7: repositories[0].provider: must be one of github, gitlab, bitbucket, bitbucket-server, azure-devops, gitea, generic',
     ],
     [
       'the same repository listed twice is rejected',

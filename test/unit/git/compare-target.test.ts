@@ -32,12 +32,59 @@ describe('compareTarget', () => {
       },
       { provider: 'gitlab', apiBaseUrl: 'http://127.0.0.1:7/api/v4', repository: 'org/gitops' },
     ],
+    [
+      'bitbucket.org uses api.bitbucket.org',
+      { url: 'https://bitbucket.org/acme/platform.git' },
+      { provider: 'bitbucket', apiBaseUrl: 'https://api.bitbucket.org', repository: 'acme/platform' },
+    ],
+    [
+      'a /scm/ path is Bitbucket Server, its REST API under the same context path',
+      { url: 'https://git.example.com/bitbucket/scm/PLAT/deploy.git' },
+      {
+        provider: 'bitbucket-server',
+        apiBaseUrl: 'https://git.example.com/bitbucket',
+        repository: 'PLAT/deploy',
+      },
+    ],
+    [
+      'dev.azure.com: the organisation is the collection, project/repo the repository',
+      { url: 'https://dev.azure.com/org/project/_git/repo' },
+      { provider: 'azure-devops', apiBaseUrl: 'https://dev.azure.com/org', repository: 'project/repo' },
+    ],
+    [
+      'a legacy visualstudio.com URL with DefaultCollection',
+      { url: 'https://org.visualstudio.com/DefaultCollection/project/_git/repo' },
+      {
+        provider: 'azure-devops',
+        apiBaseUrl: 'https://org.visualstudio.com/DefaultCollection',
+        repository: 'project/repo',
+      },
+    ],
+    [
+      'an Azure repository named like its project',
+      { url: 'https://dev.azure.com/org/_git/repo' },
+      { provider: 'azure-devops', apiBaseUrl: 'https://dev.azure.com/org', repository: 'repo/repo' },
+    ],
+    [
+      'Azure DevOps Server with a collection path and an apiUrl for tests',
+      {
+        url: 'https://tfs.example.com/tfs/Main/Platform/_git/deploy',
+        provider: 'azure-devops' as const,
+        apiUrl: 'http://127.0.0.1:7/azure',
+      },
+      { provider: 'azure-devops', apiBaseUrl: 'http://127.0.0.1:7/azure', repository: 'Platform/deploy' },
+    ],
   ])('%s', (_name, source, expected) => {
     expect(compareTarget(source)).toEqual(expected);
   });
 
   it.each([
     ['a generic provider', { url: 'https://git.example.com/org/gitops', provider: 'generic' as const }],
+    [
+      'Gitea (its commits list their files)',
+      { url: 'https://gitea.example.com/org/gitops', provider: 'gitea' as const },
+    ],
+    ['an Azure URL without _git', { url: 'https://dev.azure.com/org/project' }],
     ['an unknown host without a provider', { url: 'https://git.example.com/org/gitops' }],
     ['a URL without an owner', { url: 'https://github.com/gitops' }],
     ['text that is no URL', { url: 'nope' }],

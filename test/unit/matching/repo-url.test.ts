@@ -98,3 +98,141 @@ describe('canonicalRepoKey', () => {
     expect([...keys]).toEqual(['github.com/acme/gitops']);
   });
 });
+
+describe('canonicalRepoKey across the URL forms of each Git host', () => {
+  it.each([
+    [
+      'github.com/org/repo',
+      'ssh://git@github.com:org/repo.git',
+      'scp-style path after ssh:// (invalid, accepted by Argo CD)',
+    ],
+    [
+      'github.com/org/repo',
+      'ssh://git@github.com:22/org/repo.git',
+      'ssh:// with a numeric port stays a port',
+    ],
+    [
+      'gitlab.com/group/sub/project',
+      'git+ssh://git@gitlab.com:group/sub/project',
+      'scp-style path after git+ssh://',
+    ],
+    ['bitbucket.org/acme/platform', 'https://bitbucket.org/acme/platform', 'Bitbucket Cloud web URL'],
+    [
+      'bitbucket.org/acme/platform',
+      'https://jdoe@bitbucket.org/acme/platform.git',
+      'Bitbucket Cloud HTTPS clone URL',
+    ],
+    ['bitbucket.org/acme/platform', 'git@bitbucket.org:acme/platform.git', 'Bitbucket Cloud SSH clone URL'],
+    [
+      'bitbucket.org/acme/platform',
+      'ssh://git@altssh.bitbucket.org:443/acme/platform.git',
+      'Bitbucket Cloud altssh on 443',
+    ],
+    ['bbs.example/proj/repo', 'https://bbs.example/scm/proj/repo.git', 'Bitbucket Server HTTP clone URL'],
+    ['bbs.example/proj/repo', 'ssh://git@bbs.example:7999/proj/repo.git', 'Bitbucket Server SSH clone URL'],
+    [
+      'bbs.example/proj/repo',
+      'https://bbs.example/projects/PROJ/repos/repo/browse',
+      'Bitbucket Server web URL',
+    ],
+    [
+      'bbs.example/proj/repo',
+      'https://bbs.example/projects/PROJ/repos/repo',
+      'Bitbucket Server web URL without /browse',
+    ],
+    [
+      'bbs.example/proj/repo',
+      'https://bbs.example/bitbucket/scm/proj/repo.git',
+      'Bitbucket Server under a context path',
+    ],
+    [
+      'bbs.example/~jdoe/repo',
+      'https://bbs.example/scm/~jdoe/repo.git',
+      'Bitbucket Server personal repository clone',
+    ],
+    [
+      'bbs.example/~jdoe/repo',
+      'https://bbs.example/users/jdoe/repos/repo/browse',
+      'Bitbucket Server personal repository web URL',
+    ],
+    [
+      'dev.azure.com/org/project/_git/repo',
+      'https://dev.azure.com/org/project/_git/repo',
+      'Azure DevOps HTTPS URL',
+    ],
+    [
+      'dev.azure.com/org/project/_git/repo',
+      'https://org@dev.azure.com/org/project/_git/repo',
+      'Azure DevOps clone URL with the organisation as user',
+    ],
+    [
+      'dev.azure.com/org/project/_git/repo',
+      'https://org.visualstudio.com/project/_git/repo',
+      'legacy visualstudio.com URL',
+    ],
+    [
+      'dev.azure.com/org/project/_git/repo',
+      'https://org.visualstudio.com/DefaultCollection/project/_git/repo',
+      'legacy URL with DefaultCollection',
+    ],
+    [
+      'dev.azure.com/org/project/_git/repo',
+      'git@ssh.dev.azure.com:v3/org/project/repo',
+      'Azure DevOps SSH URL',
+    ],
+    [
+      'dev.azure.com/org/project/_git/repo',
+      'ssh://git@ssh.dev.azure.com/v3/org/project/repo',
+      'Azure DevOps ssh:// URL',
+    ],
+    [
+      'dev.azure.com/org/project/_git/repo',
+      'org@vs-ssh.visualstudio.com:v3/org/project/repo',
+      'legacy visualstudio.com SSH URL',
+    ],
+    [
+      'dev.azure.com/org/repo/_git/repo',
+      'https://dev.azure.com/org/_git/repo',
+      'Azure DevOps URL of a repository named like its project',
+    ],
+    ['dev.azure.com/org/repo/_git/repo', 'git@ssh.dev.azure.com:v3/org/repo/repo', 'its SSH form'],
+  ])('keys %s from %s (%s)', (key, url) => {
+    expect(canonicalRepoKey(url)).toBe(key);
+  });
+
+  it.each([
+    [
+      'another Azure project',
+      'https://dev.azure.com/org/other/_git/repo',
+      'git@ssh.dev.azure.com:v3/org/project/repo',
+    ],
+    [
+      'another Azure organisation',
+      'https://dev.azure.com/org2/project/_git/repo',
+      'https://org.visualstudio.com/project/_git/repo',
+    ],
+    [
+      'another Bitbucket Server project',
+      'https://bbs.example/scm/proj2/repo.git',
+      'ssh://git@bbs.example:7999/proj/repo.git',
+    ],
+    [
+      'another Bitbucket Server host',
+      'https://bbs2.example/scm/proj/repo.git',
+      'https://bbs.example/scm/proj/repo.git',
+    ],
+    [
+      'a personal and a project repository',
+      'https://bbs.example/scm/~proj/repo.git',
+      'https://bbs.example/scm/proj/repo.git',
+    ],
+    [
+      'a password in ssh:// user info is not a host',
+      'ssh://ci:hunter2@git.example.com/o/r',
+      'https://ci/o/r',
+    ],
+  ])('keeps %s apart', (_name, a, b) => {
+    expect(canonicalRepoKey(a)).toBeDefined();
+    expect(canonicalRepoKey(a)).not.toBe(canonicalRepoKey(b));
+  });
+});

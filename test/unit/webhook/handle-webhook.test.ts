@@ -290,7 +290,7 @@ describe('handleWebhook', () => {
 
   it('answers 400 to an unknown provider without reading secrets', async () => {
     const { deps, secretReads } = setup();
-    const response = await handleWebhook(githubRequest(), 'bitbucket', deps);
+    const response = await handleWebhook(githubRequest(), 'bitbucket-cloud', deps);
     expect(response.statusCode).toBe(400);
     expect(JSON.parse(response.body)).toMatchObject({ error: 'unknown-provider' });
     expect(secretReads()).toBe(0);

@@ -138,7 +138,11 @@ describe('parseDelivery refuses a verified delivery that is not what it claims (
       gitlab({ ...gitlabFixture('push'), project: undefined, repository: undefined }),
       'push payload is missing "project"',
     ],
-    ['an unknown provider', { ...github(ghPush), provider: 'bitbucket' }, 'unknown provider "bitbucket"'],
+    [
+      'an unknown provider',
+      { ...github(ghPush), provider: 'bitbucket-cloud' },
+      'unknown provider "bitbucket-cloud"',
+    ],
   ])('refuses %s', async (_name, input, message) => {
     const attempt = parseDelivery(input);
     await expect(attempt).rejects.toBeInstanceOf(BadRequestError);

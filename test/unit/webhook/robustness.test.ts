@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../lib/errors.js';
 import { parseDelivery } from '../../../lib/webhook/parse-delivery.js';
+import { ALL_SECRETS, type HostFixture, hostFixture, type SignedDelivery, sign } from './hosts.js';
 import { githubPayloads, gitlabFixture, signGitHub } from './support.js';
 
 const ODD_VALUES = [null, 0, -1, '', 'x', true, [], {}, [null], ['x'], { id: 1 }] as const;
@@ -72,4 +73,55 @@ describe('parseDelivery never fails on its own for odd payloads that are correct
       expect(bugs).toEqual([]);
     },
   );
+
+  const hosts: [HostFixture, (body: string) => SignedDelivery, ((p: Payload) => Payload)?][] = [
+    ['bitbucket-repo-push', (b) => sign.bitbucket(b)],
+    ['bitbucket-server-refs-changed', (b) => sign.bitbucketServer(b)],
+    ['azuredevops-git-push', (b) => sign.azure(b)],
+    ['gitea-push', (b) => sign.gitea(b)],
+    ['gogs-push', (b) => sign.gogs(b)],
+  ];
+  it.each(hosts)(
+    'answers every mutation of the %s sample with a result or a 4xx',
+    async (fixture, signed) => {
+      const bugs: string[] = [];
+      for (const [path, payload] of mutations(hostFixture(fixture))) {
+        const delivery = signed(JSON.stringify(payload));
+        const outcome = await outcomeOf(() =>
+          parseDelivery({
+            provider: delivery.provider,
+            body: Buffer.from(delivery.body),
+            secrets: ALL_SECRETS,
+            headers: delivery.headers,
+          }),
+        );
+        if (outcome.startsWith('bug')) bugs.push(`${path}: ${outcome}`);
+      }
+      expect(bugs).toEqual([]);
+    },
+  );
+
+  it('answers every mutation of a generic body with a result or a 4xx', async () => {
+    const bugs: string[] = [];
+    const body = {
+      repo: 'https://h/o/r',
+      ref: 'main',
+      before: 'a'.repeat(40),
+      after: 'b'.repeat(40),
+      files: ['x'],
+    };
+    for (const [path, payload] of mutations(body)) {
+      const delivery = sign.generic(JSON.stringify(payload));
+      const outcome = await outcomeOf(() =>
+        parseDelivery({
+          provider: 'generic',
+          body: Buffer.from(delivery.body),
+          secrets: ALL_SECRETS,
+          headers: delivery.headers,
+        }),
+      );
+      if (outcome.startsWith('bug')) bugs.push(`${path}: ${outcome}`);
+    }
+    expect(bugs).toEqual([]);
+  });
 });

@@ -28,10 +28,24 @@ function reader(values: (string | Error)[]) {
   } satisfies SecretReader & { calls: string[] };
 }
 
+/** What the source serves: every provider's list, empty unless given. */
+function all(given: Record<string, string[]>) {
+  return {
+    github: [],
+    gitlab: [],
+    bitbucket: [],
+    'bitbucket-server': [],
+    'azure-devops': [],
+    gitea: [],
+    generic: [],
+    ...given,
+  };
+}
+
 describe('webhookSecretSource', () => {
   it('serves the direct secrets from config when no secret ARN is set', async () => {
     const source = webhookSecretSource({ webhookSecrets: { github: ['a', 'b'], gitlab: ['t'] } });
-    expect(await source()).toEqual({ github: ['a', 'b'], gitlab: ['t'] });
+    expect(await source()).toEqual(all({ github: ['a', 'b'], gitlab: ['t'] }));
   });
 
   it('merges the direct secrets with the Secrets Manager JSON, strings and lists alike', async () => {
@@ -40,7 +54,7 @@ describe('webhookSecretSource', () => {
       { webhookSecrets: { secretArn: ARN, github: ['local', 'old'], gitlab: [] } },
       secretReader,
     );
-    expect(await source()).toEqual({ github: ['local', 'old', 'new'], gitlab: ['token'] });
+    expect(await source()).toEqual(all({ github: ['local', 'old', 'new'], gitlab: ['token'] }));
     expect(secretReader.calls).toEqual([ARN]);
   });
 
@@ -91,12 +105,23 @@ describe('webhookSecretSource', () => {
 
 describe('parseStoredSecrets', () => {
   it.each([
-    ['a string per provider', '{"github":"g","gitlab":"t"}', { github: ['g'], gitlab: ['t'] }],
-    ['lists for rotation', '{"github":["g1","g2"]}', { github: ['g1', 'g2'], gitlab: [] }],
+    ['a string per provider', '{"github":"g","gitlab":"t"}', all({ github: ['g'], gitlab: ['t'] })],
+    ['lists for rotation', '{"github":["g1","g2"]}', all({ github: ['g1', 'g2'] })],
     [
       'blank entries dropped and values trimmed',
       '{"github":[" g ",""],"gitlab":null}',
-      { github: ['g'], gitlab: [] },
+      all({ github: ['g'] }),
+    ],
+    [
+      'each further provider under its route name',
+      '{"bitbucket":"b","bitbucket-server":["s1","s2"],"azure-devops":"a","gitea":"g","generic":"x"}',
+      all({
+        bitbucket: ['b'],
+        'bitbucket-server': ['s1', 's2'],
+        'azure-devops': ['a'],
+        gitea: ['g'],
+        generic: ['x'],
+      }),
     ],
   ])('reads %s', (_name, raw, expected) => {
     expect(parseStoredSecrets(raw)).toEqual(expected);

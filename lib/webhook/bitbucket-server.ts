@@ -1,0 +1,106 @@
+import { unknownFiles } from './commit-files.js';
+import type { DeliveryMeta, NormalizedPush } from './delivery.js';
+import { parseRef } from './git-ref.js';
+import {
+  httpUrl,
+  isRecord,
+  isZeroSha,
+  type JsonRecord,
+  missingField,
+  notAnObject,
+  optionalRecord,
+  optionalString,
+  quoted,
+  requireCommitSha,
+  requireRecord,
+  requireString,
+  uniqueStrings,
+  wrongType,
+} from './payload-fields.js';
+import type { PushAuthor, PushRepository } from './push-event.js';
+
+/**
+ * A Bitbucket Server / Data Center `repo:refs_changed` payload → one push per entry of `changes`
+ * (Argo CD reads only the first). `DELETE` changes are ignored. The payload carries no commits, so the
+ * files are unknown: fan-out asks the Server's changes API when the repository is in the fleet file.
+ */
+export function normalizeBitbucketServerPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  if (!isRecord(payload)) throw notAnObject();
+  const repo = serverRepository(requireRecord(payload, 'repository'));
+  const changes = payload.changes;
+  if (!Array.isArray(changes)) throw missingField('changes');
+  const pusher = serverActor(optionalRecord(payload, 'actor'));
+  return changes.map((change, index) => {
+    const path = `changes[${index}]`;
+    if (!isRecord(change)) throw wrongType(path, 'an object');
+    const refId =
+      optionalString(change, 'refId') ?? requireString(requireRecord(change, 'ref'), 'id', `${path}.ref.id`);
+    const type = requireString(change, 'type', `${path}.type`);
+    const before = requireCommitSha(change, 'fromHash', `${path}.fromHash`);
+    const after = requireCommitSha(change, 'toHash', `${path}.toHash`);
+    const parsed = parseRef(refId);
+    if (parsed === undefined) {
+      return { kind: 'ignored', reason: `ref ${quoted(refId)} is neither a branch nor a tag` };
+    }
+    const deleted = type === 'DELETE' || isZeroSha(after);
+    const created = type === 'ADD' || isZeroSha(before);
+    return {
+      kind: 'push',
+      event: {
+        provider: 'bitbucket-server',
+        deliveryId: meta.deliveryId,
+        repo,
+        ref: refId,
+        refType: parsed.refType,
+        refName: parsed.refName,
+        before,
+        after,
+        // The payload does not name the default branch: every branch push counts, as in Argo CD.
+        touchedDefaultBranch: parsed.refType === 'branch',
+        created,
+        deleted,
+        forced: false,
+        author: pusher ?? { name: 'unknown' },
+        ...(pusher === undefined ? {} : { pusher }),
+        commitTitle: '',
+        ...(deleted ? {} : { commitUrl: `${repo.webUrl}/commits/${after}` }),
+        changedFiles: deleted
+          ? { known: true, files: [] }
+          : unknownFiles(created ? 'created' : 'no-commit-list'),
+        receivedAt: meta.receivedAt,
+      },
+    };
+  });
+}
+
+/** Clone links (`http` and `ssh`, both ending in `.git`) and the web `…/browse` link, malformed ones skipped. */
+function serverRepository(repository: JsonRecord): PushRepository {
+  const links = optionalRecord(repository, 'links');
+  const hrefs = (name: string): { href?: string; name?: string }[] => {
+    const list = links?.[name];
+    return Array.isArray(list) ? list.filter(isRecord).map((l) => ({ ...l })) : [];
+  };
+  const clones = hrefs('clone').filter(
+    (l) => typeof l.href === 'string' && (l.name === 'http' || l.name === 'ssh'),
+  );
+  const self = hrefs('self')
+    .map((l) => httpUrl(typeof l.href === 'string' ? l.href : undefined))
+    .find((href) => href !== undefined);
+  const httpClone = clones.map((l) => httpUrl(l.href)).find((href) => href !== undefined);
+  const webUrl = self?.replace(/\/browse\/?$/, '') ?? httpClone?.replace(/\.git$/i, '');
+  if (webUrl === undefined) throw missingField('repository.links');
+  const slug = optionalString(repository, 'slug');
+  const projectKey = optionalString(optionalRecord(repository, 'project'), 'key');
+  return {
+    fullName: projectKey !== undefined && slug !== undefined ? `${projectKey}/${slug}` : (slug ?? webUrl),
+    webUrl,
+    urls: uniqueStrings([webUrl, self, ...clones.map((l) => l.href)]),
+  };
+}
+
+function serverActor(record: JsonRecord | undefined): PushAuthor | undefined {
+  const name = optionalString(record, 'displayName') ?? optionalString(record, 'name');
+  const username = optionalString(record, 'slug') ?? optionalString(record, 'name');
+  if (name === undefined) return undefined;
+  return username === undefined ? { name } : { name, username };
+}

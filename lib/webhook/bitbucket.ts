@@ -1,0 +1,138 @@
+import { unknownFiles } from './commit-files.js';
+import type { DeliveryMeta, NormalizedPush } from './delivery.js';
+import {
+  firstLine,
+  httpUrl,
+  isRecord,
+  type JsonRecord,
+  missingField,
+  notAnObject,
+  optionalRecord,
+  optionalString,
+  quoted,
+  requireCommitSha,
+  requireRecord,
+  requireString,
+  uniqueStrings,
+  wrongType,
+} from './payload-fields.js';
+import { type PushAuthor, type PushRepository, type RefType, ZERO_SHA } from './push-event.js';
+
+const REF_TYPES: Readonly<Record<string, RefType>> = {
+  branch: 'branch',
+  named_branch: 'branch',
+  tag: 'tag',
+  annotated_tag: 'tag',
+};
+
+/**
+ * A Bitbucket Cloud `repo:push` payload → one push per entry of `push.changes` (Argo CD reads only
+ * the first). The payload lists at most five commits and never files, so the files are unknown and
+ * fan-out asks the diffstat API (when the repository is in the fleet file) or fails open.
+ */
+export function normalizeBitbucketPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  if (!isRecord(payload)) throw notAnObject();
+  const repo = bitbucketRepository(requireRecord(payload, 'repository'));
+  const push = requireRecord(payload, 'push');
+  const changes = push.changes;
+  if (!Array.isArray(changes)) throw missingField('push.changes');
+  const pusher = actor(optionalRecord(payload, 'actor'));
+  return changes.map((change, index) => {
+    const path = `push.changes[${index}]`;
+    if (!isRecord(change)) throw wrongType(path, 'an object');
+    return normalizeChange(change, path, { repo, pusher, meta });
+  });
+}
+
+function normalizeChange(
+  change: JsonRecord,
+  path: string,
+  context: { repo: PushRepository; pusher: PushAuthor | undefined; meta: DeliveryMeta },
+): NormalizedPush {
+  const next = optionalRecord(change, 'new');
+  const old = optionalRecord(change, 'old');
+  const side = next ?? old;
+  if (side === undefined) throw missingField(`${path}.new`);
+  const name = requireString(side, 'name', `${path}.${next ? 'new' : 'old'}.name`);
+  const type = requireString(side, 'type', `${path}.${next ? 'new' : 'old'}.type`);
+  const refType = REF_TYPES[type];
+  if (refType === undefined)
+    return { kind: 'ignored', reason: `ref type ${quoted(type, 40)} is not handled` };
+  const target = next === undefined ? undefined : requireRecord(next, 'target', `${path}.new.target`);
+  const after = target === undefined ? ZERO_SHA : requireCommitSha(target, 'hash', `${path}.new.target.hash`);
+  const oldTarget = optionalRecord(old, 'target');
+  const before =
+    oldTarget === undefined ? ZERO_SHA : requireCommitSha(oldTarget, 'hash', `${path}.old.target.hash`);
+  const deleted = next === undefined || change.closed === true;
+  const created = old === undefined || change.created === true;
+  const forced = change.forced === true;
+  const { repo, pusher, meta } = context;
+  const author = commitAuthor(optionalRecord(target, 'author')) ?? pusher ?? { name: 'unknown' };
+  const commitUrl =
+    httpUrl(optionalString(optionalRecord(optionalRecord(target, 'links'), 'html'), 'href')) ??
+    (deleted ? undefined : `${repo.webUrl}/commits/${after}`);
+  return {
+    kind: 'push',
+    event: {
+      provider: 'bitbucket',
+      deliveryId: meta.deliveryId,
+      repo,
+      ref: `refs/${refType === 'branch' ? 'heads' : 'tags'}/${name}`,
+      refType,
+      refName: name,
+      before,
+      after,
+      // The payload does not name the main branch: every branch push counts as touching it, as in Argo CD.
+      touchedDefaultBranch:
+        refType === 'branch' && (repo.defaultBranch === undefined || repo.defaultBranch === name),
+      created,
+      deleted,
+      forced,
+      author,
+      ...(pusher === undefined ? {} : { pusher }),
+      commitTitle: firstLine(optionalString(target, 'message')),
+      ...(commitUrl === undefined ? {} : { commitUrl }),
+      changedFiles: deleted
+        ? { known: true, files: [] }
+        : unknownFiles(created ? 'created' : forced ? 'forced' : 'no-commit-list'),
+      receivedAt: meta.receivedAt,
+    },
+  };
+}
+
+function bitbucketRepository(repository: JsonRecord): PushRepository {
+  const links = optionalRecord(repository, 'links');
+  const html = httpUrl(optionalString(optionalRecord(links, 'html'), 'href'));
+  const fullName = optionalString(repository, 'full_name');
+  const webUrl = html ?? (fullName === undefined ? undefined : `https://bitbucket.org/${fullName}`);
+  if (webUrl === undefined) throw missingField('repository.links.html.href');
+  const defaultBranch = optionalString(optionalRecord(repository, 'mainbranch'), 'name');
+  const host = new URL(webUrl).hostname.toLowerCase();
+  const onCloud = host === 'bitbucket.org' || host.endsWith('.bitbucket.org');
+  return {
+    fullName: fullName ?? new URL(webUrl).pathname.replace(/^\/+|\/+$/g, ''),
+    webUrl,
+    urls: uniqueStrings([
+      webUrl,
+      onCloud && fullName !== undefined ? `https://bitbucket.org/${fullName}` : undefined,
+    ]),
+    ...(defaultBranch === undefined ? {} : { defaultBranch }),
+    ...(onCloud ? { apiBaseUrl: 'https://api.bitbucket.org' } : {}),
+  };
+}
+
+/** `{raw: "Name <mail>", user: {display_name}}` in today's payloads; older samples flatten the user. */
+function commitAuthor(author: JsonRecord | undefined): PushAuthor | undefined {
+  const user = optionalRecord(author, 'user');
+  const fromUser = actor(user) ?? actor(author);
+  if (fromUser !== undefined) return fromUser;
+  const raw = optionalString(author, 'raw');
+  return raw === undefined ? undefined : { name: raw.replace(/\s*<[^>]*>\s*$/, '').trim() || raw };
+}
+
+function actor(record: JsonRecord | undefined): PushAuthor | undefined {
+  const name = optionalString(record, 'display_name');
+  const username = optionalString(record, 'nickname') ?? optionalString(record, 'username');
+  if (name === undefined) return username === undefined ? undefined : { name: username, username };
+  return username === undefined ? { name } : { name, username };
+}

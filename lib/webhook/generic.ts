@@ -1,0 +1,96 @@
+import { canonicalRepoKey } from '../matching/repo-url.js';
+import { unknownFiles } from './commit-files.js';
+import type { DeliveryMeta, NormalizedPush } from './delivery.js';
+import { parseRef } from './git-ref.js';
+import {
+  firstLine,
+  httpUrl,
+  isRecord,
+  isZeroSha,
+  notAnObject,
+  optionalString,
+  quoted,
+  requireCommitSha,
+  requireString,
+  wrongType,
+} from './payload-fields.js';
+import { type ChangedFiles, ZERO_SHA } from './push-event.js';
+
+/** The generic endpoint's cap on listed files; a CI job with more should leave `files` out (fail open). */
+export const GENERIC_MAX_FILES = 10_000;
+
+/**
+ * The generic body `{"repo": URL, "ref", "before"?, "after", "files"?: [...]}` (plus optional
+ * `defaultBranch`, `author`, `message`) → a provider-neutral push. `ref` is a full ref, or a bare name
+ * taken as a branch. No `files`: unknown (the compare API or fail open); `files: []`: known empty.
+ */
+export function normalizeGenericPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
+  if (!isRecord(payload)) throw notAnObject();
+  const repoUrl = requireString(payload, 'repo');
+  const key = canonicalRepoKey(repoUrl);
+  if (key === undefined) throw wrongType('repo', 'a Git repository URL');
+  const rawRef = requireString(payload, 'ref');
+  const ref = rawRef.startsWith('refs/') ? rawRef : `refs/heads/${rawRef}`;
+  const parsed = parseRef(ref);
+  if (parsed === undefined)
+    return { kind: 'ignored', reason: `ref ${quoted(rawRef)} is neither a branch nor a tag` };
+  const after = requireCommitSha(payload, 'after');
+  const before =
+    payload.before === undefined || payload.before === null ? ZERO_SHA : requireCommitSha(payload, 'before');
+  const defaultBranch = optionalString(payload, 'defaultBranch');
+  const deleted = isZeroSha(after);
+  const webUrl = httpUrl(repoUrl) === undefined ? `https://${key}` : safeWebUrl(repoUrl);
+  const author = optionalString(payload, 'author') ?? 'unknown';
+  return {
+    kind: 'push',
+    event: {
+      provider: 'generic',
+      deliveryId: meta.deliveryId,
+      repo: {
+        fullName: key.slice(key.indexOf('/') + 1),
+        webUrl,
+        urls: [...new Set([webUrl, withoutCredentials(repoUrl)])],
+        ...(defaultBranch === undefined ? {} : { defaultBranch }),
+      },
+      ref,
+      refType: parsed.refType,
+      refName: parsed.refName,
+      before,
+      after,
+      // Without `defaultBranch` every branch push counts as touching it (fail open for HEAD apps).
+      touchedDefaultBranch:
+        parsed.refType === 'branch' && (defaultBranch === undefined || defaultBranch === parsed.refName),
+      created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
+      deleted,
+      forced: false,
+      author: { name: author },
+      commitTitle: firstLine(optionalString(payload, 'message')),
+      changedFiles: deleted ? { known: true, files: [] } : listedFiles(payload.files),
+      receivedAt: meta.receivedAt,
+    },
+  };
+}
+
+function listedFiles(files: unknown): ChangedFiles {
+  if (files === undefined || files === null) return unknownFiles('no-commit-list');
+  if (!Array.isArray(files) || !files.every((f) => typeof f === 'string')) {
+    throw wrongType('files', 'a list of paths');
+  }
+  if (files.length > GENERIC_MAX_FILES) return unknownFiles('truncated');
+  return {
+    known: true,
+    files: [...new Set(files.map((f) => f.replace(/^\/+/, '')).filter((f) => f !== ''))],
+  };
+}
+
+/** The URL as a web link: user info (a token, maybe), query, fragment and `.git` dropped. */
+function safeWebUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, '').replace(/\.git$/i, '')}`;
+}
+
+/** ssh and scp-style URLs keep a plain user (`git@`) but lose a password; http(s) lose any user info. */
+function withoutCredentials(url: string): string {
+  if (httpUrl(url) !== undefined) return safeWebUrl(url);
+  return url.trim().replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@:]*:[^/@]*@/i, '$1');
+}
