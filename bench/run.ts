@@ -3,25 +3,30 @@ import { benchColdStart } from './cold-start.js';
 import { benchFanout } from './fanout.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
+import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
 import { benchWebhook } from './webhook.js';
 
-// `npm run bench [-- scenario...]`: measures speed and memory goals (never asserted by tests) and prints a
-// Markdown table for BENCHMARKS.md.
-const scenarios: Record<string, () => Promise<Row[]>> = {
+// `npm run bench [-- scenario...] [--json] [--quick]`: measures speed and memory goals (never asserted by
+// tests) and prints a Markdown table for BENCHMARKS.md, or one JSON object per line with `--json`.
+const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row | Metric)[]>> = {
   matching: benchMatching,
   webhook: benchWebhook,
   fanout: benchFanout,
   'cold-start': benchColdStart,
 };
 
-const wanted = process.argv.slice(2).filter((a) => a !== '--');
-const rows: Row[] = [];
+const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));
+const rows: (Row | Metric)[] = [];
 for (const [name, run] of Object.entries(scenarios)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
-  process.stderr.write(`running ${name}...\n`);
-  rows.push(...(await run()));
+  process.stderr.write(`running ${name}${options.quick ? ' (quick)' : ''}...\n`);
+  const result = await run(options);
+  rows.push(...result);
+  if (json) for (const row of result) process.stdout.write(`${jsonLine(row)}\n`);
 }
-process.stdout.write(`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n\n`);
-process.stdout.write('| scenario | measure | result |\n| --- | --- | --- |\n');
-for (const row of rows) process.stdout.write(`| ${row.scenario} | ${row.measure} | ${row.value} |\n`);
+if (!json) {
+  process.stdout.write(`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n\n`);
+  process.stdout.write('| scenario | measure | result | target |\n| --- | --- | --- | --- |\n');
+  for (const row of rows) process.stdout.write(`${tableRow(row)}\n`);
+}
 process.exit(0);

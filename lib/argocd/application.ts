@@ -1,6 +1,4 @@
 import {
-  fail,
-  optionalList,
   optionalRecord,
   optionalString,
   type Parsed,
@@ -8,9 +6,8 @@ import {
   type RawRecord,
   readMeta,
   record,
-  requiredString,
 } from '../matching/raw-object.js';
-import { canonicalRepoKey } from '../matching/repo-url.js';
+import { readSources } from './application-sources.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 export const MANIFEST_PATHS_ANNOTATION = 'argocd.argoproj.io/manifest-generate-paths';
@@ -26,6 +23,15 @@ export interface ApplicationSource {
   readonly ref?: string;
   /** Hydrator sources: `sync` uses its own `path` as its only refresh path; a `dry` match also asks to hydrate. */
   readonly hydrator?: 'dry' | 'sync';
+  /** Index in `spec.sources` (multi-source apps), which `status.sync.revisions` follows. */
+  readonly position?: number;
+}
+
+/** A `spec.sources[]` entry that is well-typed but unusable (no `repoURL`, not a Git URL): left out. */
+export interface IgnoredSource {
+  readonly position: number;
+  /** What is wrong with it, e.g. `repoURL is missing`. */
+  readonly reason: string;
 }
 
 export interface ApplicationDestination {
@@ -38,63 +44,14 @@ export interface Application {
   readonly namespace: string;
   readonly name: string;
   readonly sources: readonly ApplicationSource[];
+  /** Multi-source entries left out; Argo CD skips them too (they match no push) and uses the others. */
+  readonly ignoredSources?: readonly IgnoredSource[];
   readonly manifestGeneratePaths?: string;
   /** A refresh still pending on the object (`normal` or `hard`). */
   readonly refreshAnnotation?: string;
   readonly automated: boolean;
   readonly destination: ApplicationDestination;
   readonly project: string;
-}
-
-function readSource(
-  raw: RawRecord,
-  where: string,
-  extra: Partial<ApplicationSource> = {},
-): ApplicationSource {
-  const repoURL = requiredString(raw.repoURL, `${where}.repoURL`);
-  const chart = optionalString(raw.chart, `${where}.chart`);
-  const ref = optionalString(raw.ref, `${where}.ref`);
-  const repoKey = canonicalRepoKey(repoURL);
-  // OCI and Helm chart repositories are fine sources, just not Git ones; never echo the URL (credentials).
-  if (repoKey === undefined && chart === undefined && !/^\s*oci:\/\//i.test(repoURL)) {
-    fail(`${where}.repoURL is not a Git repository URL`);
-  }
-  return {
-    repoURL,
-    repoKey,
-    targetRevision: optionalString(raw.targetRevision, `${where}.targetRevision`) ?? '',
-    path: optionalString(raw.path, `${where}.path`) ?? '',
-    ...(chart === undefined ? {} : { chart }),
-    ...(ref === undefined ? {} : { ref }),
-    ...extra,
-  };
-}
-
-/** Argo CD's `GetSources`: the hydrator wins, then non-empty `sources[]`, then `source`. */
-function readSources(spec: RawRecord): ApplicationSource[] {
-  const hydrator = optionalRecord(spec.sourceHydrator, 'spec.sourceHydrator');
-  if (hydrator) {
-    const dry = record(hydrator.drySource, 'spec.sourceHydrator.drySource');
-    const sync = record(hydrator.syncSource, 'spec.sourceHydrator.syncSource');
-    const drySource = readSource(dry, 'spec.sourceHydrator.drySource', { hydrator: 'dry' });
-    const syncSource = readSource(
-      {
-        repoURL: optionalString(sync.repoURL, 'spec.sourceHydrator.syncSource.repoURL') || dry.repoURL,
-        targetRevision: requiredString(sync.targetBranch, 'spec.sourceHydrator.syncSource.targetBranch'),
-        path: sync.path,
-      },
-      'spec.sourceHydrator.syncSource',
-      { hydrator: 'sync' },
-    );
-    return [syncSource, drySource];
-  }
-  const list = optionalList(spec.sources, 'spec.sources');
-  if (list && list.length > 0) {
-    return list.map((item, i) => readSource(record(item, `spec.sources[${i}]`), `spec.sources[${i}]`));
-  }
-  const single = optionalRecord(spec.source, 'spec.source');
-  if (!single) fail('spec has no source');
-  return [readSource(single, 'spec.source')];
 }
 
 function readAutomated(spec: RawRecord): boolean {
@@ -121,7 +78,7 @@ export function parseApplication(raw: unknown): Parsed<Application> {
     return {
       namespace: meta.namespace,
       name: meta.name,
-      sources: readSources(spec),
+      ...readSources(spec),
       ...(paths === undefined ? {} : { manifestGeneratePaths: paths }),
       ...(refresh === undefined ? {} : { refreshAnnotation: refresh }),
       automated: readAutomated(spec),

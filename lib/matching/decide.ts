@@ -21,7 +21,7 @@ export interface Verdict {
   readonly hydrate: boolean;
 }
 
-const RANK: Readonly<Record<MatchDecision, number>> = {
+export const RANK: Readonly<Record<MatchDecision, number>> = {
   'revision-miss': 0,
   'paths-miss': 1,
   'refreshed-unknown-files': 2,
@@ -29,21 +29,21 @@ const RANK: Readonly<Record<MatchDecision, number>> = {
 };
 
 /** The object's verdict is its best part's (refreshed once if any part matches); any dry match hydrates. */
-function best(verdicts: readonly Verdict[]): Verdict | undefined {
+export function best(verdicts: readonly Verdict[]): Verdict | undefined {
   let top: Verdict | undefined;
   for (const v of verdicts) if (!top || RANK[v.decision] > RANK[top.decision]) top = v;
   const hydrate = verdicts.some((v) => v.hydrate);
   return top && (top.hydrate === hydrate ? top : { ...top, hydrate });
 }
 
-const pushed = (push: PushedRef): string => `${push.refType} ${push.refName}`;
+export const pushed = (push: PushedRef): string => `${push.refType} ${push.refName}`;
 
-function pathsReason(
+export function pathsReason(
   verdict: PathsVerdict,
   label: string,
   filtered: boolean,
   push: PushedRef,
-  changed: ChangedFiles,
+  changed: { readonly known: true } | { readonly known: false; readonly reason: string },
 ): string {
   const follows = `${label} follows ${pushed(push)}`;
   if (!filtered) return `${follows}; no path filter`;
@@ -55,17 +55,26 @@ function pathsReason(
     : `${follows}; no changed file under its paths`;
 }
 
-function sourceLabel(app: Application, source: ApplicationSource, index: number): string {
+export function sourceLabel(app: Application, source: ApplicationSource, index: number): string {
   if (source.hydrator) return `${source.hydrator}Source`;
-  return app.sources.length === 1 ? 'source' : `sources[${index}]`;
+  const count = app.sources.length + (app.ignoredSources?.length ?? 0);
+  return count === 1 ? 'source' : `sources[${source.position ?? index}]`;
 }
 
-function sourcePaths(app: Application, source: ApplicationSource): string[] {
+/** Names the multi-source entries that were left out, so a decision never hides them. */
+export function withIgnoredSources(app: Application, verdict: Verdict | undefined): Verdict | undefined {
+  if (verdict === undefined || app.ignoredSources === undefined) return verdict;
+  const notes = app.ignoredSources.map((i) => `; sources[${i.position}] ignored (${i.reason})`);
+  return { ...verdict, reason: verdict.reason + notes.join('') };
+}
+
+export function sourcePaths(app: Application, source: ApplicationSource): string[] {
   // Argo CD: the hydrator's sync source refreshes on its own path only, whatever the annotation says.
   if (source.hydrator === 'sync') return [cleanPath(source.path)];
   return refreshPaths(app.manifestGeneratePaths, source.path);
 }
 
+/** The straightforward decision (every item against every file); the match index compiles the same rules. */
 export function decideApplication(
   app: Application,
   keys: ReadonlySet<string>,
@@ -84,7 +93,7 @@ export function decideApplication(
     const reason = pathsReason(decision, label, paths.length > 0, push, changed);
     return [{ decision, reason, hydrate: source.hydrator === 'dry' && decision !== 'paths-miss' }];
   });
-  return best(verdicts);
+  return withIgnoredSources(app, best(verdicts));
 }
 
 function decideGenerator(gen: GitGenerator, push: PushedRef, changed: ChangedFiles): Verdict {

@@ -50,7 +50,9 @@ export function trackApplication(cluster: string, raw: unknown): Tracked {
   const syncedOne = text(at(raw, 'status', 'sync', 'revision'));
   const sources = app.sources
     .filter((source) => source.hydrator !== 'dry')
-    .map((source, index): TrackedSource => {
+    .map((source, i): TrackedSource => {
+      // An ignored multi-source entry leaves a gap: `position` keeps each source at its own index.
+      const index = source.position ?? i;
       const rawSource = multiSource ? rawSources[index] : hydrator ? undefined : at(raw, 'spec', 'source');
       const synced = multiSource ? text(syncedList[index]) : syncedOne;
       return {

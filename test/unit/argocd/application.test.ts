@@ -117,8 +117,18 @@ describe('parseApplication', () => {
     ['an empty repoURL', application('a', { source: { repoURL: '' } }), 'spec.source.repoURL is missing'],
     [
       'a repoURL that is not a Git URL',
-      application('a', { sources: [gitSource(REPO), gitSource('not a url')] }),
-      'spec.sources[1].repoURL is not a Git repository URL',
+      application('a', { source: gitSource('not a url') }),
+      'spec.source.repoURL is not a Git repository URL',
+    ],
+    [
+      'a multi-source app none of whose sources is usable',
+      application('a', { sources: [{ path: 'x' }, gitSource('not a url')] }),
+      'spec.sources[0].repoURL is missing; spec.sources[1].repoURL is not a Git repository URL',
+    ],
+    [
+      'a multi-source app with a source of the wrong type (the Kubernetes schema forbids it)',
+      application('a', { sources: [gitSource(REPO), { repoURL: REPO, targetRevision: 2 }] }),
+      'spec.sources[1].targetRevision is not a string',
     ],
     [
       'a sources entry that is not an object',
@@ -142,6 +152,19 @@ describe('parseApplication', () => {
     ],
   ])('rejects %s with a reason', (_name, raw, reason) => {
     expect(parseApplication(raw)).toEqual({ ok: false, reason });
+  });
+
+  it('leaves out multi-source entries without a usable repoURL and keeps each source at its index', () => {
+    const raw = application('partly', {
+      sources: [{ targetRevision: 'main', path: 'a' }, gitSource(REPO, 'b'), gitSource('https://x y/z')],
+    });
+    const parsed = parseApplication(raw);
+    if (!parsed.ok) expect.fail(parsed.reason);
+    expect(parsed.value.sources.map((s) => [s.position, s.path])).toEqual([[1, 'b']]);
+    expect(parsed.value.ignoredSources).toEqual([
+      { position: 0, reason: 'repoURL is missing' },
+      { position: 2, reason: 'repoURL is not a Git repository URL' },
+    ]);
   });
 
   it('never puts the repository URL (which may hold a token) in a reason', () => {

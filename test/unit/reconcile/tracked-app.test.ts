@@ -70,6 +70,24 @@ describe('trackApplication', () => {
     expect(tracked.ok && tracked.value.syncedRevision).toBeUndefined();
   });
 
+  it('keeps a source at its own index when an earlier source was ignored (no repoURL)', () => {
+    const tracked = trackApplication(
+      'hub',
+      application(
+        {
+          sources: [
+            { path: 'orphan', targetRevision: 'main' },
+            { repoURL: REPO, path: 'apps/web', targetRevision: 'main', directory: { recurse: true } },
+          ],
+        },
+        { sync: { revisions: [A, B] } },
+      ),
+    );
+    expect(tracked.ok && tracked.value.sources).toMatchObject([
+      { index: 1, synced: B, recurse: true, source: { path: 'apps/web' } },
+    ]);
+  });
+
   it('compares a hydrator app on its sync source only, whose commit is status.sync.revision', () => {
     const tracked = trackApplication(
       'hub',

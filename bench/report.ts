@@ -1,0 +1,105 @@
+import type { Row } from './measure.js';
+
+/** How a scenario is run: `--quick` (CI) shrinks sizes and repetitions so the benchmark cannot rot. */
+export interface BenchOptions {
+  readonly quick: boolean;
+}
+
+/** A bound a metric should stay under (`max`) or over (`min`), in the metric's unit. */
+export type Target = { readonly max: number } | { readonly min: number };
+
+/** One measured number: `--json` prints one per line, the table prints it with its target and verdict. */
+export interface Metric {
+  readonly scenario: string;
+  readonly metric: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly target?: Target;
+  /** Why a missed target cannot be met on this machine, printed next to it. */
+  readonly note?: string;
+}
+
+export function parseBenchArgs(argv: readonly string[]): {
+  options: BenchOptions;
+  json: boolean;
+  wanted: string[];
+} {
+  const args = argv.filter((a) => a !== '--');
+  return {
+    options: { quick: args.includes('--quick') },
+    json: args.includes('--json'),
+    wanted: args.filter((a) => !a.startsWith('--')),
+  };
+}
+
+export function isMetric(item: Row | Metric): item is Metric {
+  return typeof item.value === 'number';
+}
+
+export function metricOk(metric: Metric): boolean | null {
+  if (metric.target === undefined) return null;
+  return 'max' in metric.target ? metric.value <= metric.target.max : metric.value >= metric.target.min;
+}
+
+function targetText(target: Target | undefined): string | null {
+  if (target === undefined) return null;
+  return 'max' in target ? `< ${target.max}` : `> ${target.min}`;
+}
+
+const number = (value: number) => (Math.abs(value) < 10 ? value.toFixed(2) : value.toFixed(0));
+
+/** `{"scenario","metric","value","unit","target","ok"}`; old-style rows keep their text value and no unit. */
+export function jsonLine(item: Row | Metric): string {
+  if (!isMetric(item)) {
+    return JSON.stringify({
+      scenario: item.scenario,
+      metric: item.measure,
+      value: item.value,
+      unit: null,
+      target: null,
+      ok: null,
+    });
+  }
+  const { scenario, metric, value, unit, target, note } = item;
+  const line = {
+    scenario,
+    metric,
+    value: Number(value.toFixed(3)),
+    unit,
+    target: targetText(target),
+    ok: metricOk(item),
+  };
+  return JSON.stringify(note === undefined ? line : { ...line, note });
+}
+
+/** The Markdown row of BENCHMARKS.md's results table: `| scenario | measure | result | target |`. */
+export function tableRow(item: Row | Metric): string {
+  if (!isMetric(item)) return `| ${item.scenario} | ${item.measure} | ${item.value} | |`;
+  const target = targetText(item.target);
+  const verdict = metricOk(item) === null ? '' : metricOk(item) ? ' ok' : ' **missed**';
+  const note = item.note === undefined ? '' : ` (${item.note})`;
+  const result = `${number(item.value)} ${item.unit}`;
+  return `| ${item.scenario} | ${item.metric} | ${result} | ${target === null ? '' : `${target} ${item.unit}${verdict}`}${note} |`;
+}
+
+/** Median and p99 of a sample, as two metrics with the same name stem. */
+export function percentiles(
+  scenario: string,
+  metric: string,
+  samples: readonly number[],
+  unit: string,
+  p99Target?: Target,
+): Metric[] {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
+  return [
+    { scenario, metric: `${metric}, median`, value: at(0.5), unit },
+    {
+      scenario,
+      metric: `${metric}, p99 (n=${sorted.length})`,
+      value: at(0.99),
+      unit,
+      ...(p99Target ? { target: p99Target } : {}),
+    },
+  ];
+}

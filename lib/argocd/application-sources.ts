@@ -1,0 +1,98 @@
+import {
+  fail,
+  optionalList,
+  optionalRecord,
+  optionalString,
+  type RawRecord,
+  record,
+  requiredString,
+} from '../matching/raw-object.js';
+import { canonicalRepoKey } from '../matching/repo-url.js';
+import type { ApplicationSource, IgnoredSource } from './application.js';
+
+/** A type error (`repoURL: 7`) makes the object unreadable, as Argo CD's typed decoding would; see below. */
+function readSource(
+  raw: RawRecord,
+  where: string,
+  extra: Partial<ApplicationSource> = {},
+): ApplicationSource | { readonly ignored: string } {
+  const repoURL = optionalString(raw.repoURL, `${where}.repoURL`) ?? '';
+  const chart = optionalString(raw.chart, `${where}.chart`);
+  const ref = optionalString(raw.ref, `${where}.ref`);
+  const targetRevision = optionalString(raw.targetRevision, `${where}.targetRevision`) ?? '';
+  const path = optionalString(raw.path, `${where}.path`) ?? '';
+  if (repoURL.trim() === '') return { ignored: 'repoURL is missing' };
+  const repoKey = canonicalRepoKey(repoURL);
+  // OCI and Helm chart repositories are fine sources, just not Git ones; never echo the URL (credentials).
+  if (repoKey === undefined && chart === undefined && !/^\s*oci:\/\//i.test(repoURL)) {
+    return { ignored: 'repoURL is not a Git repository URL' };
+  }
+  return {
+    repoURL,
+    repoKey,
+    targetRevision,
+    path,
+    ...(chart === undefined ? {} : { chart }),
+    ...(ref === undefined ? {} : { ref }),
+    ...extra,
+  };
+}
+
+function requiredSource(
+  raw: RawRecord,
+  where: string,
+  extra?: Partial<ApplicationSource>,
+): ApplicationSource {
+  const source = readSource(raw, where, extra);
+  if ('ignored' in source) fail(`${where}.${source.ignored}`);
+  return source;
+}
+
+interface Sources {
+  readonly sources: ApplicationSource[];
+  readonly ignoredSources?: IgnoredSource[];
+}
+
+/**
+ * Multi-source entries that are well-typed but unusable are left out and named, so the app is still
+ * refreshed through its other sources, as Argo CD does; with none left the app is unreadable.
+ */
+function readSourceList(list: readonly unknown[]): Sources {
+  const sources: ApplicationSource[] = [];
+  const ignoredSources: IgnoredSource[] = [];
+  list.forEach((item, position) => {
+    const where = `spec.sources[${position}]`;
+    const source = readSource(record(item, where), where, { position });
+    if ('ignored' in source) ignoredSources.push({ position, reason: source.ignored });
+    else sources.push(source);
+  });
+  if (sources.length === 0) {
+    fail(ignoredSources.map((i) => `spec.sources[${i.position}].${i.reason}`).join('; '));
+  }
+  return ignoredSources.length === 0 ? { sources } : { sources, ignoredSources };
+}
+
+/** Argo CD's `GetSources`: the hydrator wins, then non-empty `sources[]`, then `source`. */
+export function readSources(spec: RawRecord): Sources {
+  const hydrator = optionalRecord(spec.sourceHydrator, 'spec.sourceHydrator');
+  if (hydrator) {
+    const dry = record(hydrator.drySource, 'spec.sourceHydrator.drySource');
+    const sync = record(hydrator.syncSource, 'spec.sourceHydrator.syncSource');
+    const drySource = requiredSource(dry, 'spec.sourceHydrator.drySource', { hydrator: 'dry' });
+    const syncSource = requiredSource(
+      {
+        repoURL: optionalString(sync.repoURL, 'spec.sourceHydrator.syncSource.repoURL') || dry.repoURL,
+        targetRevision: requiredString(sync.targetBranch, 'spec.sourceHydrator.syncSource.targetBranch'),
+        path: sync.path,
+      },
+      'spec.sourceHydrator.syncSource',
+      { hydrator: 'sync' },
+    );
+    return { sources: [syncSource, drySource] };
+  }
+  const list = optionalList(spec.sources, 'spec.sources');
+  if (list && list.length > 0) return readSourceList(list);
+  const single = optionalRecord(spec.source, 'spec.source');
+  if (!single) fail('spec has no source');
+  return { sources: [requiredSource(single, 'spec.source')] };
+}

@@ -1,0 +1,105 @@
+import type { Application, ApplicationSource } from '../argocd/application.js';
+import type { ApplicationSet, GitGenerator } from '../argocd/application-set.js';
+import { decideGitRepository, sourceLabel, sourcePaths, type Verdict, withIgnoredSources } from './decide.js';
+import type { IndexedObject } from './match-index.js';
+import {
+  compilePaths,
+  compileRules,
+  filterVerdict,
+  type PathFilter,
+  type RuleFilter,
+  rulesVerdict,
+} from './path-filter.js';
+import { better, type PushFacts, pathsVerdict, revisionMiss } from './push-facts.js';
+
+/**
+ * What `decide.ts` computes from an object on every push (refresh paths, labels, globs), computed once when
+ * the object is indexed. The decisions are the same; `test/unit/matching/equivalence.test.ts` checks it.
+ */
+export type CompiledRules =
+  | { readonly kind: 'Application'; readonly sources: readonly CompiledSource[] }
+  | { readonly kind: 'ApplicationSet'; readonly generators: readonly CompiledGenerator[] }
+  | { readonly kind: 'GitRepository' };
+
+interface CompiledSource {
+  readonly source: ApplicationSource;
+  readonly label: string;
+  readonly filter: PathFilter;
+}
+
+interface CompiledGenerator {
+  readonly generator: GitGenerator;
+  readonly filter: RuleFilter;
+}
+
+function compileApplication(app: Application): CompiledRules {
+  const sources = app.sources.map((source, i) => ({
+    source,
+    label: sourceLabel(app, source, i),
+    filter: compilePaths(sourcePaths(app, source)),
+  }));
+  return { kind: 'Application', sources };
+}
+
+function compileApplicationSet(appSet: ApplicationSet): CompiledRules {
+  const generators = appSet.gitGenerators.map((generator) => ({
+    generator,
+    filter: compileRules([...generator.directories, ...generator.files]),
+  }));
+  return { kind: 'ApplicationSet', generators };
+}
+
+export function compileRulesOf(object: IndexedObject): CompiledRules {
+  switch (object.kind) {
+    case 'Application':
+      return compileApplication(object.value);
+    case 'ApplicationSet':
+      return compileApplicationSet(object.value);
+    case 'GitRepository':
+      return { kind: 'GitRepository' };
+  }
+}
+
+function decideSources(app: Application, sources: readonly CompiledSource[], facts: PushFacts) {
+  let top: Verdict | undefined;
+  for (const { source, label, filter } of sources) {
+    if (source.repoKey === undefined || !facts.keys.has(source.repoKey)) continue;
+    if (!facts.follows(source.targetRevision)) {
+      top = better(top, revisionMiss(label, 'targetRevision', source.targetRevision, facts));
+      continue;
+    }
+    const decision = filterVerdict(filter, facts.changed);
+    top = better(
+      top,
+      pathsVerdict(label, decision, filter.items.length > 0, source.hydrator === 'dry', facts),
+    );
+  }
+  return withIgnoredSources(app, top);
+}
+
+function decideGenerators(generators: readonly CompiledGenerator[], facts: PushFacts) {
+  let top: Verdict | undefined;
+  for (const { generator, filter } of generators) {
+    if (!facts.keys.has(generator.repoKey)) continue;
+    if (!facts.follows(generator.revision)) {
+      top = better(top, revisionMiss(generator.where, 'revision', generator.revision, facts));
+      continue;
+    }
+    const decision = rulesVerdict(filter, facts.changed);
+    top = better(top, pathsVerdict(generator.where, decision, filter.size > 0, false, facts));
+  }
+  return top;
+}
+
+export function decideCompiled(
+  object: IndexedObject,
+  rules: CompiledRules,
+  facts: PushFacts,
+): Verdict | undefined {
+  if (object.kind === 'Application' && rules.kind === 'Application') {
+    return decideSources(object.value, rules.sources, facts);
+  }
+  if (rules.kind === 'ApplicationSet') return decideGenerators(rules.generators, facts);
+  if (object.kind === 'GitRepository') return decideGitRepository(object.value, facts.push);
+  return undefined;
+}
