@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from './app.js';
+import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
 import type { Config } from './config.js';
 import { ConfigError, errorMessage } from './errors.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
@@ -53,6 +54,10 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     clock,
   });
   const notify = rolloutNotice({ rollouts: reader, notifier, logger, metrics, clock });
+  // Argo CD API clients for clusters whose fleet entry names one (argocdUrl + a token); renders per push.
+  const argocdApis = createArgoCdApis(fleetConfig.clusters, { secrets: secretReader });
+  // The audit's renders, reused across passes of a warm container while an app's spec and revisions hold.
+  const auditRenders = createRenderMemo();
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
   // Best-effort reads for the preflight and the post-sync check: an unreadable list is an empty one.
@@ -85,6 +90,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
             credentials,
             clusterStores: (cluster) => listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
             resolve: { api: secretsManager, logger, cache: createResolutionCache() },
+            renderer: createRenderCache(argocdApis, logger),
           }),
           notify,
           pushQueue,
@@ -146,6 +152,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
             ),
           clock,
           logger,
+          renderer: createRenderCache(argocdApis, logger, auditRenders),
           options: {
             graceSeconds: config.missedWebhookGraceSeconds,
             ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),

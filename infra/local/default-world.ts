@@ -1,6 +1,8 @@
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
+import { gitTreeSource } from '../../lib/git/git-tree.js';
 import { listRemoteRefs, resolveRevision } from '../../lib/git/remote-refs.js';
 import { createRepoAllowList } from '../../lib/git/repo-url.js';
+import { canonicalRepoKey } from '../../lib/matching/repo-url.js';
 import { constraintMatches } from '../../lib/matching/semver.js';
 import type { ControllerOptions } from '../simulator/argocd-controller.js';
 import { defaultFleet } from '../simulator/default-fleet.js';
@@ -8,6 +10,7 @@ import { DEFAULT_TAGS, defaultRepoFiles } from '../simulator/default-repos.js';
 import { defaultSecrets } from '../simulator/default-secrets.js';
 import { type SimulatedFleet, startSimulatedFleet } from '../simulator/simulated-fleet.js';
 import {
+  bareRepoPath,
   type CommitResult,
   commitFiles,
   createBareRepo,
@@ -62,12 +65,26 @@ export async function startDefaultWorld(
       return undefined;
     }
   };
+  // The simulated Argo CD API server renders from the bare repositories on disk, as repo-server would from Git.
+  const names = new Map(
+    (Object.keys(urls) as RepoName[]).map((name) => [canonicalRepoKey(urls[name]), name] as const),
+  );
+  const gitCache = {};
+  const treeAt = async (repoURL: string, sha: string) => {
+    const name = names.get(canonicalRepoKey(repoURL));
+    if (name === undefined) return undefined;
+    const tree = gitTreeSource({ gitdir: bareRepoPath(reposRoot, name), oid: sha, cache: gitCache });
+    return (await tree.listDirectory('').catch(() => undefined)) === undefined ? undefined : tree;
+  };
   const world = defaultFleet(urls);
   const fleet = await startSimulatedFleet({
     ...world,
     resolveRevision: resolve,
     ...(options.controller === undefined ? {} : { controller: options.controller }),
     repositories: allowList.map((url) => ({ url })),
+    // The hub's Argo CD answers the manifests API (preflight and audit on its rendering); spoke-c's does
+    // not, so the local stack shows both paths.
+    argocdApi: { clusters: ['hub'], treeAt },
     anonymous: { user: 'system:anonymous' },
   });
   return {

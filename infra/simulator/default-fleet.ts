@@ -36,6 +36,7 @@ export interface SimulatedWorld {
 
 const PATHS = 'argocd.argoproj.io/manifest-generate-paths';
 const OUTCOME = 'sim.gitops-sync.dev/outcome';
+const HELM_OUTPUT = 'sim.gitops-sync.dev/helm-output';
 const AUTOMATED = { automated: { prune: true, selfHeal: true }, syncOptions: ['CreateNamespace=true'] };
 
 interface AppOptions {
@@ -49,6 +50,7 @@ interface AppOptions {
   readonly manual?: boolean;
   readonly sources?: readonly Record<string, unknown>[];
   readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
   readonly extra?: Record<string, unknown>;
 }
 
@@ -56,6 +58,7 @@ function app(name: string, o: AppOptions): SeedObject {
   const annotations: Record<string, string> = {
     ...(o.paths === undefined ? {} : { [PATHS]: o.paths }),
     ...(o.outcome === undefined ? {} : { [OUTCOME]: o.outcome }),
+    ...o.annotations,
   };
   const source = { repoURL: o.repo, path: o.path ?? '.', targetRevision: o.revision ?? 'main' };
   return {
@@ -212,6 +215,7 @@ function hubApps(urls: RepoUrls): SeedObject[] {
       destination: 'spoke-a',
       namespace: 'gateway',
       labels: team,
+      annotations: { [HELM_OUTPUT]: 'rendered/gateway-prod.yaml' },
       sources: [
         {
           repoURL: payments,

@@ -274,6 +274,20 @@ function paymentsFiles(): RepoFiles {
     'charts/gateway/templates/externalsecret.yaml':
       'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: {{ .Release.Name }}-tls\nspec:\n  secretStoreRef: { kind: ClusterSecretStore, name: aws-secrets-manager }\n  data:\n    - secretKey: tls.key\n      remoteRef: { key: payments/gateway/tls, property: key }\n',
     'values/prod.yaml': yaml({ replicas: 4, image: { tag: '2.0.0' } }),
+    // What `helm template` gives for the gateway chart with values/prod.yaml: the simulated Argo CD API
+    // serves it for the gateway app (the annotation sim.gitops-sync.dev/helm-output names this file).
+    'rendered/gateway-prod.yaml': yaml(
+      deployment('gateway-spoke-a', 'ghcr.io/example/gateway:2.0.0', { replicas: 4 }),
+      {
+        apiVersion: 'external-secrets.io/v1',
+        kind: 'ExternalSecret',
+        metadata: { name: 'gateway-spoke-a-tls' },
+        spec: {
+          secretStoreRef: { kind: 'ClusterSecretStore', name: 'aws-secrets-manager' },
+          data: [{ secretKey: 'tls.key', remoteRef: { key: 'payments/gateway/tls', property: 'key' } }],
+        },
+      },
+    ),
     'values/staging.yaml': yaml({ replicas: 1, image: { tag: '2.1.0-rc.1' } }),
   };
   for (const name of services) {

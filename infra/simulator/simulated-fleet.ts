@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FleetConfig, RepositoryConfig } from '../../lib/fleet/fleet-config.js';
 import { type Clock, systemClock } from '../../lib/ports.js';
 import type { TokenIdentity } from './access-control.js';
+import { type ArgoCdApiServer, startArgoCdApiServer } from './argocd-api-server.js';
 import {
   type ControllerOptions,
   type ResolveRevision,
@@ -11,6 +12,7 @@ import {
 import type { SeedObject, SimulatedClusterSpec } from './default-fleet.js';
 import { type KubeApiServer, startKubeApiServer } from './kube-api-server.js';
 import { primeStatus } from './prime-status.js';
+import type { SimRenderDeps } from './render-app.js';
 
 export interface SimulatedFleetOptions {
   readonly clusters: readonly SimulatedClusterSpec[];
@@ -27,6 +29,8 @@ export interface SimulatedFleetOptions {
   readonly anonymous?: TokenIdentity;
   /** Extra tokens per cluster (e.g. a restricted one to test RBAC). */
   readonly tokens?: Readonly<Record<string, Readonly<Record<string, TokenIdentity>>>>;
+  /** Argo CD API servers (manifests endpoint) for these clusters' Argo CD, rendering from `treeAt`. */
+  readonly argocdApi?: { readonly clusters: readonly string[]; readonly treeAt: SimRenderDeps['treeAt'] };
 }
 
 export interface SimulatedCluster {
@@ -42,6 +46,8 @@ export interface SimulatedFleet {
   readonly fleetConfig: FleetConfig;
   readonly servers: ReadonlyMap<string, KubeApiServer>;
   readonly controllers: ReadonlyMap<string, SimulatedController>;
+  /** The simulated Argo CD API servers, by cluster; the fleet config names each with a literal token. */
+  readonly argocdApis: ReadonlyMap<string, ArgoCdApiServer>;
   /** Ticks every controller once (for `tickMs: 0`). */
   tick(): Promise<void>;
   close(): Promise<void>;
@@ -53,6 +59,8 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
   const servers = new Map<string, KubeApiServer>();
   const controllers = new Map<string, SimulatedController>();
   const clusters: SimulatedCluster[] = [];
+  const argocdApis = new Map<string, ArgoCdApiServer>();
+  const argocdTokens = new Map<string, string>();
   try {
     await Promise.all(
       options.clusters.map(async (spec) => {
@@ -81,11 +89,23 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
             }),
           );
         }
+        if (spec.argocd !== undefined && options.argocdApi?.clusters.includes(spec.name) === true) {
+          const argoToken = `sim-argocd-${spec.name}-${randomBytes(12).toString('hex')}`;
+          const api = await startArgoCdApiServer({
+            store: server.store,
+            tokens: { [argoToken]: { projects: '*' } },
+            namespace: spec.argocd.namespace,
+            treeAt: options.argocdApi.treeAt,
+            resolveRevision: options.resolveRevision,
+          });
+          argocdApis.set(spec.name, api);
+          argocdTokens.set(spec.name, argoToken);
+        }
         clusters.push({ name: spec.name, server: server.url, token });
       }),
     );
   } catch (error) {
-    await closeAll(servers, controllers);
+    await closeAll(servers, controllers, argocdApis);
     throw error;
   }
   const order = new Map(options.clusters.map((c, i) => [c.name, i]));
@@ -100,6 +120,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         auth: { token: c.token },
         ...(spec?.argocd === undefined ? {} : { argocd: spec.argocd }),
         ...(spec?.flux === undefined ? {} : { flux: spec.flux }),
+        ...argocdFields(argocdApis.get(c.name), argocdTokens.get(c.name)),
       };
     }),
     repositories: options.repositories ?? [],
@@ -111,17 +132,26 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
     fleetConfig,
     servers,
     controllers,
+    argocdApis,
     tick: async () => {
       await Promise.all([...controllers.values()].map((c) => c.tick()));
     },
-    close: () => closeAll(servers, controllers),
+    close: () => closeAll(servers, controllers, argocdApis),
   };
 }
 
 async function closeAll(
   servers: Map<string, KubeApiServer>,
   controllers: Map<string, SimulatedController>,
+  argocdApis: Map<string, ArgoCdApiServer>,
 ): Promise<void> {
   for (const controller of controllers.values()) controller.stop();
-  await Promise.all([...servers.values()].map((server) => server.close()));
+  await Promise.all([...servers.values(), ...argocdApis.values()].map((server) => server.close()));
+}
+
+function argocdFields(
+  api: ArgoCdApiServer | undefined,
+  token: string | undefined,
+): { argocdUrl?: string; argocdToken?: string } {
+  return api === undefined || token === undefined ? {} : { argocdUrl: api.url, argocdToken: token };
 }

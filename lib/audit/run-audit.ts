@@ -58,8 +58,11 @@ export function auditApp(
   const context: AuditContext = { input, app, objects, options: resolved };
   const findings: FindingDraft[] = [];
   const seen = new Set<string>();
-  const keep = (found: FindingDraft): void => {
-    const clean = { ...found, message: redact(found.message), evidence: sanitizeEvidence(found.evidence) };
+  const keep = (found: FindingDraft, rule?: AuditRule): void => {
+    // A finding about manifest objects says whether Argo CD rendered them or they were read from Git.
+    const renderedBy = rule?.needs.includes('manifests') ? manifests?.renderedBy : undefined;
+    const evidence = renderedBy === undefined ? found.evidence : { ...found.evidence, renderedBy };
+    const clean = { ...found, message: redact(found.message), evidence: sanitizeEvidence(evidence) };
     const key = findingKey(clean);
     if (seen.has(key)) return;
     seen.add(key);
@@ -72,7 +75,7 @@ export function auditApp(
       continue;
     }
     try {
-      for (const found of rule.check(context)) keep(found);
+      for (const found of rule.check(context)) keep(found, rule);
     } catch (error) {
       const reason = redact(errorMessage(error), 200);
       note('rule-error', rule.id, `rule failed: ${reason}`);
@@ -92,7 +95,9 @@ export function auditApp(
       note(
         'partial',
         rule.id,
-        'manifests were cut at a size limit: findings on the rest are kept as they were',
+        manifests.renderNote !== undefined
+          ? `${manifests.renderNote}; read from Git instead: findings on the rest are kept as they were`
+          : 'manifests were cut at a size limit: findings on the rest are kept as they were',
       );
     }
   }
@@ -115,7 +120,9 @@ function unavailableReason(need: RuleNeed, input: AuditInput): string {
     case 'manifests':
       return input.manifests === undefined
         ? 'manifests were not read'
-        : 'manifests are not rendered here (Helm chart templates)';
+        : input.manifests.renderNote !== undefined
+          ? `manifests are not rendered here (Helm chart templates): ${input.manifests.renderNote}`
+          : 'manifests are not rendered here (Helm chart templates): name an Argo CD API for the cluster (argocdUrl) to audit its rendering';
     case 'history':
       return 'sync history was not read';
     case 'currentRevision':

@@ -16,6 +16,10 @@ export interface AppManifests {
   readonly notRendered?: boolean;
   /** Reading stopped at a size/count limit: what is here is true, what is absent may be missing. */
   readonly limitReached?: boolean;
+  /** Where the documents came from: Argo CD's rendering, or the files in Git. Goes into the evidence. */
+  readonly renderedBy?: 'argocd' | 'git';
+  /** Why Argo CD's rendering was not used (it failed; Git stood in, so the documents may be incomplete). */
+  readonly renderNote?: string;
 }
 
 /** One recorded observation of the app's sync status (from the orchestrator's own history). */

@@ -25,6 +25,14 @@ export interface ClusterConfig {
   readonly timeoutMs?: number;
   /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
   readonly secretPolicy?: SecretPolicy;
+  /** The Argo CD API server of this cluster's Argo CD (UI links; rendered manifests with a token). */
+  readonly argocdUrl?: string;
+  /** Secrets Manager secret holding an Argo CD API token (`applications, get`): plain, or `{"token": "..."}`. */
+  readonly argocdTokenSecret?: string;
+  /** Literal Argo CD API token (local/testing only). */
+  readonly argocdToken?: string;
+  /** Base64 PEM of the CA that signed the Argo CD server's certificate. */
+  readonly argocdCaData?: string;
 }
 
 export const REPOSITORY_PROVIDERS = [

@@ -35,6 +35,10 @@ const CLUSTER_KEYS = [
   'concurrency',
   'timeoutMs',
   'secretPolicy',
+  'argocdUrl',
+  'argocdTokenSecret',
+  'argocdToken',
+  'argocdCaData',
 ] as const;
 const AUTH_KINDS = ['token', 'tokenSecret', 'eks'] as const;
 const REPOSITORY_KEYS = ['url', 'tokenSecret', 'token', 'provider', 'apiUrl'] as const;
@@ -100,6 +104,28 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(secretPolicy === undefined ? {} : { secretPolicy }),
+    ...argocdApi(fields),
+  };
+}
+
+/** The Argo CD API server (links, rendered manifests) and how to authenticate to it. */
+function argocdApi(
+  fields: Fields,
+): Pick<ClusterConfig, 'argocdUrl' | 'argocdTokenSecret' | 'argocdToken' | 'argocdCaData'> {
+  const url = fields.string('argocdUrl', httpUrl('Argo CD URL'));
+  if (fields.has('argocdToken') && fields.has('argocdTokenSecret'))
+    fields.fail('argocdToken', 'and argocdTokenSecret are exclusive; set one');
+  const tokenSecret = fields.string('argocdTokenSecret', secretId);
+  const token = fields.string('argocdToken', noWhitespace);
+  const caData = fields.string('argocdCaData', base64Pem);
+  for (const key of ['argocdTokenSecret', 'argocdToken', 'argocdCaData']) {
+    if (url === undefined && fields.has(key)) fields.fail(key, 'needs argocdUrl');
+  }
+  return {
+    ...(url === undefined ? {} : { argocdUrl: url.replace(/\/+$/, '') }),
+    ...(tokenSecret === undefined ? {} : { argocdTokenSecret: tokenSecret }),
+    ...(token === undefined ? {} : { argocdToken: token }),
+    ...(caData === undefined ? {} : { argocdCaData: caData.replace(/\s+/g, '') }),
   };
 }
 

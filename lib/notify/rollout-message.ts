@@ -54,7 +54,26 @@ export function renderRolloutMessage(
     const more = notSynced.length - listed.length + packed.left;
     if (more > 0) blocks.push(context(`…and ${more} more ${more === 1 ? 'app' : 'apps'} not synced`));
   }
+  const unchecked = uncheckedLines(apps);
+  if (unchecked.length > 0 && blocks.length < SLACK_LIMITS.blocksPerMessage) {
+    blocks.push(context(unchecked.join('\n')));
+  }
   return { text: fallbackText(snapshot), blocks };
+}
+
+/** Apps whose ExternalSecrets the preflight could not check on rendered manifests, with the reason. */
+function uncheckedLines(apps: readonly AppRecord[]): string[] {
+  const lines = apps.flatMap((app) => {
+    const row = app.secrets?.find((c) => c.outcome === 'not-rendered');
+    if (row === undefined) return [];
+    const why = safeText(oneLine(row.message ?? 'manifests not rendered'), 200);
+    return [
+      `:warning: ${code(escapeMrkdwn(app.cluster))} ${escapeMrkdwn(`${app.namespace}/${app.name}`)}: ${why}`,
+    ];
+  });
+  return lines.length <= 5
+    ? lines
+    : [...lines.slice(0, 5), `…and ${lines.length - 5} more not fully checked`];
 }
 
 /**

@@ -1,3 +1,5 @@
+import { renderQuery } from '../argocd/render-query.js';
+import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import type { AppManifests } from '../audit/types.js';
 import { errorMessage } from '../errors.js';
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
@@ -13,6 +15,8 @@ export interface ManifestReaderDeps {
   readonly git: Pick<GitReader, 'readManifests'>;
   readonly credentials: (repo: RepositoryConfig) => Promise<GitCredentials | undefined>;
   readonly repositories: Pick<RepositoriesRead, 'repository' | 'resolve'>;
+  /** Argo CD's rendering, per pass (absent: the files in Git only). */
+  readonly renderer?: ManifestRenderer;
 }
 
 export interface AppManifestsRead {
@@ -63,6 +67,19 @@ export function createManifestReader(deps: ManifestReaderDeps): ManifestReader {
   };
 
   return async (app) => {
+    const rendered = await renderedByArgoCd(app, deps.renderer);
+    if (rendered?.ok === true) return rendered.read;
+    const read = await fromGit(app);
+    if (rendered === undefined) return read;
+    // Git stood in for a failed render: its objects may lack what patches and templates add, so they are
+    // partial (findings absent from them are held, not resolved) and the notes say why.
+    const problems = [...read.problems, rendered.reason];
+    if (read.manifests === undefined) return { ...read, problems };
+    const partial = read.manifests.notRendered === true ? {} : { limitReached: true };
+    return { manifests: { ...read.manifests, ...partial, renderNote: rendered.reason }, problems };
+  };
+
+  async function fromGit(app: TrackedApp): Promise<AppManifestsRead> {
     const docs: { path: string; doc: unknown }[] = [];
     const problems: string[] = [];
     let read = 0;
@@ -106,6 +123,35 @@ export function createManifestReader(deps: ManifestReaderDeps): ManifestReader {
         : { problems };
     }
     const limitReached = partial || notRendered || problems.length > 0;
-    return { manifests: { docs, ...(limitReached ? { limitReached: true } : {}) }, problems };
-  };
+    return {
+      manifests: { docs, renderedBy: 'git', ...(limitReached ? { limitReached: true } : {}) },
+      problems,
+    };
+  }
+}
+
+type Rendered =
+  | { readonly ok: true; readonly read: AppManifestsRead }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Argo CD's rendering at the revisions it synced (Helm, Kustomize, plugins: what is applied), when the
+ * app's cluster names an Argo CD API. A hydrator app is read from its hydrated branch in Git instead.
+ */
+async function renderedByArgoCd(
+  app: TrackedApp,
+  renderer: ManifestRenderer | undefined,
+): Promise<Rendered | undefined> {
+  if (renderer?.available(app.cluster) !== true || app.app.sources.some((s) => s.hydrator !== undefined)) {
+    return undefined;
+  }
+  const synced = new Map(app.sources.map((s) => [s.index, s.synced]));
+  const query = renderQuery(app.raw, app.app, (_, index) => synced.get(index));
+  if (query === undefined) return undefined;
+  // The spec (Helm values, Kustomize options) and the revisions fix the rendering: reuse it across passes.
+  const spec = (app.raw as { spec?: unknown } | undefined)?.spec;
+  const outcome = await renderer.render(app.cluster, query, JSON.stringify(spec ?? null));
+  if (!outcome.ok) return { ok: false, reason: `Argo CD did not render this app: ${outcome.reason}` };
+  const docs = outcome.manifests.documents;
+  return { ok: true, read: { manifests: { docs, renderedBy: 'argocd' }, problems: [] } };
 }

@@ -1,3 +1,4 @@
+import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import type { FindingsDigest } from '../audit/digest.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
@@ -34,6 +35,8 @@ export interface ReconcileDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly options?: ReconcileSettings;
+  /** Argo CD's rendering for the audit, created per pass (absent: the files in Git only). */
+  readonly renderer?: ManifestRenderer;
 }
 
 /**
@@ -89,7 +92,12 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     }),
     {
       clusters: deps.fleet.clusters,
-      manifests: createManifestReader({ git: deps.git, credentials: deps.credentials, repositories: repos }),
+      manifests: createManifestReader({
+        git: deps.git,
+        credentials: deps.credentials,
+        repositories: repos,
+        ...(deps.renderer === undefined ? {} : { renderer: deps.renderer }),
+      }),
       resolve,
       live,
       clock: deps.clock,

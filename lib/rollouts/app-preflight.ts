@@ -1,17 +1,14 @@
-import type { ApplicationSource } from '../argocd/application.js';
-import { errorMessage } from '../errors.js';
+import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
-import { repositoryFor } from '../fleet/repositories.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
 import { canonicalRepoKeys } from '../matching/repo-url.js';
-import type { ManifestDocument } from '../secrets/extract.js';
 import { preflightApp, secretPolicyFor } from '../secrets/preflight.js';
 import type { ResolveDeps } from '../secrets/resolve.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
-import type { PushEvent } from '../webhook/push-event.js';
 import type { Preflight, PreflightVerdict } from './fanout.js';
+import { type AppManifestsAtPush, createPreflightManifests } from './preflight-manifests.js';
 
 export interface AppPreflightDeps {
   readonly fleet: FleetConfig;
@@ -20,12 +17,15 @@ export interface AppPreflightDeps {
   /** SecretStores and ClusterSecretStores on a fleet cluster (empty when it cannot be read). */
   readonly clusterStores: (cluster: string) => Promise<readonly unknown[]>;
   readonly resolve: ResolveDeps;
+  /** Argo CD's rendering, per push (absent: the files in Git only). */
+  readonly renderer?: ManifestRenderer;
 }
 
 /**
- * The ExternalSecret preflight of one matched Application: its manifests at the pushed commit (every source
- * from the pushed repository, read through the fleet's repository entry), the stores on its destination
- * cluster, then ESO's resolution rules. Failing to read Git is recorded and warns; it never blocks an app.
+ * The ExternalSecret preflight of one matched Application: its manifests at the pushed commit (Argo CD's
+ * rendering where the fleet names an Argo CD API, else every source from the pushed repository read from
+ * Git), the stores on its destination cluster, then ESO's resolution rules. Failing to read or render is
+ * recorded and warns; it never blocks an app.
  */
 export function createAppPreflight(deps: AppPreflightDeps): Preflight {
   // One read of a destination cluster's stores per invocation, however many apps deploy there.
@@ -38,17 +38,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     }
     return read;
   };
-  // Apps of one repository often share paths (one per service and cluster): read each path once per commit.
-  const reads = new Map<string, Promise<SourceRead>>();
-  const read = (source: ApplicationSource, event: PushEvent) => {
-    const key = `${source.repoKey ?? ''}@${event.after}:${source.path}:${source.chart ?? ''}`;
-    let pending = reads.get(key);
-    if (pending === undefined) {
-      pending = readSource(source, event, deps);
-      reads.set(key, pending);
-    }
-    return pending;
-  };
+  const manifestsOf = createPreflightManifests(deps);
   return async (match, event): Promise<PreflightVerdict> => {
     if (match.object.kind !== 'Application') return { verdict: 'pass', checks: [] };
     const app = match.object.value;
@@ -59,32 +49,20 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
       return { verdict: 'pass', checks: [], summary: 'secret preflight is off for this app' };
 
     const pushedKeys = canonicalRepoKeys([...event.repo.urls, event.repo.webUrl]);
-    const sources = app.sources.filter(
-      (s) => s.repoKey !== undefined && pushedKeys.has(s.repoKey) && s.ref === undefined,
-    );
-    const documents: ManifestDocument[] = [];
-    const problems: SecretCheck[] = [];
-    let notRendered = false;
-    let limitReached = false;
-    for (const source of sources) {
-      const result = await read(source, event);
-      if ('problem' in result) {
-        problems.push(result.problem);
-        continue;
-      }
-      documents.push(...result.documents);
-      notRendered ||= result.notRendered;
-      limitReached ||= result.limitReached;
-    }
-    if (documents.length === 0 && problems.length === 0 && !notRendered) {
-      return { verdict: 'pass', checks: [], summary: 'no manifests to check' };
+    const read = await manifestsOf(match.target.cluster, raw, app, pushedKeys, event);
+    const source = { renderedBy: read.renderedBy, ...(read.fallback ? { renderNote: read.fallback } : {}) };
+    const { documents, problems } = read;
+    if (documents.length === 0 && problems.length === 0 && !read.notRendered) {
+      return { verdict: 'pass', checks: [], summary: 'no manifests to check', ...source };
     }
     const destination = destinationCluster(app.destination, match.target.cluster, deps.fleet.clusters);
+    const unrendered = read.notRendered ? unrenderedReason(read, match.target.cluster) : undefined;
     const result = await preflightApp(
       {
         documents,
-        notRendered,
-        limitReached,
+        notRendered: read.notRendered,
+        ...(unrendered === undefined ? {} : { notRenderedReason: unrendered }),
+        limitReached: read.limitReached,
         clusterStores: destination === undefined ? [] : await clusterStores(destination),
         overrides: deps.fleet.secretStores,
         policy,
@@ -93,58 +71,39 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
       },
       deps.resolve,
     );
-    if (problems.length === 0) return result;
-    return {
-      verdict: result.verdict === 'block' ? 'block' : 'warn',
-      checks: [...problems, ...result.checks],
-      summary: result.summary,
-    };
+    const checks: SecretCheck[] = [
+      ...problems,
+      ...fallbackCheck(read),
+      ...result.checks.map((c) => ({ ...c, renderedBy: read.renderedBy })),
+    ];
+    const verdict = result.verdict === 'block' ? 'block' : checks.some(isWarning) ? 'warn' : result.verdict;
+    const note = unrendered ?? read.fallback;
+    const from = read.renderedBy === 'argocd' ? 'rendered by Argo CD' : 'read from Git';
+    const summary = `${result.summary}; manifests ${from}`;
+    return { verdict, checks, summary, ...source, ...(note ? { renderNote: note } : {}) };
   };
 }
 
-type SourceRead =
-  | {
-      readonly documents: readonly ManifestDocument[];
-      readonly notRendered: boolean;
-      readonly limitReached: boolean;
-    }
-  | { readonly problem: SecretCheck };
+const isWarning = (c: SecretCheck) => c.outcome !== 'ok' || c.esoGap !== undefined;
 
-async function readSource(
-  source: ApplicationSource,
-  event: PushEvent,
-  deps: AppPreflightDeps,
-): Promise<SourceRead> {
-  if (source.chart !== undefined) return { documents: [], notRendered: true, limitReached: false };
-  const repo = repositoryFor(source.repoKey, deps.fleet.repositories);
-  const field = `source ${source.path === '' ? '.' : source.path}`;
-  // The orchestrator never fetches a repository the fleet file does not list: no manifests, nothing to check.
-  if (repo === undefined) return { documents: [], notRendered: false, limitReached: false };
-  try {
-    const auth = await deps.credentials(repo);
-    const set = await deps.git.readManifests({
-      repo: {
-        url: repo.url,
-        ...(auth === undefined ? {} : { auth }),
-        ...(repo.provider === undefined ? {} : { provider: repo.provider }),
-      },
-      sha: event.after,
-      path: source.path,
-      ref: event.ref,
-    });
-    return {
-      documents: set.documents,
-      notRendered: set.notRendered,
-      limitReached: set.limitReached !== undefined,
-    };
-  } catch (error) {
-    return {
-      problem: {
-        externalSecret: '*',
-        field,
-        outcome: 'error',
-        message: `manifests not read: ${errorMessage(error)}`,
-      },
-    };
-  }
+/** Why a Helm source went unrendered: the Argo CD failure, or that no Argo CD API is configured. */
+function unrenderedReason(read: AppManifestsAtPush, cluster: string): string {
+  return (
+    read.fallback ??
+    `no Argo CD API is configured for cluster ${cluster} (set argocdUrl and argocdTokenSecret in the fleet file)`
+  );
+}
+
+/** A failed render that Git stood in for is said once, as a warning row (Helm rows already say it). */
+function fallbackCheck(read: AppManifestsAtPush): SecretCheck[] {
+  if (read.fallback === undefined || read.notRendered) return [];
+  return [
+    {
+      externalSecret: '(manifests)',
+      field: 'manifests',
+      outcome: 'not-rendered',
+      renderedBy: 'git',
+      message: `${read.fallback}; checked the files in Git instead (Kustomize patches and generators not applied)`,
+    },
+  ];
 }

@@ -20,6 +20,10 @@ export interface PreflightVerdict {
   readonly verdict: 'pass' | 'warn' | 'block';
   readonly checks: readonly SecretCheck[];
   readonly summary?: string;
+  /** Where the checked manifests came from: Argo CD's rendering, or the files in Git. */
+  readonly renderedBy?: 'argocd' | 'git';
+  /** Why Argo CD's rendering was not used (or why nothing could be rendered). */
+  readonly renderNote?: string;
 }
 
 /** Checks an Application's ExternalSecrets at the pushed commit before it is refreshed. */

@@ -87,6 +87,10 @@ export interface AppRecord extends AppTarget {
   readonly refreshedAt?: string;
   readonly finishedAt?: string;
   readonly secrets?: readonly SecretCheck[];
+  /** Preflight: where the checked manifests came from (`argocd` rendering, or the files in `git`). */
+  readonly renderedBy?: 'argocd' | 'git';
+  /** Preflight: why Argo CD's rendering was not used, or why nothing could be rendered. */
+  readonly renderNote?: string;
 }
 
 export type StateCounts = Partial<Record<AppState, number>>;

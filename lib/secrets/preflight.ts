@@ -21,6 +21,8 @@ export interface PreflightInput {
   readonly documents: readonly ManifestDocument[];
   /** Helm charts whose templates were not rendered (true, or their paths). */
   readonly notRendered?: boolean | readonly string[];
+  /** Why nothing rendered them (no Argo CD API for the cluster, or its failure), for the record. */
+  readonly notRenderedReason?: string;
   /** The Git reader stopped at a size/file limit. */
   readonly limitReached?: boolean;
   /** SecretStore/ClusterSecretStore objects read live from the destination cluster. */
@@ -122,7 +124,7 @@ function incompleteness(input: PreflightInput): SecretCheck[] {
       externalSecret: '(helm)',
       field: 'manifests',
       outcome: 'not-rendered',
-      message: `Helm chart templates are not rendered${where}; their ExternalSecrets were not checked`,
+      message: `Helm chart templates are not rendered${where}; their ExternalSecrets were not checked${input.notRenderedReason === undefined ? '' : `: ${input.notRenderedReason}`}`,
     });
   }
   if (input.limitReached) {

@@ -34,4 +34,6 @@ export interface SecretCheck {
   /** Preflight: this check held the app back (set on every check of a preflight result). */
   readonly blocking?: boolean;
   readonly esoGap?: EsoGap;
+  /** Preflight: where the ExternalSecret's manifest came from (Argo CD's rendering, or the files in Git). */
+  readonly renderedBy?: 'argocd' | 'git';
 }

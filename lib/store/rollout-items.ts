@@ -41,6 +41,8 @@ const APP_FIELDS = [
   'refreshedAt',
   'finishedAt',
   'secrets',
+  'renderedBy',
+  'renderNote',
 ] as const;
 
 function pick(item: Item, fields: readonly string[]): Item {

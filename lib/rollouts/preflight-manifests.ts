@@ -1,0 +1,143 @@
+import type { Application, ApplicationSource } from '../argocd/application.js';
+import { renderQuery } from '../argocd/render-query.js';
+import type { ManifestRenderer } from '../argocd-api/renderers.js';
+import { errorMessage } from '../errors.js';
+import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
+import { repositoryFor } from '../fleet/repositories.js';
+import type { GitCredentials } from '../git/credentials.js';
+import type { GitReader } from '../git/manifests.js';
+import type { ManifestDocument } from '../secrets/extract.js';
+import type { SecretCheck } from '../secrets/secret-check.js';
+import type { PushEvent } from '../webhook/push-event.js';
+
+export interface PreflightManifestDeps {
+  readonly fleet: FleetConfig;
+  readonly git: GitReader;
+  readonly credentials: (repo: RepositoryConfig) => Promise<GitCredentials | undefined>;
+  readonly renderer?: ManifestRenderer;
+}
+
+/** An app's manifests at the pushed commit, and where they came from. */
+export interface AppManifestsAtPush {
+  readonly documents: readonly ManifestDocument[];
+  readonly renderedBy: 'argocd' | 'git';
+  /** Why Argo CD's rendering was not used (absent when it was, or when no Argo CD API is configured). */
+  readonly fallback?: string;
+  readonly notRendered: boolean;
+  readonly limitReached: boolean;
+  /** Sources whose files could not be read from Git. */
+  readonly problems: readonly SecretCheck[];
+}
+
+/**
+ * Argo CD's own rendering of the app at the pushed commit when the cluster it lives on names an Argo CD
+ * API (Helm, Kustomize, plugins: what the sync will apply), else the files in Git as the preflight always
+ * read them. A failed render falls back to Git and says why.
+ */
+export function createPreflightManifests(deps: PreflightManifestDeps) {
+  // Apps of one repository often share paths (one per service and cluster): read each path once per commit.
+  const reads = new Map<string, Promise<SourceRead>>();
+  const read = (source: ApplicationSource, event: PushEvent) => {
+    const key = `${source.repoKey ?? ''}@${event.after}:${source.path}:${source.chart ?? ''}`;
+    let pending = reads.get(key);
+    if (pending === undefined) {
+      pending = readSource(source, event, deps);
+      reads.set(key, pending);
+    }
+    return pending;
+  };
+
+  return async (
+    cluster: string,
+    raw: unknown,
+    app: Application,
+    pushedKeys: ReadonlySet<string>,
+    event: PushEvent,
+  ): Promise<AppManifestsAtPush> => {
+    let fallback: string | undefined;
+    if (deps.renderer?.available(cluster) === true) {
+      const pushed = (s: ApplicationSource) => s.repoKey !== undefined && pushedKeys.has(s.repoKey);
+      const query = renderQuery(raw, app, (s) => (pushed(s) ? event.after : undefined));
+      const outcome = query === undefined ? undefined : await deps.renderer.render(cluster, query);
+      if (outcome?.ok === true) {
+        const documents = outcome.manifests.documents;
+        return { documents, renderedBy: 'argocd', notRendered: false, limitReached: false, problems: [] };
+      }
+      // No query: no source renders from the pushed repository (a hydrator's sync branch): Git as always.
+      if (outcome !== undefined) fallback = `Argo CD did not render this app: ${outcome.reason}`;
+    }
+    const sources = app.sources.filter(
+      (s) => s.repoKey !== undefined && pushedKeys.has(s.repoKey) && s.ref === undefined,
+    );
+    const documents: ManifestDocument[] = [];
+    const problems: SecretCheck[] = [];
+    let notRendered = false;
+    let limitReached = false;
+    for (const source of sources) {
+      const result = await read(source, event);
+      if ('problem' in result) {
+        problems.push(result.problem);
+        continue;
+      }
+      documents.push(...result.documents);
+      notRendered ||= result.notRendered;
+      limitReached ||= result.limitReached;
+    }
+    return {
+      documents,
+      renderedBy: 'git',
+      ...(fallback === undefined ? {} : { fallback }),
+      notRendered,
+      limitReached,
+      problems,
+    };
+  };
+}
+
+type SourceRead =
+  | {
+      readonly documents: readonly ManifestDocument[];
+      readonly notRendered: boolean;
+      readonly limitReached: boolean;
+    }
+  | { readonly problem: SecretCheck };
+
+async function readSource(
+  source: ApplicationSource,
+  event: PushEvent,
+  deps: PreflightManifestDeps,
+): Promise<SourceRead> {
+  if (source.chart !== undefined) return { documents: [], notRendered: true, limitReached: false };
+  const repo = repositoryFor(source.repoKey, deps.fleet.repositories);
+  const field = `source ${source.path === '' ? '.' : source.path}`;
+  // The orchestrator never fetches a repository the fleet file does not list: no manifests, nothing to check.
+  if (repo === undefined) return { documents: [], notRendered: false, limitReached: false };
+  try {
+    const auth = await deps.credentials(repo);
+    const set = await deps.git.readManifests({
+      repo: {
+        url: repo.url,
+        ...(auth === undefined ? {} : { auth }),
+        ...(repo.provider === undefined ? {} : { provider: repo.provider }),
+      },
+      sha: event.after,
+      path: source.path,
+      ref: event.ref,
+    });
+    return {
+      documents: set.documents,
+      notRendered: set.notRendered,
+      limitReached: set.limitReached !== undefined,
+    };
+  } catch (error) {
+    return {
+      problem: {
+        externalSecret: '*',
+        field,
+        outcome: 'error',
+        renderedBy: 'git',
+        message: `manifests not read: ${errorMessage(error)}`,
+      },
+    };
+  }
+}
