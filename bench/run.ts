@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { benchColdStart } from './cold-start.js';
 import { benchFanout } from './fanout.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
@@ -11,6 +12,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   matching: benchMatching,
   webhook: benchWebhook,
   fanout: benchFanout,
+  'cold-start': benchColdStart,
 };
 
 const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));

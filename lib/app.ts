@@ -1,11 +1,13 @@
 import type { HttpRequest } from './http/request.js';
 import type { HttpResponse } from './http/response.js';
-import type { Logger } from './ports.js';
+import type { Logger, Metrics } from './ports.js';
 import type { FanoutMessage, TrackMessage } from './queue/messages.js';
 
 /** What the five functions do, independent of how Lambda or the local stack call them. */
 export interface App {
   readonly logger: Logger;
+  /** Flushed after every invocation by the handlers (absent in tests that fake the App). */
+  readonly metrics?: Metrics;
   readonly maxBodyBytes: number;
   webhook(request: HttpRequest, provider: string): Promise<HttpResponse>;
   api(request: HttpRequest): Promise<HttpResponse>;
@@ -22,3 +24,11 @@ export interface App {
   /** A queue record's body as sent: a pointer to an offloaded payload is resolved (absent: as is). */
   resolveQueueBody?(body: string): Promise<string>;
 }
+
+/** Each Lambda function's share of the App: what its own composition builds. */
+export type WebhookApp = Pick<App, 'logger' | 'metrics' | 'maxBodyBytes' | 'webhook'>;
+export type ApiApp = Pick<App, 'logger' | 'metrics' | 'api'>;
+export type FleetApp = Pick<
+  App,
+  'logger' | 'metrics' | 'fanout' | 'track' | 'reconcile' | 'fleetReady' | 'resolveQueueBody'
+>;

@@ -23,6 +23,7 @@ import { createMatchIndexCache } from './matching/index-cache.js';
 import { canonicalRepoKey } from './matching/repo-url.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
 import { createSlackTarget, postToSlack } from './notify/slack-target.js';
+import { countReconcile } from './observability/reconcile-metrics.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
 import { createAppPreflight } from './rollouts/app-preflight.js';
 import { changedFilesResolver } from './rollouts/changed-files.js';
@@ -55,11 +56,12 @@ const SWEEP_GRACE_SECONDS = 60;
 export async function createFleetFunctions(shared: SharedRuntime): Promise<FleetFunctions> {
   const { config, overrides, logger, clock, table, secretsManager, secretReader, pushQueue, trackQueue } =
     shared;
-  const { rollouts, reader, findings } = shared;
+  const { rollouts, reader, findings, metrics } = shared;
   const fleetConfig = await shared.fleetSource.current();
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   const gateway = createFleetGateway(fleetConfig, clients, config.refreshConcurrency);
-  const slack = createSlackTarget(config.slack, { logger });
+  // A Slack credential in Secrets Manager is read through the TTL-cached reader (Powertools Parameters).
+  const slack = createSlackTarget(config.slack, { logger, secrets: shared.cachedSecrets });
   const notifier = createRolloutNotifier({
     slack,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
@@ -99,7 +101,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   const auditRenders = createRenderMemo();
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
-  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger });
+  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger, metrics, clock });
   const statusNotice = commitStatusNotice({
     rollouts: reader,
     repositories: fleetConfig.repositories,
@@ -240,7 +242,8 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
           graceSeconds: SWEEP_GRACE_SECONDS,
           chainLeaseSeconds,
         });
-        logger.info('reconcile pass done', { ...report, sweep });
+        // run-reconcile logs the pass's summary line; here it is counted.
+        countReconcile(metrics, report);
         return { ...report, sweep };
       } finally {
         await git.close();

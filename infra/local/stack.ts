@@ -100,7 +100,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       env.STS_ENDPOINT ??= world.secretsManager.endpoint;
     }
     let slack: SlackReceiver | undefined;
-    if (env.SLACK_BOT_TOKEN === undefined && env.SLACK_WEBHOOK_URL === undefined) {
+    const slackGiven = [env.SLACK_BOT_TOKEN, env.SLACK_WEBHOOK_URL, env.SLACK_SECRET_ARN].some(
+      (v) => v !== undefined,
+    );
+    if (!slackGiven) {
       slack = await startSlackReceiver(options.print === undefined ? {} : { print: options.print });
       closers.push(() => (slack as SlackReceiver).close());
       Object.assign(env, {
