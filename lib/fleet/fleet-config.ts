@@ -17,7 +17,12 @@ export interface ClusterConfig {
   readonly caData?: string;
   readonly auth: ClusterAuth;
   /** This cluster runs Argo CD; Applications and ApplicationSets live in this namespace. */
-  readonly argocd?: { readonly namespace: string };
+  readonly argocd?: {
+    /** The first (or only) namespace: where AppProjects and the Argo CD instance itself live. */
+    readonly namespace: string;
+    /** Every namespace holding Applications/ApplicationSets (apps in any namespace, or two instances). */
+    readonly namespaces?: readonly string[];
+  };
   /** This cluster runs Flux; GitRepositories live in this namespace. */
   readonly flux?: { readonly namespace: string };
   /** Concurrent refresh PATCHes against this cluster (default: REFRESH_CONCURRENCY). */
@@ -92,4 +97,10 @@ export interface FleetConfig {
   readonly secretPolicy: SecretPolicy;
   readonly secretStores: readonly StoreOverride[];
   readonly audit?: { readonly digest?: DigestFilter };
+}
+
+/** The namespaces a cluster's Argo CD keeps Applications in (`namespaces`, else the one `namespace`). */
+export function argocdNamespaces(cluster: Pick<ClusterConfig, 'argocd'>): readonly string[] {
+  if (cluster.argocd === undefined) return [];
+  return cluster.argocd.namespaces ?? [cluster.argocd.namespace];
 }

@@ -136,7 +136,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
   const concurrency = fields.integer('concurrency', 1, 100);
   const timeoutMs = fields.integer('timeoutMs', 100, 300_000);
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
-  const argocd = namespaceBlock(reader, fields, 'argocd');
+  const argocd = argocdBlock(reader, fields);
   const flux = namespaceBlock(reader, fields, 'flux');
   return {
     name,
@@ -203,6 +203,31 @@ function auth(reader: YamlReader, cluster: Fields): ClusterAuth {
 function namespaceBlock(reader: YamlReader, cluster: Fields, key: string): { namespace: string } | undefined {
   if (!cluster.has(key)) return undefined;
   const fields = reader.fields(cluster.node(key), cluster.pathOf(key), ['namespace']);
+  return { namespace: fields.requiredString('namespace', dnsLabel) };
+}
+
+/** `argocd: { namespace: argocd }` or `argocd: { namespaces: [argocd, team-a] }` (exactly one of them). */
+function argocdBlock(
+  reader: YamlReader,
+  cluster: Fields,
+): { namespace: string; namespaces?: readonly string[] } | undefined {
+  if (!cluster.has('argocd')) return undefined;
+  const fields = reader.fields(cluster.node('argocd'), cluster.pathOf('argocd'), ['namespace', 'namespaces']);
+  if (fields.has('namespaces')) {
+    if (fields.has('namespace')) fields.fail('namespace', 'and namespaces are exclusive; set one');
+    const path = fields.pathOf('namespaces');
+    const names = reader.sequence(fields.node('namespaces'), path).flatMap((node, i) => {
+      const value = isScalar(node) ? node.value : undefined;
+      const problem = typeof value === 'string' ? dnsLabel(value) : 'must be a namespace name';
+      if (problem === undefined && typeof value === 'string') return [value];
+      reader.fail(node, `${path}[${i}]`, problem ?? 'must be a namespace name');
+      return [];
+    });
+    const unique = [...new Set(names)];
+    if (unique.length < names.length) fields.fail('namespaces', 'must not repeat a namespace');
+    if (names.length === 0) fields.fail('namespaces', 'must name at least one namespace');
+    return { namespace: unique[0] ?? 'argocd', namespaces: unique };
+  }
   return { namespace: fields.requiredString('namespace', dnsLabel) };
 }
 

@@ -8,7 +8,7 @@ import {
   type KubeResource,
 } from '../kubernetes/resources.js';
 import type { TargetKind } from '../rollouts/model.js';
-import type { ClusterConfig, FleetConfig } from './fleet-config.js';
+import { argocdNamespaces, type ClusterConfig, type FleetConfig } from './fleet-config.js';
 import type { FleetCluster, FleetGateway } from './gateway.js';
 
 const RESOURCE: Readonly<Record<TargetKind, KubeResource>> = {
@@ -17,8 +17,11 @@ const RESOURCE: Readonly<Record<TargetKind, KubeResource>> = {
   GitRepository: GIT_REPOSITORIES,
 };
 
-function namespaceOf(cluster: ClusterConfig, kind: TargetKind): string | undefined {
-  return kind === 'GitRepository' ? cluster.flux?.namespace : cluster.argocd?.namespace;
+/** Where a kind lives on a cluster: Flux's namespace, or every namespace Argo CD keeps Applications in. */
+function namespacesOf(cluster: ClusterConfig, kind: TargetKind): readonly (string | undefined)[] {
+  if (kind === 'GitRepository') return [cluster.flux?.namespace];
+  const namespaces = argocdNamespaces(cluster);
+  return namespaces.length === 0 ? [undefined] : namespaces;
 }
 
 const DEFAULT_PAGE_SIZE = 500;
@@ -77,7 +80,13 @@ export function createFleetGateway(
       name: config.name,
       kinds,
       concurrency: config.concurrency ?? defaultConcurrency,
-      list: (kind) => listAllPages(api(), RESOURCE[kind], namespaceOf(config, kind), pageSize),
+      // One LIST (every page) per namespace the kind lives in.
+      list: async (kind) => {
+        const lists = await Promise.all(
+          namespacesOf(config, kind).map((ns) => listAllPages(api(), RESOURCE[kind], ns, pageSize)),
+        );
+        return lists.flat();
+      },
       async patch(target, patch) {
         await api().mergePatch(
           RESOURCE[target.kind],

@@ -1,6 +1,6 @@
 import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
-import type { FleetConfig } from '../fleet/fleet-config.js';
+import { argocdNamespaces, type FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
 import {
   APPLICATIONS,
@@ -50,7 +50,10 @@ export async function readArgoClusters(
     const api = clients.get(cluster.name);
     if (api === undefined) throw new Error(`no client for cluster ${cluster.name}`);
     const [applications, projects] = await Promise.all([
-      api.list(APPLICATIONS, cluster.argocd.namespace),
+      // Every namespace the cluster's Argo CD keeps Applications in (apps in any namespace, two instances).
+      Promise.all(argocdNamespaces(cluster).map((ns) => api.list(APPLICATIONS, ns))).then((lists) => ({
+        items: lists.flatMap((l) => l.items),
+      })),
       options.readAppProjects
         ? api.list(APP_PROJECTS, cluster.argocd.namespace).then(
             (list) => ({ list }),
