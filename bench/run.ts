@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { benchColdStart } from './cold-start.js';
 import { benchFleet } from './fleet.js';
 import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
@@ -13,6 +14,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   webhook: benchWebhook,
   fleet: benchFleet,
   load: benchLoad,
+  'cold-start': benchColdStart,
 };
 
 const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));

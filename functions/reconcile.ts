@@ -1,11 +1,19 @@
 import type { Context } from 'aws-lambda';
 import { lambdaApp } from '../lib/lambda-app.js';
+import { createFleetApp } from '../lib/runtime.js';
+
+const app = lambdaApp(createFleetApp);
 
 /** EventBridge schedule: missed webhooks, drift, failed or thrashing syncs, and the production checklist. */
 export const handler = async (_event: unknown, context?: Context): Promise<Record<string, unknown>> => {
   const remaining = context?.getRemainingTimeInMillis();
-  // Stop auditing 30 s before the Lambda would be cut off, so the pass still writes what it found.
-  return (await lambdaApp()).reconcile(
-    remaining === undefined ? {} : { timeBudgetMs: Math.max(10_000, remaining - 30_000) },
-  );
+  const instance = await app();
+  try {
+    // Stop auditing 30 s before the Lambda would be cut off, so the pass still writes what it found.
+    return await instance.reconcile(
+      remaining === undefined ? {} : { timeBudgetMs: Math.max(10_000, remaining - 30_000) },
+    );
+  } finally {
+    instance.metrics?.flush();
+  }
 };

@@ -5,6 +5,17 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export type SlackConfig =
   | { readonly mode: 'bot'; readonly token: string; readonly channel: string; readonly apiUrl?: string }
   | { readonly mode: 'webhook'; readonly webhookUrl: string }
+  /**
+   * `SLACK_SECRET_ARN`: the bot token (with `channel`) or the webhook URL (without) read from Secrets
+   * Manager, `{"botToken": "xoxb-...", "webhookUrl": "https://hooks.slack.com/..."}`, so no Slack credential
+   * sits in an environment variable or the template.
+   */
+  | {
+      readonly mode: 'secret';
+      readonly secretArn: string;
+      readonly channel?: string;
+      readonly apiUrl?: string;
+    }
   | { readonly mode: 'off' };
 
 export interface WebhookSecretsConfig {
@@ -22,11 +33,21 @@ export interface WebhookSecretsConfig {
   readonly generic?: readonly string[];
 }
 
+/** Where `FLEET_SOURCE` keeps the fleet file: an SSM parameter or an S3 object. */
+export type FleetLocation =
+  | { readonly kind: 'ssm'; readonly name: string }
+  | { readonly kind: 's3'; readonly bucket: string; readonly key: string };
+
 export interface Config {
   readonly stage: string;
   readonly region: string;
   readonly tableName: string;
   readonly fleetConfigPath?: string;
+  /** `FLEET_SOURCE` (`ssm:/path` or `s3://bucket/key`): read instead of FLEET_CONFIG, again after the TTL. */
+  readonly fleetSource?: FleetLocation;
+  readonly fleetTtlSeconds: number;
+  readonly ssmEndpoint?: string;
+  readonly s3Endpoint?: string;
   readonly dynamodbEndpoint?: string;
   readonly secretsManagerEndpoint?: string;
   readonly stsEndpoint?: string;
@@ -41,6 +62,8 @@ export interface Config {
   /** `AWS_REQUEST_TIMEOUT_MS`: the request timeout of every AWS SDK call (default 5000). */
   readonly awsRequestTimeoutMs: number;
   readonly apiToken?: string;
+  /** Base URL people reach the API (and its `/ui/` pages) at: commit statuses link there. */
+  readonly publicUrl?: string;
   readonly maxBodyBytes: number;
   readonly deliveryTtlSeconds: number;
   readonly trackDeadlineSeconds: number;
@@ -82,6 +105,10 @@ export function loadConfig(env: Env): Config {
     region: text(env, 'AWS_REGION') ?? text(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     tableName: required(env, 'TABLE_NAME'),
     ...optional('fleetConfigPath', text(env, 'FLEET_CONFIG')),
+    ...optional('fleetSource', fleetLocation(env, 'FLEET_SOURCE')),
+    fleetTtlSeconds: integer(env, 'FLEET_TTL_SECONDS', 60, 1, 24 * 3600),
+    ...optional('ssmEndpoint', url(env, 'SSM_ENDPOINT')),
+    ...optional('s3Endpoint', url(env, 'S3_ENDPOINT')),
     ...optional('dynamodbEndpoint', url(env, 'DYNAMODB_ENDPOINT')),
     ...optional('secretsManagerEndpoint', url(env, 'SECRETS_MANAGER_ENDPOINT')),
     ...optional('stsEndpoint', url(env, 'STS_ENDPOINT')),
@@ -92,6 +119,7 @@ export function loadConfig(env: Env): Config {
     ...optional('sqsEndpoint', url(env, 'SQS_ENDPOINT')),
     awsRequestTimeoutMs: integer(env, 'AWS_REQUEST_TIMEOUT_MS', 5000, 100, 60_000),
     ...optional('apiToken', text(env, 'API_TOKEN')),
+    ...optional('publicUrl', url(env, 'PUBLIC_URL')?.replace(/\/+$/, '')),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
     deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     trackDeadlineSeconds: integer(env, 'TRACK_DEADLINE_SECONDS', 600, 10, 24 * 3600),
@@ -164,6 +192,18 @@ function arn(env: Env, name: string, service: string): string | undefined {
   return raw;
 }
 
+function fleetLocation(env: Env, name: string): FleetLocation | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  const ssm = /^ssm:((?:arn:aws[a-z-]*:ssm:[a-z0-9-]+:\d{12}:parameter)?\/?[A-Za-z0-9_.\-/]{1,2048})$/.exec(
+    raw,
+  );
+  if (ssm?.[1] !== undefined) return { kind: 'ssm', name: ssm[1] };
+  const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/(.{1,1024})$/.exec(raw);
+  if (s3?.[1] !== undefined && s3[2] !== undefined) return { kind: 's3', bucket: s3[1], key: s3[2] };
+  throw new ConfigError(name, 'must be ssm:/path/to/parameter or s3://bucket/key');
+}
+
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
@@ -187,6 +227,13 @@ function slackConfig(env: Env): SlackConfig {
   const token = text(env, 'SLACK_BOT_TOKEN');
   const channel = text(env, 'SLACK_CHANNEL');
   const apiUrl = url(env, 'SLACK_API_URL');
+  const secretArn = arn(env, 'SLACK_SECRET_ARN', 'secretsmanager');
+  if (secretArn !== undefined) {
+    if (token !== undefined || webhookUrl !== undefined) {
+      throw new ConfigError('SLACK_SECRET_ARN', 'is exclusive with SLACK_BOT_TOKEN and SLACK_WEBHOOK_URL');
+    }
+    return { mode: 'secret', secretArn, ...optional('channel', channel), ...optional('apiUrl', apiUrl) };
+  }
   if (webhookUrl !== undefined && token !== undefined) {
     throw new ConfigError('SLACK_WEBHOOK_URL', 'and SLACK_BOT_TOKEN are exclusive; set one');
   }

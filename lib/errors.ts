@@ -48,10 +48,15 @@ export class ConfigError extends AppError {
   }
 }
 
-/** The fleet file is invalid; the message names the line and field. */
+/** The fleet file is invalid: `problems` lists every one as `file:line: field.path: problem`, in line order. */
 export class FleetConfigError extends AppError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { code: 'fleet-config', cause: options.cause });
+  readonly source: string;
+  readonly problems: readonly string[];
+
+  constructor(source: string, problems: readonly string[], options: { cause?: unknown } = {}) {
+    super(problems.join('\n'), { code: 'fleet-config', cause: options.cause });
+    this.source = source;
+    this.problems = problems;
   }
 }
 

@@ -7,7 +7,7 @@ import type {
   SQSEvent,
   SQSRecord,
 } from 'aws-lambda';
-import type { App } from './app.js';
+import type { ApiApp, App, WebhookApp } from './app.js';
 import { BadRequestError } from './errors.js';
 import { fromApiGatewayEvent } from './http/request.js';
 import { errorResponse, toLambdaResult } from './http/response.js';
@@ -17,9 +17,9 @@ import type { FanoutMessage, QueueMessage, TrackMessage } from './queue/messages
  * Thin adapters from Lambda events to the App: decode, call, map. The Lambda functions and the local stack
  * use these same adapters, so both run the same code.
  */
-export type AppSource = () => Promise<App>;
+export type AppSource<A = App> = () => Promise<A>;
 
-export function webhookHandler(app: AppSource) {
+export function webhookHandler(app: AppSource<WebhookApp>) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const instance = await app();
     try {
@@ -29,17 +29,23 @@ export function webhookHandler(app: AppSource) {
       return toLambdaResult(await instance.webhook(request, provider));
     } catch (error) {
       return toLambdaResult(errorResponse(error, instance.logger));
+    } finally {
+      instance.metrics?.flush();
     }
   };
 }
 
-export function apiHandler(app: AppSource) {
+export function apiHandler(app: AppSource<ApiApp>) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const instance = await app();
     try {
-      return toLambdaResult(await instance.api(fromApiGatewayEvent(event, 64 * 1024)));
-    } catch (error) {
-      return toLambdaResult(errorResponse(error, instance.logger));
+      const response = await instance
+        .api(fromApiGatewayEvent(event, 64 * 1024))
+        .catch((error: unknown) => errorResponse(error, instance.logger));
+      instance.metrics?.count('ApiRequests', 1, { status: String(response.statusCode) });
+      return toLambdaResult(response);
+    } finally {
+      instance.metrics?.flush();
     }
   };
 }
@@ -56,44 +62,87 @@ export function invocationDeadline(context: Pick<Context, 'getRemainingTimeInMil
 }
 
 /** SQS consumer with partial batch failures per message (never failing a whole batch for one message). */
-export function queueHandler<M extends QueueMessage>(
-  app: AppSource,
+export function queueHandler<
+  M extends QueueMessage,
+  A extends Pick<App, 'logger' | 'metrics' | 'fleetReady' | 'resolveQueueBody'>,
+>(
+  app: AppSource<A>,
   types: readonly M['type'][],
-  handle: (instance: App, message: M, budget: { deadlineMs: number }) => Promise<void>,
+  handle: (instance: A, message: M, budget: { deadlineMs: number }) => Promise<void>,
 ) {
+  const queue = types.includes('track' as M['type']) ? 'track' : 'fanout';
   return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const instance = await app();
+    try {
+      await instance.fleetReady?.();
+    } catch (error) {
+      // Every message would fail alike: fail the invocation so the batch is retried and Errors counts it.
+      instance.logger.error('fleet unavailable: the batch goes back to the queue', {
+        messages: event.Records.length,
+        error: (error instanceof Error ? error.message : String(error)).split('\n')[0],
+      });
+      throw error;
+    }
     const budget = { deadlineMs: invocationDeadline(context) };
     const processor = new BatchProcessor(EventType.SQS);
-    return processPartialResponse(
-      event,
-      async (record: SQSRecord) => {
-        try {
-          // A pointer to an offloaded payload is resolved first; a missing payload is retried, then dead-lettered.
-          const body = (await instance.resolveQueueBody?.(record.body)) ?? record.body;
-          await handle(instance, parseMessage(body, types) as M, budget);
-        } catch (error) {
-          instance.logger.error('message failed; it will be retried', {
-            messageId: record.messageId,
-            receiveCount: record.attributes.ApproximateReceiveCount,
-            error: error instanceof Error ? error.message : String(error),
-          });
-          throw error;
-        }
-      },
-      processor,
-      { throwOnFullBatchFailure: false, processInParallel: true },
-    );
+    try {
+      return await processPartialResponse(
+        event,
+        async (record: SQSRecord) => {
+          // Queue lag: sent → handled (for track it includes the poll delay the message asked for).
+          const sent = Number(record.attributes.SentTimestamp);
+          if (sent > 0) instance.metrics?.timing('QueueLag', Date.now() - sent, { queue });
+          let message: M | undefined;
+          try {
+            // A pointer to an offloaded payload is resolved first; a missing payload is retried, then dead-lettered.
+            const body = (await instance.resolveQueueBody?.(record.body)) ?? record.body;
+            message = parseMessage(body, types) as M;
+            await handle(instance, message, budget);
+          } catch (error) {
+            instance.metrics?.count('MessagesFailed', 1, { queue });
+            instance.logger.error('message failed; it will be retried', {
+              messageId: record.messageId,
+              receiveCount: record.attributes.ApproximateReceiveCount,
+              ...(message === undefined ? {} : messageKeys(message)),
+              error: error instanceof Error ? error.message : String(error),
+            });
+            throw error;
+          }
+        },
+        processor,
+        { throwOnFullBatchFailure: false, processInParallel: true },
+      );
+    } finally {
+      instance.metrics?.flush();
+    }
   };
 }
 
-export const fanoutHandler = (app: AppSource) =>
-  queueHandler<FanoutMessage>(app, ['push', 'cluster'], (instance, message, budget) =>
-    instance.fanout(message, budget),
+/** The keys that say which push, cluster or poll a log line is about. */
+function messageKeys(message: QueueMessage): Record<string, unknown> {
+  if (message.type === 'track') return { cluster: message.cluster, attempt: message.attempt };
+  const { event } = message;
+  const base = { sha: event?.after, repo: event?.repo?.fullName, ref: event?.ref };
+  return message.type === 'cluster' ? { ...base, cluster: message.cluster, attempt: message.attempt } : base;
+}
+
+export const fanoutHandler = (
+  app: AppSource<Pick<App, 'logger' | 'metrics' | 'fleetReady' | 'resolveQueueBody' | 'fanout'>>,
+) =>
+  queueHandler<FanoutMessage, Pick<App, 'logger' | 'metrics' | 'fleetReady' | 'resolveQueueBody' | 'fanout'>>(
+    app,
+    ['push', 'cluster'],
+    (instance, message, budget) => instance.fanout(message, budget),
   );
 
-export const trackHandler = (app: AppSource) =>
-  queueHandler<TrackMessage>(app, ['track'], (instance, message) => instance.track(message));
+export const trackHandler = (
+  app: AppSource<Pick<App, 'logger' | 'metrics' | 'fleetReady' | 'resolveQueueBody' | 'track'>>,
+) =>
+  queueHandler<TrackMessage, Pick<App, 'logger' | 'metrics' | 'fleetReady' | 'resolveQueueBody' | 'track'>>(
+    app,
+    ['track'],
+    (instance, message) => instance.track(message),
+  );
 
 function parseMessage(body: string, types: readonly QueueMessage['type'][]): QueueMessage {
   let message: unknown;

@@ -1,21 +1,22 @@
-import type { App } from './app.js';
-import { loadConfigFromProcess } from './config.js';
-import { createRuntime } from './runtime.js';
-
-let app: Promise<App> | undefined;
+import { type Config, loadConfigFromProcess } from './config.js';
+import type { RuntimeOverrides } from './runtime.js';
 
 /**
- * The Lambda's App, built once per cold start. A bad setting fails here with one line naming it, and
- * every invocation of this container fails the same way until the setting is fixed.
+ * One function's App, built once per cold start by its own builder (`createWebhookApp`, ...), so the bundle
+ * holds only that function's code. A bad setting fails here with one line naming it, and every invocation
+ * of this container fails the same way until the setting is fixed.
  */
-export function lambdaApp(): Promise<App> {
-  app ??= Promise.resolve().then(() => {
-    try {
-      return createRuntime(loadConfigFromProcess());
-    } catch (error) {
-      console.error(`configuration error: ${error instanceof Error ? error.message : String(error)}`);
-      throw error;
-    }
-  });
-  return app;
+export function lambdaApp<A>(build: (config: Config, overrides?: RuntimeOverrides) => A): () => Promise<A> {
+  let app: Promise<A> | undefined;
+  return () => {
+    app ??= Promise.resolve().then(() => {
+      try {
+        return build(loadConfigFromProcess());
+      } catch (error) {
+        console.error(`configuration error: ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+    });
+    return app;
+  };
 }

@@ -84,3 +84,19 @@ export interface DeliveryStore {
   release(provider: string, deliveryId: string): Promise<void>;
   state(provider: string, deliveryId: string): Promise<DeliveryState | undefined>;
 }
+
+export type MetricDimensions = Readonly<Record<string, string>>;
+
+/**
+ * Counters and timings for CloudWatch (EMF in Lambda). Names are PascalCase and fixed (README
+ * "Metrics"); dimensions are low-cardinality (outcome, provider, state), never a repo, SHA or app.
+ */
+export interface Metrics {
+  count(name: string, value?: number, dimensions?: MetricDimensions): void;
+  /** A duration in milliseconds. */
+  timing(name: string, milliseconds: number, dimensions?: MetricDimensions): void;
+  /** Writes what was recorded since the last flush (once per invocation). */
+  flush(): void;
+}
+
+export const noMetrics: Metrics = { count: () => undefined, timing: () => undefined, flush: () => undefined };

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type { App } from './app.js';
 import { parseApplication } from './argocd/application.js';
 import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
-import type { Config } from './config.js';
-import { ConfigError, errorMessage } from './errors.js';
+import { commitStatusNotice } from './commit-status/commit-status-notice.js';
+import { postStatus } from './commit-status/post-status.js';
+import { errorMessage } from './errors.js';
 import { destinationCluster } from './fleet/destination.js';
 import type { RepositoryConfig } from './fleet/fleet-config.js';
-import { loadFleetFile } from './fleet/fleet-file.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
 import { compareCommits } from './git/compare.js';
 import { credentialsFor, type GitCredentials } from './git/credentials.js';
@@ -23,6 +23,7 @@ import { createMatchIndexCache } from './matching/index-cache.js';
 import { canonicalRepoKey } from './matching/repo-url.js';
 import { createRolloutNotifier } from './notify/rollout-notifier.js';
 import { createSlackTarget, postToSlack } from './notify/slack-target.js';
+import { countReconcile } from './observability/reconcile-metrics.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
 import { createAppPreflight } from './rollouts/app-preflight.js';
 import { changedFilesResolver } from './rollouts/changed-files.js';
@@ -33,6 +34,7 @@ import { sweepRollouts } from './rollouts/sweep.js';
 import { liveKey, trackCluster } from './rollouts/track.js';
 import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoPostedStatuses } from './store/commit-statuses.js';
 import { dynamoOpenRollouts } from './store/open-rollouts.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
 import { dynamoRefPushes } from './store/ref-pushes.js';
@@ -54,18 +56,19 @@ const SWEEP_GRACE_SECONDS = 60;
 export async function createFleetFunctions(shared: SharedRuntime): Promise<FleetFunctions> {
   const { config, overrides, logger, clock, table, secretsManager, secretReader, pushQueue, trackQueue } =
     shared;
-  const { rollouts, reader, findings } = shared;
-  const fleetConfig = overrides.fleet ?? (await loadFleetFile(requiredFleetPath(config)));
+  const { rollouts, reader, findings, metrics } = shared;
+  const fleetConfig = await shared.fleetSource.current();
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   const gateway = createFleetGateway(fleetConfig, clients, config.refreshConcurrency);
-  const slack = createSlackTarget(config.slack, { logger });
+  // A Slack credential in Secrets Manager is read through the TTL-cached reader (Powertools Parameters).
+  const slack = createSlackTarget(config.slack, { logger, secrets: shared.cachedSecrets });
   const notifier = createRolloutNotifier({
     slack,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
     logger,
     clock,
+    fleet: fleetConfig,
   });
-  const notify = rolloutNotice({ rollouts: reader, notifier, logger });
   const trackers = dynamoClusterTrackers(table, TRACKER_TTL_SECONDS);
   // Kept across warm invocations: only objects whose uid or resourceVersion changed are parsed again.
   const indexCache = createMatchIndexCache();
@@ -98,6 +101,23 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   const auditRenders = createRenderMemo();
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
+  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger, metrics, clock });
+  const statusNotice = commitStatusNotice({
+    rollouts: reader,
+    repositories: fleetConfig.repositories,
+    credentials,
+    posted: dynamoPostedStatuses(table, 90 * 24 * 3600),
+    post: (request) => postStatus(request),
+    pageUrl: (sha) => {
+      const base = config.publicUrl ?? overrides.publicUrl?.();
+      return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
+    },
+    logger,
+  });
+  // Slack and the commit status side by side; neither ever throws.
+  const notify = async (sha: string) => {
+    await Promise.all([slackNotice(sha), statusNotice(sha)]);
+  };
   // Best-effort reads for the preflight and the post-sync check: an unreadable list is an empty one.
   const listIn = (cluster: string, resources: readonly KubeResource[], namespace?: string) =>
     listBestEffort(clients, cluster, resources, namespace);
@@ -222,7 +242,8 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
           graceSeconds: SWEEP_GRACE_SECONDS,
           chainLeaseSeconds,
         });
-        logger.info('reconcile pass done', { ...report, sweep });
+        // run-reconcile logs the pass's summary line; here it is counted.
+        countReconcile(metrics, report);
         return { ...report, sweep };
       } finally {
         await git.close();
@@ -248,11 +269,4 @@ async function listBestEffort(
     ),
   );
   return lists.flat();
-}
-
-function requiredFleetPath(config: Config): string {
-  if (config.fleetConfigPath === undefined) {
-    throw new ConfigError('FLEET_CONFIG', 'is required by fanout, track and reconcile');
-  }
-  return config.fleetConfigPath;
 }

@@ -1,15 +1,28 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { FindingsReader } from './api/findings-reader.js';
 import { handleApi } from './api/handle-api.js';
-import type { App } from './app.js';
+import type { ApiApp, App, FleetApp, WebhookApp } from './app.js';
+import { createCachedSecretReader } from './aws/cached-secrets.js';
+import { createFleetTextReader } from './aws/fleet-text.js';
 import { awsRequestHandler } from './aws/http-handler.js';
 import { createSecretReader } from './aws/secret-reader.js';
 import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, errorMessage } from './errors.js';
 import type { FleetConfig } from './fleet/fleet-config.js';
+import { createFleetSource, type FleetSource, fixedFleetSource } from './fleet/fleet-source.js';
+import type { FleetMode } from './fleet/yaml-reader.js';
 import { createLogger } from './logger.js';
-import { type Clock, type Logger, type Queue, type SecretReader, systemClock } from './ports.js';
+import { createEmfMetrics } from './observability/emf-metrics.js';
+import {
+  type Clock,
+  type Logger,
+  type Metrics,
+  type PayloadStore,
+  type Queue,
+  type SecretReader,
+  systemClock,
+} from './ports.js';
 import type { FanoutMessage, PointerMessage, TrackMessage } from './queue/messages.js';
 import { offloadQueue, resolveQueueBody } from './queue/offload-queue.js';
 import { sqsQueue } from './queue/sqs-queue.js';
@@ -18,8 +31,9 @@ import type { FleetFunctions } from './runtime-fleet.js';
 import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
 import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
-import { dynamoFindingsStore } from './store/findings.js';
+import { dynamoFindingsReader, dynamoFindingsStore } from './store/findings.js';
 import { dynamoPayloadStore } from './store/payloads.js';
+import { dynamoRolloutIndex } from './store/rollout-index.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
 import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
 import { handleWebhook } from './webhook/handle-webhook.js';
@@ -28,130 +42,283 @@ import { webhookSecretSource } from './webhook/secret-source.js';
 /** What the local stack and tests swap in; everything else is built from the config. */
 export interface RuntimeOverrides {
   readonly logger?: Logger;
+  readonly metrics?: Metrics;
   readonly clock?: Clock;
   /** Raw queues (the in-process ones); the runtime wraps them as it wraps SQS (offloading, delays). */
   readonly pushQueue?: Queue<FanoutMessage | PointerMessage>;
   readonly trackQueue?: Queue<TrackMessage | PointerMessage>;
   /** The fleet itself (the local simulator), instead of reading FLEET_CONFIG. */
   readonly fleet?: FleetConfig;
+  /** Which fleet-file rules apply (default `deployed`; the local stack passes `local`). */
+  readonly fleetMode?: FleetMode;
   readonly secretReader?: SecretReader;
   readonly findings?: FindingsReader;
   /** Where fetched Git commits are kept (default: the OS temp dir, `/tmp` in Lambda). */
   readonly gitCacheDir?: string;
+  /** Where people reach the pages, when only known after start (the local stack's port); PUBLIC_URL wins. */
+  readonly publicUrl?: () => string | undefined;
+}
+
+/** What every function's composition starts from: the config, the overrides and the cross-cutting ports. */
+export interface RuntimeBase {
+  readonly config: Config;
+  readonly overrides: RuntimeOverrides;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly clock: Clock;
 }
 
 const RECORD_TTL_SECONDS = 90 * 24 * 3600;
 /** Outlives a message on any queue: 4 days' retention, then up to 14 days in a dead-letter queue. */
 const PAYLOAD_TTL_SECONDS = 15 * 24 * 3600;
 
-/** What every function shares, built once per cold start; the fleet functions build the rest on first use. */
-export interface SharedRuntime {
-  readonly config: Config;
-  readonly overrides: RuntimeOverrides;
-  readonly logger: Logger;
-  readonly clock: Clock;
+/** What the fleet functions (fanout, track, reconcile) share, built once per cold start. */
+export interface SharedRuntime extends RuntimeBase {
   readonly table: TableRef;
   readonly secretsManager: SecretsManagerApi;
   readonly secretReader: SecretReader;
+  /** The same secrets through Powertools Parameters (TTL cache): the Slack credential. */
+  readonly cachedSecrets: SecretReader;
   readonly pushQueue: Queue<FanoutMessage>;
   readonly trackQueue: Queue<TrackMessage>;
   readonly rollouts: DynamoRolloutWriter;
   readonly reader: RolloutReader;
   readonly findings: ReturnType<typeof dynamoFindingsStore>;
+  /** The validated fleet (FLEET_SOURCE, FLEET_CONFIG or the override), cached and re-read on its TTL. */
+  readonly fleetSource: FleetSource;
+}
+
+export function runtimeBase(config: Config, overrides: RuntimeOverrides = {}): RuntimeBase {
+  return {
+    config,
+    overrides,
+    logger: overrides.logger ?? createLogger({ level: config.logLevel }),
+    metrics: overrides.metrics ?? createEmfMetrics({ service: 'gitops-sync' }),
+    clock: overrides.clock ?? systemClock,
+  };
+}
+
+const httpOf = (config: Config) => ({ requestTimeoutMs: config.awsRequestTimeoutMs });
+
+export function tableOf(config: Config): TableRef {
+  return createTableRef({
+    tableName: config.tableName,
+    region: config.region,
+    http: httpOf(config),
+    ...(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),
+  });
 }
 
 /**
- * The composition root: builds every adapter once (per cold start) from the validated config and hands
- * small ports to the domain. The fleet functions (`runtime-fleet.ts`) are imported and built on their first
- * call, so the webhook and API functions never load or pay for them.
+ * The SQS queue at `url`, or the override (the local stack's in-process queue), both wrapped so a message
+ * too large for SQS travels as a pointer to the payload store.
  */
-export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): App {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const clock = overrides.clock ?? systemClock;
-  const http = { requestTimeoutMs: config.awsRequestTimeoutMs };
-  const table = createTableRef({
-    tableName: config.tableName,
+export function queueOf<M extends { readonly type: string }>(
+  base: RuntimeBase,
+  override: Queue<M | PointerMessage> | undefined,
+  url: string | undefined,
+  payloads: PayloadStore,
+  name: string,
+): Queue<M> {
+  if (override !== undefined) return offloadQueue(override, payloads);
+  if (url === undefined) throw new ConfigError(name, 'is required outside the local stack');
+  const { config } = base;
+  const client = new SQSClient({
     region: config.region,
-    http,
-    ...(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),
+    requestHandler: awsRequestHandler(httpOf(config)),
+    ...(config.sqsEndpoint === undefined ? {} : { endpoint: config.sqsEndpoint }),
   });
-  const secretsManager = createSecretsManagerApi({
-    ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
-    ...(config.stsEndpoint === undefined ? {} : { stsEndpoint: config.stsEndpoint }),
-    clock,
-    http,
-  });
-  const secretReader =
-    overrides.secretReader ?? createSecretReader({ api: secretsManager, region: config.region, clock });
-  const sqs =
-    config.queueUrl === undefined
-      ? undefined
-      : new SQSClient({
-          region: config.region,
-          requestHandler: awsRequestHandler(http),
-          ...(config.sqsEndpoint === undefined ? {} : { endpoint: config.sqsEndpoint }),
-        });
-  const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
-  const queue = <M extends { readonly type: string }>(
-    override: Queue<M | PointerMessage> | undefined,
-    url: string | undefined,
-    name: string,
-  ): Queue<M> => {
-    if (override !== undefined) return offloadQueue(override, payloads);
-    if (sqs === undefined || url === undefined)
-      throw new ConfigError(name, 'is required outside the local stack');
-    return offloadQueue(sqsQueue<M | PointerMessage>(sqs, url), payloads);
-  };
-  const pushQueue = queue<FanoutMessage>(overrides.pushQueue, config.queueUrl, 'QUEUE_URL');
-  const trackQueue = queue<TrackMessage>(overrides.trackQueue, config.trackQueueUrl, 'TRACK_QUEUE_URL');
-  const rollouts = dynamoRolloutWriter(table, RECORD_TTL_SECONDS);
-  const reader = dynamoRolloutReader(table);
-  const findings = dynamoFindingsStore(table);
-  const deliveries = dynamoDeliveryStore(table, config.deliveryTtlSeconds);
-  const webhookSecrets = webhookSecretSource(config, secretReader);
-  const shared: SharedRuntime = {
-    config,
-    overrides,
-    logger,
-    clock,
-    table,
-    secretsManager,
-    secretReader,
-    pushQueue,
-    trackQueue,
-    rollouts,
-    reader,
-    findings,
-  };
-  let fleetFunctions: Promise<FleetFunctions> | undefined;
-  const fleet = (): Promise<FleetFunctions> => {
-    fleetFunctions ??= import('./runtime-fleet.js').then((m) => m.createFleetFunctions(shared));
-    return fleetFunctions;
-  };
+  return offloadQueue(sqsQueue<M | PointerMessage>(client, url), payloads);
+}
 
+/** The orchestrator's own secrets read with its own role (Powertools Parameters, TTL cache). */
+export function ownSecrets(base: RuntimeBase): SecretReader {
+  const { config, overrides } = base;
+  return (
+    overrides.secretReader ??
+    createCachedSecretReader({
+      region: config.region,
+      requestTimeoutMs: config.awsRequestTimeoutMs,
+      ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
+    })
+  );
+}
+
+/** The fleet: FLEET_SOURCE (SSM/S3, re-read on its TTL), FLEET_CONFIG, or the local stack's simulator. */
+export function fleetSourceOf(base: RuntimeBase): FleetSource {
+  const { config, overrides, clock, logger } = base;
+  if (overrides.fleet !== undefined) return fixedFleetSource(overrides.fleet);
+  return createFleetSource(config, {
+    clock,
+    logger,
+    mode: overrides.fleetMode ?? 'deployed',
+    readRemote: createFleetTextReader({
+      region: config.region,
+      ...(config.ssmEndpoint === undefined ? {} : { ssmEndpoint: config.ssmEndpoint }),
+      ...(config.s3Endpoint === undefined ? {} : { s3Endpoint: config.s3Endpoint }),
+    }),
+  });
+}
+
+/**
+ * The composition root, one builder per function so each Lambda bundle holds only what its function
+ * imports (`functions/<name>.ts` calls one builder); `createRuntime` composes all five for the local stack.
+ */
+export function createWebhookApp(config: Config, overrides: RuntimeOverrides = {}): WebhookApp {
+  const base = runtimeBase(config, overrides);
+  const { logger, metrics, clock } = base;
+  const table = tableOf(config);
+  const deliveries = dynamoDeliveryStore(table, config.deliveryTtlSeconds);
+  const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
+  const pushQueue = queueOf<FanoutMessage>(base, overrides.pushQueue, config.queueUrl, payloads, 'QUEUE_URL');
+  const fleetSource = fleetSourceOf(base);
+  const secrets = webhookSecretSource(
+    config,
+    config.webhookSecrets.secretArn === undefined ? undefined : ownSecrets(base),
+  );
+  // The webhook refuses pushes (503, so the Git host retries) while the fleet is invalid or unreadable.
+  const guardedPushQueue: Queue<FanoutMessage> = {
+    async send(message, options) {
+      try {
+        await fleetSource.current();
+      } catch (error) {
+        logger.error('push refused: the fleet is invalid', {
+          source: fleetSource.name,
+          error: firstLine(error),
+        });
+        throw error;
+      }
+      return pushQueue.send(message, options);
+    },
+    sendBatch: (entries) => pushQueue.sendBatch(entries),
+  };
   return {
     logger,
+    metrics,
     maxBodyBytes: config.maxBodyBytes,
     webhook: (request, provider) =>
       handleWebhook(request, provider, {
-        secrets: webhookSecrets,
+        secrets,
         deliveries,
-        queue: pushQueue,
+        queue: guardedPushQueue,
         clock,
         logger,
+        metrics,
         maxBodyBytes: config.maxBodyBytes,
       }),
+  };
+}
+
+export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): ApiApp {
+  const base = runtimeBase(config, overrides);
+  const { logger, metrics } = base;
+  const table = tableOf(config);
+  const reader = dynamoRolloutReader(table);
+  const findings = overrides.findings ?? dynamoFindingsReader(table);
+  let links: Promise<Readonly<Record<string, string>>> | undefined;
+  return {
+    logger,
+    metrics,
     api: (request) =>
       handleApi(request, {
         rollouts: reader,
-        findings: overrides.findings ?? findings,
+        index: dynamoRolloutIndex(table),
+        argocdUrls: () => {
+          links ??= argocdUrls(fleetSourceOf(base), logger);
+          return links;
+        },
+        findings,
         ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
         health: async () => ({ stage: config.stage }),
         logger,
       }),
+  };
+}
+
+/**
+ * fanout, track and reconcile (`runtime-fleet.ts`), built on their first call and again when the fleet
+ * source hands out a changed fleet: a cold start that fails on the fleet fails the invocation loudly, and
+ * importing the bundle stays cheap.
+ */
+export function createFleetApp(config: Config, overrides: RuntimeOverrides = {}): FleetApp {
+  const base = runtimeBase(config, overrides);
+  const { clock } = base;
+  const table = tableOf(config);
+  const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
+  const secretsManager = createSecretsManagerApi({
+    ...(config.secretsManagerEndpoint === undefined ? {} : { endpoint: config.secretsManagerEndpoint }),
+    ...(config.stsEndpoint === undefined ? {} : { stsEndpoint: config.stsEndpoint }),
+    clock,
+    http: httpOf(config),
+  });
+  const fleetSource = fleetSourceOf(base);
+  const shared: SharedRuntime = {
+    ...base,
+    table,
+    secretsManager,
+    secretReader:
+      overrides.secretReader ?? createSecretReader({ api: secretsManager, region: config.region, clock }),
+    cachedSecrets: ownSecrets(base),
+    pushQueue: queueOf<FanoutMessage>(base, overrides.pushQueue, config.queueUrl, payloads, 'QUEUE_URL'),
+    // biome-ignore format: one line, so the IAM test reads which queue URL each queueOf call names
+    trackQueue: queueOf<TrackMessage>(base, overrides.trackQueue, config.trackQueueUrl, payloads, 'TRACK_QUEUE_URL'),
+    rollouts: dynamoRolloutWriter(table, RECORD_TTL_SECONDS),
+    reader: dynamoRolloutReader(table),
+    findings: dynamoFindingsStore(table),
+    fleetSource,
+  };
+  // Rebuilt when the source hands out a new fleet (a changed FLEET_SOURCE), pinned to that fleet.
+  let built: { fleet: FleetConfig; functions: Promise<FleetFunctions> } | undefined;
+  const fleet = async (): Promise<FleetFunctions> => {
+    const current = await fleetSource.current();
+    if (built?.fleet !== current) {
+      const pinned = { ...shared, fleetSource: fixedFleetSource(current, fleetSource.name) };
+      built = {
+        fleet: current,
+        functions: import('./runtime-fleet.js').then((m) => m.createFleetFunctions(pinned)),
+      };
+    }
+    return built.functions;
+  };
+  return {
+    logger: base.logger,
+    metrics: base.metrics,
+    fleetReady: async () => {
+      await fleet();
+    },
     fanout: async (message, budget) => (await fleet()).fanout(message, budget),
     track: async (message) => (await fleet()).track(message),
     reconcile: async (options) => (await fleet()).reconcile(options),
     resolveQueueBody: (body) => resolveQueueBody(body, payloads),
   };
+}
+
+/** Every function in one App: the local stack and the benchmarks run all five in one process. */
+export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): App {
+  const base = runtimeBase(config, overrides);
+  const shared = { ...overrides, logger: base.logger, metrics: base.metrics, clock: base.clock };
+  return {
+    ...createWebhookApp(config, shared),
+    ...createApiApp(config, shared),
+    ...createFleetApp(config, shared),
+  };
+}
+
+/** The rollout page's Argo CD links, from the fleet (the page renders without links when it is unreadable). */
+function argocdUrls(
+  fleet: Pick<FleetSource, 'current'>,
+  logger: Logger,
+): Promise<Readonly<Record<string, string>>> {
+  return fleet.current().then(
+    (current) =>
+      Object.fromEntries(current.clusters.flatMap((c) => (c.argocdUrl ? [[c.name, c.argocdUrl]] : []))),
+    (error: unknown) => {
+      logger.warn('fleet unreadable for page links', { error: errorMessage(error) });
+      return {};
+    },
+  );
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }

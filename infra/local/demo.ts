@@ -1,10 +1,11 @@
+import { cell, formatTable } from '../../lib/cli/table.js';
 import { errorMessage } from '../../lib/errors.js';
 import { createMemoryLogger } from '../../lib/logger.js';
 import { defaultPush } from '../simulator/default-push.js';
 import { commitFiles } from './git-repos.js';
 import { githubPush } from './sample-push.js';
 import { LOCAL_GITHUB_SECRET, type LocalStack, startLocalStack } from './stack.js';
-import { readStackState } from './state-file.js';
+import { DEFAULT_PORT, readStackState } from './state-file.js';
 
 // `npm run demo`: push a commit to the simulated platform repository, post the signed GitHub webhook, and
 // follow the rollout to its end. Uses the running `npm start` if there is one, else a stack of its own.
@@ -20,7 +21,8 @@ interface Target {
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
 async function runningStack(): Promise<Target | undefined> {
-  const state = readStackState();
+  // The stack on PORT (default 3000): each port keeps its own state under .local/<port>/.
+  const state = readStackState(Number(process.env.PORT ?? DEFAULT_PORT));
   if (state?.reposRoot === undefined || state.platformUrl === undefined) return undefined;
   try {
     const health = await fetch(`${state.url}/healthz`, { signal: AbortSignal.timeout(1000) });
@@ -68,24 +70,20 @@ interface AppRow {
 
 function table(apps: readonly AppRow[]): string[] {
   const rows = [...apps].sort((a, b) => `${a.cluster}/${a.name}`.localeCompare(`${b.cluster}/${b.name}`));
-  const width = (f: (a: AppRow) => string, min: number) => Math.max(min, ...rows.map((r) => f(r).length));
-  const w = [width((r) => r.cluster, 7), width((r) => `${r.kind}/${r.name}`, 6), width((r) => r.state, 5)];
-  const line = (c: string, o: string, s: string, m: string) =>
-    `  ${c.padEnd(w[0] ?? 0)}  ${o.padEnd(w[1] ?? 0)}  ${s.padEnd(w[2] ?? 0)}  ${m}`;
-  return [
-    line('CLUSTER', 'OBJECT', 'STATE', 'DETAIL'),
-    ...rows.map((r) =>
-      line(
-        r.cluster,
-        `${r.kind}/${r.name}`,
-        r.state,
+  // The same table `gitops-sync rollout <sha>` prints.
+  return formatTable(
+    ['CLUSTER', 'OBJECT', 'STATE', 'DETAIL'],
+    rows.map((r) => [
+      r.cluster,
+      `${r.kind}/${r.name}`,
+      r.state,
+      cell(
         [r.durationSeconds === undefined ? '' : `${r.durationSeconds}s`, r.message ?? '']
-          .filter((x) => x !== '')
-          .join('  ')
-          .slice(0, 120),
+          .filter(Boolean)
+          .join('  '),
       ),
-    ),
-  ];
+    ]),
+  );
 }
 
 async function main(): Promise<void> {
@@ -150,6 +148,7 @@ async function main(): Promise<void> {
     say(`GET ${target.url}/rollouts/${commit.after}  -> status ${rollout.status}`);
     for (const line of table(rollout.apps)) say(line);
     say(`decisions: ${JSON.stringify(rollout.decisions ?? {})}`);
+    say(`page: ${target.url}/ui/rollouts/${commit.after.slice(0, 7)}`);
     say();
   } finally {
     await target.own?.close();

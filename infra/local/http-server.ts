@@ -69,6 +69,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: LocalRou
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers: flattenHeaders(req),
+    // API Gateway (payload 2.0) hands cookies over in `cookies`, not as a header.
+    ...(req.headers.cookie === undefined ? {} : { cookies: req.headers.cookie.split(/;\s*/) }),
     ...(url.search === '' ? {} : { queryStringParameters: Object.fromEntries(url.searchParams) }),
     ...(webhook === null ? {} : { pathParameters: { provider: decodeURIComponent(webhook[1] ?? '') } }),
     requestContext: {
@@ -102,7 +104,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: LocalRou
 function flattenHeaders(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+    if (value !== undefined && name !== 'cookie')
+      headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   return headers;
 }

@@ -34,6 +34,8 @@ export interface LocalStackOptions {
   readonly clusterTimeoutMs?: number;
   /** Wraps the in-process queues (fault injection in tests). */
   readonly wrapQueue?: QueueWrapper;
+  /** Changes to the simulated fleet's file (tests: commit statuses, Argo CD links). */
+  readonly fleetOverlay?: (fleet: FleetConfig) => FleetConfig;
 }
 
 export interface LocalStack {
@@ -57,6 +59,16 @@ function withTimeout(fleet: FleetConfig, timeoutMs: number | undefined): FleetCo
   return { ...fleet, clusters: fleet.clusters.map((c) => ({ ...c, timeoutMs })) };
 }
 
+/**
+ * Dummy AWS credentials for the simulated world only (its doubles need a signature, not a real one). With
+ * a real fleet the user's own credentials (environment, profile, SSO) reach the real AWS APIs untouched;
+ * dynalite gets its own dummy credentials from the table adapter either way.
+ */
+export function localAwsCredentials(env: Env, realFleet: boolean): Record<string, string> {
+  if (realFleet || env.AWS_ACCESS_KEY_ID !== undefined) return {};
+  return { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
+}
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -77,8 +89,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (env.GITLAB_WEBHOOK_TOKEN === undefined && env.WEBHOOK_SECRET_ARN === undefined)
       env.GITLAB_WEBHOOK_TOKEN = LOCAL_GITLAB_TOKEN;
 
+    const realFleet = env.FLEET_CONFIG !== undefined || env.FLEET_SOURCE !== undefined;
     let world: DefaultWorld | undefined;
-    if (env.FLEET_CONFIG === undefined) {
+    if (!realFleet) {
       world = await startDefaultWorld(
         options.controller === undefined ? {} : { controller: options.controller },
       );
@@ -87,7 +100,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       env.STS_ENDPOINT ??= world.secretsManager.endpoint;
     }
     let slack: SlackReceiver | undefined;
-    if (env.SLACK_BOT_TOKEN === undefined && env.SLACK_WEBHOOK_URL === undefined) {
+    const slackGiven = [env.SLACK_BOT_TOKEN, env.SLACK_WEBHOOK_URL, env.SLACK_SECRET_ARN].some(
+      (v) => v !== undefined,
+    );
+    if (!slackGiven) {
       slack = await startSlackReceiver(options.print === undefined ? {} : { print: options.print });
       closers.push(() => (slack as SlackReceiver).close());
       Object.assign(env, {
@@ -96,10 +112,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         SLACK_API_URL: slack.apiUrl,
       });
     }
-    // The AWS SDK wants credentials even for local endpoints; dynalite and the doubles do not check them.
-    env.AWS_ACCESS_KEY_ID ??= 'local';
-    env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) process.env[key] ??= env[key];
+    Object.assign(env, localAwsCredentials(env, realFleet));
+    for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
+      if (env[key] !== undefined) process.env[key] ??= env[key];
+    }
 
     const config = loadConfig(env);
     const dynamo = localDynamoClient(config.dynamodbEndpoint ?? '');
@@ -108,11 +124,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const queues = localQueues(config, options.wrapQueue);
     const logger = options.logger ?? createLogger({ level: config.logLevel });
+    let publicUrl: string | undefined;
+    const overlay = options.fleetOverlay ?? ((fleet: FleetConfig) => fleet);
     const app = createRuntime(config, {
       logger,
       ...queues.overrides,
-      ...(world === undefined ? {} : { fleet: withTimeout(world.fleetConfig, options.clusterTimeoutMs) }),
+      fleetMode: 'local',
+      ...(world === undefined
+        ? {}
+        : { fleet: overlay(withTimeout(world.fleetConfig, options.clusterTimeoutMs)) }),
+      // Commit statuses link to this server's pages unless PUBLIC_URL says otherwise.
+      publicUrl: () => publicUrl,
     });
+    // A real fleet is checked now: a broken file stops start-up listing every problem.
+    if (realFleet) await app.fleetReady?.();
     const source = async () => app;
     queues.start(source, logger);
     closers.push(queues.stop);
@@ -122,6 +147,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { port: config.port, maxBodyBytes: config.maxBodyBytes },
     );
     closers.push(() => http.close());
+    publicUrl = http.url;
 
     if (options.schedule !== false) {
       let running = false;

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../lib/errors.js';
+import { writeClusterAccess } from './cluster-access.js';
 import { LOCAL_GITHUB_SECRET, LOCAL_GITLAB_TOKEN, startLocalStack } from './stack.js';
-import { removeStackState, writeStackState } from './state-file.js';
+import { removeStackState, stackDir, writeStackState } from './state-file.js';
 
 // `npm start [-- --data DIR]`: the local stack on PORT (default 3000). LOCAL_DATA_DIR also keeps data on disk.
 const { values } = parseArgs({ options: { data: { type: 'string' } }, allowPositionals: false });
@@ -15,15 +16,19 @@ try {
     print: (line) => process.stdout.write(`${line}\n`),
   });
   const world = stack.world;
-  writeStackState({
+  const port = Number(new URL(stack.url).port);
+  const access =
+    world === undefined ? undefined : writeClusterAccess(stackDir(port), world.fleetConfig, stack.url);
+  writeStackState(port, {
     url: stack.url,
     pid: process.pid,
-    ...(world === undefined
+    ...(world === undefined || access === undefined
       ? {}
       : {
           reposRoot: world.reposRoot,
           platformUrl: world.repoUrl('platform'),
           githubSecret: LOCAL_GITHUB_SECRET,
+          ...access,
         }),
   });
   const lines = [
@@ -36,12 +41,15 @@ try {
     `  also    ${stack.url}/webhooks/{bitbucket,bitbucket-server,azure-devops,gitea,generic} once their secrets are set (README "More Git hosts")`,
     'Read API:',
     `  ${stack.url}/rollouts/<sha>   ${stack.url}/apps/<cluster>/<namespace>/<name>/history   ${stack.url}/findings   ${stack.url}/healthz`,
+    `Rollout page: ${stack.url}/ui/${stack.config.apiToken === undefined ? '' : '?token=<API_TOKEN>  (once: it becomes a cookie)'}`,
     `DynamoDB: ${stack.dynamodbEndpoint} (table ${stack.config.tableName}${dataDir === undefined ? ', in memory' : `, on disk in ${dataDir}`})`,
   ];
   if (world !== undefined) {
     lines.push(
-      'Simulated fleet (no FLEET_CONFIG given):',
-      ...world.fleet.clusters.map((c) => `  ${c.name.padEnd(8)} ${c.server}`),
+      'Simulated fleet (no FLEET_CONFIG given), cluster / server / orchestrator token:',
+      ...world.fleet.clusters.map((c) => `  ${c.name.padEnd(8)} ${c.server}   ${c.token}`),
+      `  kubeconfig: ${access?.kubeconfig}   (kubectl --kubeconfig ${access?.kubeconfig} --context hub get app -n argocd)`,
+      `  fleet file: ${access?.fleetFile}   (for another stack: FLEET_CONFIG=<it> PORT=3001 npm start)`,
       `Git: ${world.repoUrl('platform')}  ${world.repoUrl('payments')}`,
       `Secrets Manager double: ${world.secretsManager.endpoint}`,
     );
@@ -56,7 +64,7 @@ try {
   process.stdout.write(lines.join('\n'));
 
   const shutdown = async () => {
-    removeStackState();
+    removeStackState(port);
     await stack.close();
     process.exit(0);
   };

@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
 import { errorResponse, type HttpResponse, json } from '../http/response.js';
 import type { Logger } from '../ports.js';
@@ -6,31 +6,41 @@ import type { AppRecord } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
 import { requireBearer } from './auth.js';
 import type { FindingsReader } from './findings-reader.js';
+import type { RolloutIndex } from './rollout-index.js';
+import { findRollout, listRollouts } from './rollout-routes.js';
+import { uiLogin, uiPage, uiUnauthorized } from './ui-routes.js';
 
 export interface ApiDeps {
   readonly rollouts: RolloutReader;
+  readonly index: RolloutIndex;
+  /** Argo CD UI base URL per cluster, for the rollout page's links. */
+  readonly argocdUrls?: () => Promise<Readonly<Record<string, string>>>;
   readonly findings: FindingsReader;
   readonly apiToken?: string;
   readonly health: () => Promise<Record<string, unknown>>;
   readonly logger: Logger;
 }
 
-const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
 
-/** The read API: `GET /rollouts/{sha}`, `/apps/{cluster}/{namespace}/{name}/history`, `/findings`, `/healthz`. */
+/**
+ * The read API: `GET /rollouts`, `/rollouts/{sha}`, `/apps/{cluster}/{namespace}/{name}/history`,
+ * `/findings`, `/healthz`, and the pages `/ui/`, `/ui/rollouts/{sha}`.
+ */
 export async function handleApi(request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
   try {
     if (request.method !== 'GET')
       return json(405, { error: 'method-not-allowed', message: 'only GET is served' });
-    requireBearer(request.headers, deps.apiToken);
     const segments = request.path
       .split('/')
       .filter((s) => s !== '')
       .map(decodeSegment);
     const [head, ...rest] = segments;
+    if (head === 'ui') return await ui(rest, request, deps);
+    requireBearer(request.headers, deps.apiToken);
     if (head === 'healthz' && rest.length === 0) return json(200, { status: 'ok', ...(await deps.health()) });
+    if (head === 'rollouts' && rest.length === 0) return json(200, await listRollouts(request, deps.index));
     if (head === 'rollouts' && rest.length === 1) return await rollout(rest[0] ?? '', request, deps);
     if (head === 'apps' && rest.length === 4 && rest[3] === 'history')
       return await history(rest, request, deps);
@@ -49,15 +59,23 @@ function decodeSegment(segment: string): string {
   }
 }
 
+async function ui(rest: readonly string[], request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
+  if (request.query.token !== undefined) return uiLogin(request, deps.apiToken);
+  try {
+    requireBearer(request.headers, deps.apiToken);
+  } catch (error) {
+    if (error instanceof UnauthorizedError) return uiUnauthorized();
+    throw error;
+  }
+  return uiPage(rest, request, deps);
+}
+
 async function rollout(rawSha: string, request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
-  const sha = rawSha.toLowerCase();
-  if (!SHA.test(sha))
-    throw new BadRequestError('sha must be a full 40- or 64-character hexadecimal commit id');
   const include = request.query.include;
   if (include !== undefined && include !== 'decisions')
     throw new BadRequestError('include must be decisions');
-  const found = await deps.rollouts.get(sha);
-  if (found === undefined) throw new NotFoundError(`no rollout for commit ${sha}`);
+  const found = await findRollout(rawSha, deps);
+  const sha = found.sha;
   // Every object whose repository matched, with why it was or was not refreshed (misses included).
   const decisionRecords =
     include === 'decisions' ? { decisionRecords: await deps.rollouts.decisions(sha) } : {};

@@ -1,4 +1,5 @@
-import type { AppState } from '../rollouts/model.js';
+import type { AppState, ResourceFailure } from '../rollouts/model.js';
+import { describeFailure, syncFailures } from './sync-failures.js';
 
 /** What one poll of a live Application says about the pushed commit. */
 export interface ObservedState {
@@ -8,6 +9,8 @@ export interface ObservedState {
   readonly revision?: string;
   readonly message?: string;
   readonly finishedAt?: string;
+  /** A failed sync's failed resources (only on `failed`, which is terminal, so never stale). */
+  readonly failures?: readonly ResourceFailure[];
 }
 
 type Obj = Record<string, unknown>;
@@ -59,18 +62,24 @@ export function observeApplication(app: unknown, sha: string): ObservedState {
 
   if (phase === 'Running' || phase === 'Terminating') {
     const retrying = phase === 'Running' && finishedAt !== undefined;
+    // A retry shows the failed attempt's first resource failure: the reason it is retrying.
+    const [first] = retrying ? syncFailures(op).failures : [];
+    const reason = first === undefined ? '' : ` (${describeFailure(first)})`;
     return {
       state: 'syncing',
       ...base,
-      message: retrying ? `retrying: ${opMessage ?? 'sync failed'}` : (opMessage ?? 'sync running'),
+      message: retrying ? `retrying: ${opMessage ?? 'sync failed'}${reason}` : (opMessage ?? 'sync running'),
     };
   }
   if (operationIsOurs && (phase === 'Failed' || phase === 'Error')) {
+    const { failures, total } = syncFailures(op);
+    const more = total > failures.length ? ` (${total} resources failed, ${failures.length} listed)` : '';
     return {
       state: 'failed',
       ...base,
-      message: opMessage ?? `sync ${phase.toLowerCase()}`,
+      message: `${opMessage ?? `sync ${phase.toLowerCase()}`}${more}`,
       ...(finishedAt === undefined ? {} : { finishedAt }),
+      ...(failures.length === 0 ? {} : { failures }),
     };
   }
   if (!revisions.includes(sha)) {

@@ -64,3 +64,7 @@ export const eksClusterName: Check = (value) =>
   /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/.test(value) ? undefined : 'must be an EKS cluster name';
 
 export const noWhitespace: Check = (value) => (/\s/.test(value) ? 'must not contain whitespace' : undefined);
+
+/** `#deploys`, `deploys` or a channel id (`C0123ABCD`): what `chat.postMessage` takes as `channel`. */
+export const slackChannelName: Check = (value) =>
+  /^#?[a-z0-9][a-z0-9._-]{0,79}$/i.test(value) ? undefined : 'must be a Slack channel (#name or channel id)';

@@ -1,4 +1,5 @@
 /** The fleet file (`FLEET_CONFIG`), after validation. See README "Fleet file". */
+import type { Severity } from '../audit/types.js';
 
 export type ClusterAuth =
   | { readonly token: string }
@@ -16,7 +17,12 @@ export interface ClusterConfig {
   readonly caData?: string;
   readonly auth: ClusterAuth;
   /** This cluster runs Argo CD; Applications and ApplicationSets live in this namespace. */
-  readonly argocd?: { readonly namespace: string };
+  readonly argocd?: {
+    /** The first (or only) namespace: where AppProjects and the Argo CD instance itself live. */
+    readonly namespace: string;
+    /** Every namespace holding Applications/ApplicationSets (apps in any namespace, or two instances). */
+    readonly namespaces?: readonly string[];
+  };
   /** This cluster runs Flux; GitRepositories live in this namespace. */
   readonly flux?: { readonly namespace: string };
   /** Concurrent refresh PATCHes against this cluster (default: REFRESH_CONCURRENCY). */
@@ -25,7 +31,7 @@ export interface ClusterConfig {
   readonly timeoutMs?: number;
   /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
   readonly secretPolicy?: SecretPolicy;
-  /** The Argo CD API server of this cluster's Argo CD (UI links; rendered manifests with a token). */
+  /** The Argo CD API server of this cluster's Argo CD (the rollout page's links to `{argocdUrl}/applications/{ns}/{name}`; rendered manifests with a token). */
   readonly argocdUrl?: string;
   /** Secrets Manager secret holding an Argo CD API token (`applications, get`): plain, or `{"token": "..."}`. */
   readonly argocdTokenSecret?: string;
@@ -56,6 +62,20 @@ export interface RepositoryConfig {
   readonly provider?: RepositoryProvider;
   /** Provider API base URL (GitHub Enterprise, self-hosted GitLab, tests). */
   readonly apiUrl?: string;
+  /** Post a commit status (context `gitops-sync`) for each rollout of this repository. */
+  readonly commitStatus?: boolean;
+  /** With `commitStatus`: one more status per cluster (context `gitops-sync/<cluster>`). */
+  readonly commitStatusPerCluster?: boolean;
+  /** Slack channel for this repository's rollout messages (bot mode; default `SLACK_CHANNEL`). */
+  readonly slackChannel?: string;
+}
+
+/** What the reconcile pass's Slack digest leaves out (findings are still stored and served). */
+export interface DigestFilter {
+  /** Findings less severe than this are not posted. */
+  readonly minSeverity?: Severity;
+  /** Rule ids never posted. */
+  readonly mute?: readonly string[];
 }
 
 /** A SecretStore/ClusterSecretStore stand-in for stores that are neither in Git nor on a fleet cluster. */
@@ -76,4 +96,11 @@ export interface FleetConfig {
   readonly repositories: readonly RepositoryConfig[];
   readonly secretPolicy: SecretPolicy;
   readonly secretStores: readonly StoreOverride[];
+  readonly audit?: { readonly digest?: DigestFilter };
+}
+
+/** The namespaces a cluster's Argo CD keeps Applications in (`namespaces`, else the one `namespace`). */
+export function argocdNamespaces(cluster: Pick<ClusterConfig, 'argocd'>): readonly string[] {
+  if (cluster.argocd === undefined) return [];
+  return cluster.argocd.namespaces ?? [cluster.argocd.namespace];
 }

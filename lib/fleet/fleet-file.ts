@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { isMap, type Node } from 'yaml';
+import { isMap, isScalar, type Node } from 'yaml';
+import { SEVERITIES } from '../audit/types.js';
 import { FleetConfigError } from '../errors.js';
 import {
   awsRegion,
@@ -11,6 +12,7 @@ import {
   repositoryUrl,
   roleArn,
   secretId,
+  slackChannelName,
 } from './fleet-checks.js';
 import {
   type ClusterAuth,
@@ -22,9 +24,9 @@ import {
   type StoreOverride,
 } from './fleet-config.js';
 import type { Fields, YamlReader } from './yaml-reader.js';
-import { YamlReader as Reader } from './yaml-reader.js';
+import { type FleetMode, YamlReader as Reader } from './yaml-reader.js';
 
-const ROOT_KEYS = ['clusters', 'repositories', 'secretPolicy', 'secretStores'] as const;
+const ROOT_KEYS = ['clusters', 'repositories', 'secretPolicy', 'secretStores', 'audit'] as const;
 const CLUSTER_KEYS = [
   'name',
   'server',
@@ -41,17 +43,57 @@ const CLUSTER_KEYS = [
   'argocdCaData',
 ] as const;
 const AUTH_KINDS = ['token', 'tokenSecret', 'eks'] as const;
-const REPOSITORY_KEYS = ['url', 'tokenSecret', 'token', 'provider', 'apiUrl'] as const;
+const REPOSITORY_KEYS = [
+  'url',
+  'tokenSecret',
+  'token',
+  'provider',
+  'apiUrl',
+  'slackChannel',
+  'commitStatus',
+  'commitStatusPerCluster',
+] as const;
 const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region', 'role', 'prefix'] as const;
 
-/** Parses and validates the fleet file; the first problem is a `FleetConfigError` naming file, line and field. */
-export function parseFleetFile(text: string, source = 'fleet.yaml'): FleetConfig {
-  const { reader, root } = Reader.parse(text, source);
-  if (root === null) throw new FleetConfigError(`${source}:1: clusters: is required (the file is empty)`);
+export interface FleetFileOptions {
+  /** Default `deployed`: literal tokens and plain-http URLs are refused (see README "Fleet file"). */
+  readonly mode?: FleetMode;
+}
+
+export type FleetCheck =
+  | { readonly ok: true; readonly fleet: FleetConfig }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+/** Validates the fleet file: the fleet, or every problem as `file:line: field.path: problem` in line order. */
+export function checkFleetFile(
+  text: string,
+  source = 'fleet.yaml',
+  options: FleetFileOptions = {},
+): FleetCheck {
+  const { reader, root } = Reader.parse(text, source, options.mode ?? 'deployed');
+  if (root === null) reader.fail(undefined, 'clusters', 'is required (the file is empty)');
+  const fleet = root === undefined || root === null ? undefined : fleetOf(reader, root);
+  const problems = reader.messages();
+  return fleet !== undefined && problems.length === 0 ? { ok: true, fleet } : { ok: false, problems };
+}
+
+/** Like `checkFleetFile`, throwing a `FleetConfigError` that lists every problem. */
+export function parseFleetFile(
+  text: string,
+  source = 'fleet.yaml',
+  options: FleetFileOptions = {},
+): FleetConfig {
+  const result = checkFleetFile(text, source, options);
+  if (!result.ok) throw new FleetConfigError(source, result.problems);
+  return result.fleet;
+}
+
+function fleetOf(reader: YamlReader, root: Node): FleetConfig {
   const fields = reader.fields(root, '', ROOT_KEYS);
-  if (!fields.has('clusters')) reader.fail(root, 'clusters', 'is required');
-  const clusterNodes = reader.sequence(fields.node('clusters'), 'clusters');
-  if (clusterNodes.length === 0) fields.fail('clusters', 'must list at least one cluster');
+  if (!fields.has('clusters')) fields.missing('clusters');
+  const clusterNodes = fields.has('clusters') ? reader.sequence(fields.node('clusters'), 'clusters') : [];
+  if (fields.has('clusters') && clusterNodes.length === 0)
+    fields.fail('clusters', 'must list at least one cluster');
   const clusters = clusterNodes.map((node, i) => cluster(reader, node, `clusters[${i}]`));
   unique(reader, clusterNodes, clusters, (c) => c.name, 'clusters', 'name', 'is used by another cluster');
   const repoNodes = fields.has('repositories')
@@ -64,35 +106,37 @@ export function parseFleetFile(text: string, source = 'fleet.yaml'): FleetConfig
     : [];
   const names = new Set(clusters.map((c) => c.name));
   const secretStores = storeNodes.map((node, i) => store(reader, node, `secretStores[${i}]`, names));
+  const audit = fields.has('audit') ? auditSettings(reader, fields) : undefined;
   return Object.freeze({
     clusters,
     repositories,
     secretPolicy: fields.oneOf('secretPolicy', SECRET_POLICIES) ?? 'block',
     secretStores,
+    ...(audit === undefined ? {} : { audit }),
   });
 }
 
-export async function loadFleetFile(path: string): Promise<FleetConfig> {
+export async function loadFleetFile(path: string, options: FleetFileOptions = {}): Promise<FleetConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new FleetConfigError(`${path}: cannot be read (${(error as { code?: string }).code ?? 'error'})`, {
-      cause: error,
-    });
+    const code = (error as { code?: string }).code ?? 'error';
+    throw new FleetConfigError(path, [`${path}: cannot be read (${code})`], { cause: error });
   }
-  return parseFleetFile(text, path);
+  return parseFleetFile(text, path, options);
 }
 
 function cluster(reader: YamlReader, node: Node | null, path: string): ClusterConfig {
   const fields = reader.fields(node, path, CLUSTER_KEYS);
   const name = fields.requiredString('name', dnsLabel);
   const server = fields.requiredString('server', httpUrl('API server URL'));
+  fields.localOnly('server', plainHttp(server));
   const caData = fields.string('caData', base64Pem);
   const concurrency = fields.integer('concurrency', 1, 100);
   const timeoutMs = fields.integer('timeoutMs', 100, 300_000);
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
-  const argocd = namespaceBlock(reader, fields, 'argocd');
+  const argocd = argocdBlock(reader, fields);
   const flux = namespaceBlock(reader, fields, 'flux');
   return {
     name,
@@ -113,6 +157,8 @@ function argocdApi(
   fields: Fields,
 ): Pick<ClusterConfig, 'argocdUrl' | 'argocdTokenSecret' | 'argocdToken' | 'argocdCaData'> {
   const url = fields.string('argocdUrl', httpUrl('Argo CD URL'));
+  fields.localOnly('argocdUrl', plainHttp(url));
+  fields.localOnly('argocdToken', LITERAL_TOKEN);
   if (fields.has('argocdToken') && fields.has('argocdTokenSecret'))
     fields.fail('argocdToken', 'and argocdTokenSecret are exclusive; set one');
   const tokenSecret = fields.string('argocdTokenSecret', secretId);
@@ -130,10 +176,17 @@ function argocdApi(
 }
 
 function auth(reader: YamlReader, cluster: Fields): ClusterAuth {
-  if (!cluster.has('auth')) reader.fail(cluster.self, cluster.pathOf('auth'), 'is required');
+  if (!cluster.has('auth')) {
+    cluster.missing('auth');
+    return { token: '' };
+  }
   const fields = reader.fields(cluster.node('auth'), cluster.pathOf('auth'), AUTH_KINDS);
   const given = AUTH_KINDS.filter((kind) => fields.has(kind));
-  if (given.length !== 1) fields.fail(undefined, `exactly one of ${AUTH_KINDS.join(', ')}`);
+  fields.localOnly('token', LITERAL_TOKEN);
+  if (given.length !== 1) {
+    if (!fields.broken) fields.fail(undefined, `exactly one of ${AUTH_KINDS.join(', ')}`);
+    return { token: '' };
+  }
   if (given[0] === 'token') return { token: fields.requiredString('token', noWhitespace) };
   if (given[0] === 'tokenSecret') return { tokenSecret: fields.requiredString('tokenSecret', secretId) };
   const eks = reader.fields(fields.node('eks'), fields.pathOf('eks'), ['clusterName', 'region', 'roleArn']);
@@ -153,22 +206,86 @@ function namespaceBlock(reader: YamlReader, cluster: Fields, key: string): { nam
   return { namespace: fields.requiredString('namespace', dnsLabel) };
 }
 
+/** `argocd: { namespace: argocd }` or `argocd: { namespaces: [argocd, team-a] }` (exactly one of them). */
+function argocdBlock(
+  reader: YamlReader,
+  cluster: Fields,
+): { namespace: string; namespaces?: readonly string[] } | undefined {
+  if (!cluster.has('argocd')) return undefined;
+  const fields = reader.fields(cluster.node('argocd'), cluster.pathOf('argocd'), ['namespace', 'namespaces']);
+  if (fields.has('namespaces')) {
+    if (fields.has('namespace')) fields.fail('namespace', 'and namespaces are exclusive; set one');
+    const path = fields.pathOf('namespaces');
+    const names = reader.sequence(fields.node('namespaces'), path).flatMap((node, i) => {
+      const value = isScalar(node) ? node.value : undefined;
+      const problem = typeof value === 'string' ? dnsLabel(value) : 'must be a namespace name';
+      if (problem === undefined && typeof value === 'string') return [value];
+      reader.fail(node, `${path}[${i}]`, problem ?? 'must be a namespace name');
+      return [];
+    });
+    const unique = [...new Set(names)];
+    if (unique.length < names.length) fields.fail('namespaces', 'must not repeat a namespace');
+    if (names.length === 0) fields.fail('namespaces', 'must name at least one namespace');
+    return { namespace: unique[0] ?? 'argocd', namespaces: unique };
+  }
+  return { namespace: fields.requiredString('namespace', dnsLabel) };
+}
+
 function repository(reader: YamlReader, node: Node | null, path: string): RepositoryConfig {
   const fields = reader.fields(node, path, REPOSITORY_KEYS);
   const url = fields.requiredString('url', repositoryUrl);
+  fields.localOnly('url', plainHttp(url));
   if (fields.has('token') && fields.has('tokenSecret'))
     fields.fail('token', 'and tokenSecret are exclusive; set one');
+  fields.localOnly('token', LITERAL_TOKEN);
   const token = fields.string('token', noWhitespace);
   const tokenSecret = fields.string('tokenSecret', secretId);
   const provider = fields.oneOf('provider', REPOSITORY_PROVIDERS);
   const apiUrl = fields.string('apiUrl', httpUrl('API URL'));
+  const slackChannel = fields.string('slackChannel', slackChannelName);
+  const commitStatus = flag(fields, 'commitStatus');
+  const commitStatusPerCluster = flag(fields, 'commitStatusPerCluster');
+  fields.localOnly('apiUrl', plainHttp(apiUrl));
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
     ...(token === undefined ? {} : { token }),
     ...(provider === undefined ? {} : { provider }),
     ...(apiUrl === undefined ? {} : { apiUrl }),
+    ...(commitStatus === undefined ? {} : { commitStatus }),
+    ...(commitStatusPerCluster === undefined ? {} : { commitStatusPerCluster }),
+    ...(slackChannel === undefined ? {} : { slackChannel }),
   };
+}
+
+/** `audit: { digest: { minSeverity, mute: [rule-id] } }`: what the findings digest leaves out. */
+function auditSettings(reader: YamlReader, root: Fields): FleetConfig['audit'] {
+  const audit = reader.fields(root.node('audit'), root.pathOf('audit'), ['digest']);
+  if (!audit.has('digest')) return {};
+  const digest = reader.fields(audit.node('digest'), audit.pathOf('digest'), ['minSeverity', 'mute']);
+  const minSeverity = digest.oneOf('minSeverity', SEVERITIES);
+  const mute = digest.has('mute')
+    ? reader.sequence(digest.node('mute'), digest.pathOf('mute')).flatMap((node, i) => {
+        const value = isScalar(node) ? node.value : undefined;
+        if (typeof value === 'string' && /^[a-z0-9-]+$/.test(value)) return [value];
+        reader.fail(
+          node,
+          `${digest.pathOf('mute')}[${i}]`,
+          'must be an audit rule id (e.g. floating-image-tag)',
+        );
+        return [];
+      })
+    : undefined;
+  return {
+    digest: {
+      ...(minSeverity === undefined ? {} : { minSeverity }),
+      ...(mute === undefined ? {} : { mute }),
+    },
+  };
+}
+
+function flag(fields: Fields, key: string): boolean | undefined {
+  return fields.boolean(key);
 }
 
 function store(
@@ -179,7 +296,7 @@ function store(
 ): StoreOverride {
   const fields = reader.fields(node, path, STORE_KEYS);
   const kind = fields.oneOf('kind', ['SecretStore', 'ClusterSecretStore'] as const);
-  if (kind === undefined) reader.fail(fields.self, fields.pathOf('kind'), 'is required');
+  if (!fields.has('kind')) fields.missing('kind');
   if (kind === 'ClusterSecretStore' && fields.has('namespace')) {
     fields.fail('namespace', 'is only for a SecretStore (a ClusterSecretStore has none)');
   }
@@ -190,7 +307,7 @@ function store(
   const role = fields.string('role', roleArn);
   const prefix = fields.string('prefix');
   return {
-    kind,
+    kind: kind ?? 'SecretStore',
     name: fields.requiredString('name'),
     ...(namespace === undefined ? {} : { namespace }),
     ...(cluster === undefined ? {} : { cluster }),
@@ -213,6 +330,7 @@ function unique<T>(
   const seen = new Map<string, number>();
   values.forEach((value, i) => {
     const k = key(value);
+    if (k === '') return; // a missing or invalid value, reported already
     const first = seen.get(k);
     const node = nodes[i];
     const at = isMap(node) ? (node.get(field, true) as Node | undefined) : node;
@@ -220,6 +338,15 @@ function unique<T>(
       reader.fail(at ?? node, `${list}[${i}].${field}`, `${problem} (${list}[${first}])`);
     seen.set(k, i);
   });
+}
+
+const LITERAL_TOKEN = 'a literal token is only for the local stack (validate --local); use tokenSecret';
+
+/** The `localOnly` problem of a plain-http URL (none for https). */
+function plainHttp(url: string | undefined): string | undefined {
+  return url?.startsWith('http://')
+    ? 'plain http:// is only for the local stack (validate --local); use https://'
+    : undefined;
 }
 
 /** Enough to catch the same repository listed twice; matching uses its own canonical keys. */

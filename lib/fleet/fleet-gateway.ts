@@ -8,7 +8,7 @@ import {
 } from '../kubernetes/resources.js';
 import { slimApplication } from '../kubernetes/slim-object.js';
 import type { TargetKind } from '../rollouts/model.js';
-import type { ClusterConfig, FleetConfig } from './fleet-config.js';
+import { argocdNamespaces, type ClusterConfig, type FleetConfig } from './fleet-config.js';
 import type { FleetCluster, FleetGateway } from './gateway.js';
 
 const RESOURCE: Readonly<Record<TargetKind, KubeResource>> = {
@@ -17,8 +17,11 @@ const RESOURCE: Readonly<Record<TargetKind, KubeResource>> = {
   GitRepository: GIT_REPOSITORIES,
 };
 
-function namespaceOf(cluster: ClusterConfig, kind: TargetKind): string | undefined {
-  return kind === 'GitRepository' ? cluster.flux?.namespace : cluster.argocd?.namespace;
+/** Where a kind lives on a cluster: Flux's namespace, or every namespace Argo CD keeps Applications in. */
+function namespacesOf(cluster: ClusterConfig, kind: TargetKind): readonly (string | undefined)[] {
+  if (kind === 'GitRepository') return [cluster.flux?.namespace];
+  const namespaces = argocdNamespaces(cluster);
+  return namespaces.length === 0 ? [undefined] : namespaces;
 }
 
 export { listAllPages };
@@ -44,16 +47,16 @@ export function createFleetGateway(
       name: config.name,
       kinds,
       concurrency: config.concurrency ?? defaultConcurrency,
-      // Slim Applications as each page arrives: matching (whose index keeps the object), the decision
-      // and the record read only the slim fields, and a hub's full listing would not fit in memory.
-      list: (kind) =>
-        listAllPages(
-          api(),
-          RESOURCE[kind],
-          namespaceOf(config, kind),
-          pageSize,
-          kind === 'Application' ? slimApplication : undefined,
-        ),
+      // One LIST (every page) per namespace the kind lives in. Applications are slimmed as each page
+      // arrives: matching (whose index keeps the object), the decision and the record read only the slim
+      // fields, and a hub's full listing would not fit in memory.
+      list: async (kind) => {
+        const slim = kind === 'Application' ? slimApplication : undefined;
+        const lists = await Promise.all(
+          namespacesOf(config, kind).map((ns) => listAllPages(api(), RESOURCE[kind], ns, pageSize, slim)),
+        );
+        return lists.flat();
+      },
       async patch(target, patch) {
         await api().mergePatch(
           RESOURCE[target.kind],

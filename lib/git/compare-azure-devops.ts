@@ -43,7 +43,7 @@ export async function compareOnAzureDevOps(
       $skip: String(page * PAGE_SIZE),
       'api-version': '7.1',
     });
-    const body = (await getJson(`${base}?${query}`, headers, context, 'error')) as DiffsPage | null;
+    const body = (await getJson(`${base}?${query}`, headers, context)) as DiffsPage | null;
     if (body === null || typeof body !== 'object' || !Array.isArray(body.changes)) {
       return unknown('the diff lists no changes');
     }

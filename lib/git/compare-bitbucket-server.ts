@@ -36,7 +36,7 @@ export async function compareOnBitbucketServer(
       start: String(start),
       limit: String(PAGE_LIMIT),
     });
-    const body = (await getJson(`${base}?${query}`, headers, context, 'error')) as ChangesPage | null;
+    const body = (await getJson(`${base}?${query}`, headers, context)) as ChangesPage | null;
     if (body === null || typeof body !== 'object' || !Array.isArray(body.values)) {
       return unknown('the changes answer lists no values');
     }

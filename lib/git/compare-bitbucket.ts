@@ -27,7 +27,7 @@ export async function compareOnBitbucket(
   const files = new Set<string>();
   for (let page = 0; page < MAX_COMPARE_PAGES; page += 1) {
     if (!sameOrigin(url, base)) return unknown('the next page is on another host');
-    const body = (await getJson(url, headers, context, 'error')) as DiffstatPage | null;
+    const body = (await getJson(url, headers, context)) as DiffstatPage | null;
     if (body === null || typeof body !== 'object' || !Array.isArray(body.values)) {
       return unknown('the diffstat lists no values');
     }

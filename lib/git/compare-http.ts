@@ -1,3 +1,4 @@
+import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redirect.js';
 import type { CompareResult } from './compare.js';
 
 export interface CompareContext {
@@ -10,18 +11,24 @@ export function unknown(detail: string): CompareResult {
   return { known: false, reason: 'compare-failed', detail };
 }
 
-/** GETs JSON with a deadline and a size cap; a non-2xx answer is an `HttpStatusError`. */
+/**
+ * GETs JSON with a deadline and a size cap; a non-2xx answer is an `HttpStatusError`. The request carries
+ * the repository's token, so a redirect is refused (`RedirectRefusedError`), never followed.
+ */
 export async function getJson(
   url: string,
   headers: Record<string, string>,
   context: CompareContext,
-  redirect: 'follow' | 'error' = 'follow',
 ): Promise<unknown> {
   const response = await context.fetch(url, {
     headers: { Accept: 'application/json', 'User-Agent': 'gitops-sync-orchestrator', ...headers },
-    redirect,
+    redirect: 'manual',
     signal: AbortSignal.timeout(context.timeoutMs),
   });
+  if (isRedirect(response.status)) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new RedirectRefusedError(response.status, redirectTarget(response.headers.get('location'), url));
+  }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     throw new HttpStatusError(response.status);

@@ -1,3 +1,4 @@
+import { RedirectRefusedError } from '../http/redirect.js';
 import type { Logger } from '../ports.js';
 import { compareOnAzureDevOps } from './compare-azure-devops.js';
 import { compareOnBitbucket } from './compare-bitbucket.js';
@@ -104,6 +105,7 @@ export async function compareCommits(
 
 function failureDetail(error: unknown, timeoutMs: number): string {
   if (error instanceof HttpStatusError) return `the API answered HTTP ${error.status}`;
+  if (error instanceof RedirectRefusedError) return `the API answered with a ${error.message}`;
   const name = (error as { name?: string }).name;
   if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
   if (error instanceof SyntaxError) return 'the answer is not JSON';

@@ -1,5 +1,6 @@
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { UpstreamError } from '../errors.js';
+import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redirect.js';
 
 export interface GitHttpOptions {
   /** Per request, body included. */
@@ -17,7 +18,8 @@ export interface GitHttpOptions {
 
 /**
  * The HTTP transport isomorphic-git talks through: global `fetch` with a deadline, a size cap, and no
- * redirects (a redirect could lead off the allow-list, so it surfaces as an error instead).
+ * redirects: a redirect could lead off the allow-list, and the request may carry the repository's
+ * credentials (after a 401), so a 3xx is an error naming the target origin, and nothing is re-sent.
  */
 export function createGitHttpClient(options: GitHttpOptions): HttpClient {
   const doFetch = options.fetch ?? fetch;
@@ -36,6 +38,22 @@ export function createGitHttpClient(options: GitHttpOptions): HttpClient {
         });
       } catch (error) {
         throw transportError(error, options.timeoutMs);
+      }
+      if (isRedirect(response.status)) {
+        await response.body?.cancel().catch(() => undefined);
+        const refused = new RedirectRefusedError(
+          response.status,
+          redirectTarget(response.headers.get('location'), request.url),
+        );
+        throw new UpstreamError(
+          `the host answered with a ${refused.message}; list the final URL in the fleet file`,
+          {
+            retryable: false,
+            code: 'git-redirect',
+            upstreamStatus: response.status,
+            cause: refused,
+          },
+        );
       }
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => {

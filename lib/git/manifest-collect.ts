@@ -5,6 +5,7 @@ import {
   parseKustomization,
   resolveResourceEntry,
 } from './kustomization.js';
+import { ManifestBudget } from './manifest-budget.js';
 import { parseManifestFile } from './manifest-parse.js';
 import type {
   CollectRequest,
@@ -14,21 +15,24 @@ import type {
   TreeEntry,
   TreeSource,
 } from './manifest-types.js';
-import { DEFAULT_MANIFEST_LIMITS } from './manifest-types.js';
+import { DEFAULT_MANIFEST_LIMITS, describeManifestLimit } from './manifest-types.js';
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 /**
  * Collects the Kubernetes objects an app's source would produce, without rendering: plain YAML/JSON
  * directories, and Kustomize trees followed through `resources`/`bases`/`components` within the repository.
- * A Helm chart (`Chart.yaml`) is reported `notRendered` and none of its files are parsed.
+ * A Helm chart (`Chart.yaml`) is reported `notRendered` and none of its files are parsed. Every read is
+ * bounded (`ManifestLimits`): the first bound reached stops it, and the set says which.
  */
 export async function collectManifests(
   source: TreeSource,
   request: CollectRequest,
-  limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS,
+  limits: Partial<ManifestLimits> = DEFAULT_MANIFEST_LIMITS,
+  now: () => number = Date.now,
 ): Promise<ManifestSet> {
-  const walk = new ManifestWalk(source, limits, request.recurse !== false);
+  const budget = new ManifestBudget({ ...DEFAULT_MANIFEST_LIMITS, ...limits }, now);
+  const walk = new ManifestWalk(budget.meter(source), budget, request.recurse !== false);
   const root = resolveResourceEntry('', request.path.replace(/^\/+/, '') || '.');
   if (root.kind !== 'local') {
     walk.errors.push({ path: request.path, message: 'path is outside the repository' });
@@ -54,51 +58,75 @@ class ManifestWalk {
   readonly errors: ManifestProblem[] = [];
   readonly skipped: ManifestProblem[] = [];
   notRendered = false;
-  private limitReached: 'files' | 'bytes' | undefined;
-  private files = 0;
-  private bytes = 0;
   private readonly visited = new Set<string>();
 
   constructor(
     private readonly source: TreeSource,
-    private readonly limits: ManifestLimits,
+    private readonly budget: ManifestBudget,
     private readonly recurse: boolean,
   ) {}
 
   result(): ManifestSet {
-    const set = {
-      documents: this.documents,
-      notRendered: this.notRendered,
-      errors: this.errors,
-      skipped: this.skipped,
+    const dropped = this.budget.dropped();
+    const errors =
+      dropped === 0 ? this.errors : [...this.errors, { path: '.', message: `and ${dropped} more problems` }];
+    const set = { documents: this.documents, notRendered: this.notRendered, errors, skipped: this.skipped };
+    const limit = this.budget.reached;
+    if (limit === undefined) return set;
+    const limitMessage = describeManifestLimit(limit, this.budget.limits);
+    return {
+      ...set,
+      errors: [...errors, { path: '.', message: `reading stopped: ${limitMessage}` }],
+      limitReached: limit,
+      limitMessage,
     };
-    return this.limitReached === undefined ? set : { ...set, limitReached: this.limitReached };
+  }
+
+  private problem(list: ManifestProblem[], problem: ManifestProblem): void {
+    this.budget.record(list, problem);
   }
 
   async plain(dir: string, entries: readonly TreeEntry[]): Promise<void> {
     for (const entry of entries) {
-      if (this.limitReached !== undefined) return;
+      if (this.budget.spent()) return;
       const path = join(dir, entry.name);
       if (entry.type === 'tree') {
         if (this.recurse) await this.plain(path, (await this.source.listDirectory(path)) ?? []);
       } else if (MANIFEST_FILE.test(entry.name)) {
-        if (entry.type !== 'blob') this.skipped.push({ path, message: `${entry.type} not followed` });
-        else if (!this.full()) await this.file(path, await this.source.readFile(path));
+        if (entry.type !== 'blob')
+          this.problem(this.skipped, { path, message: `${entry.type} not followed` });
+        else if (!this.budget.spent()) await this.file(path, await this.source.readFile(path));
       }
     }
   }
 
   async kustomization(dir: string, name: string): Promise<void> {
-    if (this.visited.has(dir) || this.full()) return;
+    if (this.visited.has(dir) || this.budget.spent()) return;
     this.visited.add(dir);
     const path = join(dir, name);
     const bytes = (await this.source.readFile(path)) ?? new Uint8Array();
-    if (!this.take(bytes.byteLength)) return;
+    if (!this.budget.fitsKustomization(bytes.byteLength)) {
+      const limit = this.budget.limits.maxKustomizationBytes;
+      this.errors.push({
+        path,
+        message: `too many entries: the file is ${bytes.byteLength} bytes (limit ${limit})`,
+      });
+      return;
+    }
+    if (!this.budget.takeFile(bytes.byteLength)) return;
     const kustomization = parseKustomization(Buffer.from(bytes).toString('utf8'));
-    for (const message of kustomization.errors) this.errors.push({ path, message });
+    for (const message of kustomization.errors) this.problem(this.errors, { path, message });
     if (kustomization.inflatesHelmCharts) this.notRendered = true;
+    // Refused whole, before any lookup: following part of an oversized list would still cost its lookups.
+    if (!this.budget.fitsEntries(kustomization.entries.length)) {
+      this.errors.push({ path, message: `too many entries: ${kustomization.entries.length} listed` });
+      return;
+    }
     for (const entry of kustomization.entries) {
-      if (this.limitReached !== undefined) return;
+      if (!this.budget.takeEntry()) {
+        this.errors.push({ path, message: `too many entries: ${kustomization.entries.length} listed` });
+        return;
+      }
       await this.resource(dir, entry);
     }
   }
@@ -107,51 +135,39 @@ class ManifestWalk {
     const target = resolveResourceEntry(dir, entry);
     if (target.kind !== 'local') {
       const message = target.kind === 'remote' ? 'remote resource not fetched' : 'outside the repository';
-      this.skipped.push({ path: entry, message });
+      this.problem(this.skipped, { path: entry, message });
       return;
     }
     const entries = await this.source.listDirectory(target.path);
     if (entries !== undefined) {
       const nested = kustomizationFile(entries);
       if (nested === undefined) {
-        this.errors.push({ path: target.path, message: 'directory resource without a kustomization' });
+        this.problem(this.errors, {
+          path: target.path,
+          message: 'directory resource without a kustomization',
+        });
       } else await this.kustomization(target.path, nested);
       return;
     }
-    if (this.full()) return;
+    if (this.budget.spent()) return;
     const bytes = await this.source.readFile(target.path);
+    // A lookup refused by the budget is not a missing file.
+    if (this.budget.spent() && bytes === undefined) return;
     if (bytes !== undefined) await this.file(target.path, bytes);
-    else if (looksRemote(entry)) this.skipped.push({ path: entry, message: 'remote resource not fetched' });
-    else this.errors.push({ path: target.path, message: `resource ${entry} not found` });
+    else if (looksRemote(entry))
+      this.problem(this.skipped, { path: entry, message: 'remote resource not fetched' });
+    else this.problem(this.errors, { path: target.path, message: `resource ${entry} not found` });
   }
 
   private async file(path: string, bytes: Uint8Array | undefined): Promise<void> {
     if (bytes === undefined) {
-      this.errors.push({ path, message: 'file not found at this commit' });
+      if (!this.budget.spent()) this.problem(this.errors, { path, message: 'file not found at this commit' });
       return;
     }
-    if (!this.take(bytes.byteLength)) return;
+    if (!this.budget.takeFile(bytes.byteLength)) return;
     const parsed = parseManifestFile(Buffer.from(bytes).toString('utf8'));
     for (const doc of parsed.objects) this.documents.push({ path, doc });
-    for (const message of parsed.errors) this.errors.push({ path, message });
-  }
-
-  /** True once no further file may be read (so none is fetched from the tree in vain). */
-  private full(): boolean {
-    if (this.limitReached === undefined && this.files >= this.limits.maxFiles) this.limitReached = 'files';
-    return this.limitReached !== undefined;
-  }
-
-  /** Counts one more file of `size` bytes; false (and the limit recorded) when that would pass a bound. */
-  private take(size: number): boolean {
-    if (this.full()) return false;
-    if (this.bytes + size > this.limits.maxBytes) {
-      this.limitReached = 'bytes';
-      return false;
-    }
-    this.files += 1;
-    this.bytes += size;
-    return true;
+    for (const message of parsed.errors) this.problem(this.errors, { path, message });
   }
 }
 

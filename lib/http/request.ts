@@ -23,7 +23,7 @@ export function fromApiGatewayEvent(event: APIGatewayProxyEventV2, maxBodyBytes:
   return {
     method: event.requestContext?.http?.method ?? 'GET',
     path: event.rawPath ?? '/',
-    headers: lowerCaseKeys(event.headers ?? {}),
+    headers: withCookies(lowerCaseKeys(event.headers ?? {}), event.cookies),
     query: definedValues(event.queryStringParameters ?? {}),
     pathParameters: definedValues(event.pathParameters ?? {}),
     body,
@@ -51,4 +51,10 @@ function definedValues(values: Record<string, string | undefined>): Record<strin
     if (value !== undefined) out[name] = value;
   }
   return out;
+}
+
+/** Payload 2.0 moves the `Cookie` header into `cookies`; put it back where header readers look. */
+function withCookies(headers: Record<string, string>, cookies: readonly string[] | undefined) {
+  if (cookies === undefined || cookies.length === 0) return headers;
+  return { ...headers, cookie: cookies.join('; ') };
 }

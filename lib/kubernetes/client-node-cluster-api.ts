@@ -15,6 +15,7 @@ import type { Logger } from '../ports.js';
 import type { AccessSource, ClusterAccess } from './cluster-access.js';
 import type { ClusterApi, JsonPatchOperation, KubeList, KubeObject, ListOptions } from './cluster-api.js';
 import { KubernetesApiError, toKubernetesError } from './kube-error.js';
+import { noRedirectHttpLibrary } from './no-redirect-http.js';
 import { type KubeResource, resourceName } from './resources.js';
 
 export interface ClientNodeClusterApiOptions {
@@ -57,6 +58,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(access.server.replace(/\/+$/, ''), {}),
       authMethods: {},
+      httpApi: noRedirectHttpLibrary(),
     });
     connection = { key, api: new CustomObjectsApi(configuration), agent };
     return connection;

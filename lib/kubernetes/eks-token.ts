@@ -72,7 +72,7 @@ function rfc3986(value: string): string {
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 
 /** SHA-256 (or HMAC-SHA-256 with a secret) from node:crypto, in the shape the SigV4 signer expects. */
-class Sha256 {
+export class Sha256 {
   private readonly hash: NodeHash | Hmac;
 
   constructor(secret?: SourceData) {

@@ -1,6 +1,10 @@
-import type { AppRecord, AppState, RolloutStatus } from '../rollouts/model.js';
+import type { AppRecord, AppState, ResourceFailure, RolloutStatus } from '../rollouts/model.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
-import { code, escapeMrkdwn, folded, safeText } from './mrkdwn.js';
+import { code, escapeMrkdwn, folded, link, safeText } from './mrkdwn.js';
+
+/** Failed resources named per app in the rollout message and in the app's own notice. */
+const FAILURES_IN_LINE = 1;
+const FAILURES_IN_DETAIL = 5;
 
 export const STATUS_EMOJI: Readonly<Record<RolloutStatus, string>> = {
   pending: ':hourglass:',
@@ -25,10 +29,30 @@ export const STATE_EMOJI: Readonly<Record<AppState, string>> = {
   superseded: ':fast_forward:',
 };
 
-/** `cluster` ns/name, with the kind when it is not an Application; escaped for mrkdwn. */
-export function appLabel(app: AppRecord): string {
+/**
+ * `cluster` ns/name → destination, with the kind when it is not an Application; escaped for mrkdwn. The
+ * name links to the Argo CD UI (`{argocdUrl}/applications/{namespace}/{name}`) when the fleet file names
+ * the cluster's `argocdUrl`.
+ */
+export function appLabel(app: AppRecord, argocdUrls?: Readonly<Record<string, string>>): string {
   const kind = app.kind === 'Application' ? '' : ` (${app.kind})`;
-  return `${code(escapeMrkdwn(app.cluster))} ${escapeMrkdwn(`${app.namespace}/${app.name}`)}${kind}`;
+  const base = argocdUrls?.[app.cluster];
+  const url =
+    base === undefined || app.kind !== 'Application' || app.namespace === '*'
+      ? undefined
+      : `${base}/applications/${encodeURIComponent(app.namespace)}/${encodeURIComponent(app.name)}`;
+  const name = link(url, escapeMrkdwn(`${app.namespace}/${app.name}`));
+  const destination =
+    app.destination === undefined || app.destination === app.cluster
+      ? ''
+      : ` → ${code(escapeMrkdwn(app.destination))}`;
+  return `${code(escapeMrkdwn(app.cluster))} ${name}${kind}${destination}`;
+}
+
+/** `Deployment shop/web: admission webhook … denied the request` for one failed resource. */
+export function describeResourceFailure(failure: ResourceFailure, maxChars: number): string {
+  const where = failure.namespace === undefined ? failure.name : `${failure.namespace}/${failure.name}`;
+  return `${safeText(`${failure.kind} ${where}`, 200)}: ${safeText(folded(failure.message), maxChars)}`;
 }
 
 /** Secret checks that explain a block or a warning; `ok` and the informational `not-rendered` are left out. */
@@ -58,20 +82,34 @@ export function shortReason(app: AppRecord, maxChars: number): string | undefine
     const more = problems.length > 2 ? ` (+${problems.length - 2} more)` : '';
     return `${shown}${more}`;
   }
+  const failures = app.failures ?? [];
+  if (failures.length > 0) {
+    const shown = failures.slice(0, FAILURES_IN_LINE).map((f) => describeResourceFailure(f, maxChars));
+    const more = failures.length > FAILURES_IN_LINE ? ` (+${failures.length - FAILURES_IN_LINE} more)` : '';
+    return `${shown.join('; ')}${more}`;
+  }
   if (app.message !== undefined && folded(app.message) !== '') return safeText(folded(app.message), maxChars);
   return syncHealth(app);
 }
 
 /** One line per app in the rollout message. */
-export function appLine(app: AppRecord, maxReasonChars: number): string {
+export function appLine(
+  app: AppRecord,
+  maxReasonChars: number,
+  argocdUrls?: Readonly<Record<string, string>>,
+): string {
   const reason = shortReason(app, maxReasonChars);
-  const head = `${STATE_EMOJI[app.state]} *${app.state}* · ${appLabel(app)}`;
+  const head = `${STATE_EMOJI[app.state]} *${app.state}* · ${appLabel(app, argocdUrls)}`;
   return reason === undefined ? head : `${head} — ${reason}`;
 }
 
 /** The detail of one failed or blocked app for its own notice: every secret problem, the full message. */
-export function appDetail(app: AppRecord, maxMessageChars: number): string {
-  const lines = [`${STATE_EMOJI[app.state]} *${app.state}* · ${appLabel(app)}`];
+export function appDetail(
+  app: AppRecord,
+  maxMessageChars: number,
+  argocdUrls?: Readonly<Record<string, string>>,
+): string {
+  const lines = [`${STATE_EMOJI[app.state]} *${app.state}* · ${appLabel(app, argocdUrls)}`];
   const status = syncHealth(app);
   const revision = app.revision === undefined ? undefined : code(safeText(app.revision.slice(0, 12), 12));
   const facts = [status, revision === undefined ? undefined : `revision ${revision}`].filter(Boolean);
@@ -82,6 +120,13 @@ export function appDetail(app: AppRecord, maxMessageChars: number): string {
   }
   const extra = secretProblems(app).length - 10;
   if (extra > 0) lines.push(`• and ${extra} more ExternalSecret problems`);
+  const failures = app.failures ?? [];
+  for (const failure of failures.slice(0, FAILURES_IN_DETAIL)) {
+    lines.push(`• ${describeResourceFailure(failure, 500)}`);
+  }
+  if (failures.length > FAILURES_IN_DETAIL) {
+    lines.push(`• and ${failures.length - FAILURES_IN_DETAIL} more failed resources`);
+  }
   if (app.message !== undefined && app.message.trim() !== '') {
     const quoted = safeText(app.message.trim(), maxMessageChars)
       .split(/\r?\n/)

@@ -19,6 +19,7 @@ import {
   type MessageLimits,
   renderAppNotice,
   renderOverflowNotice,
+  renderRefNotice,
   renderRolloutMessage,
 } from './rollout-message.js';
 import type { SlackApi } from './slack-client.js';
@@ -37,6 +38,8 @@ export interface BotContext {
 interface BotPlan {
   readonly update: boolean;
   readonly batch: FailureBatch;
+  /** Refs (a tag pushed later on this commit) that get a thread reply saying so. */
+  readonly refs: readonly string[];
 }
 
 /**
@@ -59,13 +62,14 @@ export async function notifyWithBot(
     const update = current.contentHash !== hash && !stale;
     if (!update) ctx.log.skip('update', stale ? 'stale-snapshot' : 'unchanged');
     const batch = batchFailures(pendingFailures(snapshot, current.repliedApps), ctx.limits.maxNoticesPerCall);
-    if (!update && batch.single.length + batch.overflow.length === 0) return undefined;
+    const refs = newRefs(snapshot, current.repliedApps);
+    if (!update && batch.single.length + batch.overflow.length + refs.length === 0) return undefined;
     const next = withoutUndefined({
       ...current,
       ...(update ? { contentHash: hash, progress } : {}),
-      repliedApps: [...current.repliedApps, ...keys(batch)],
+      repliedApps: [...current.repliedApps, ...keys(batch), ...refs.map(refKey)],
     });
-    return { next, plan: { update, batch } };
+    return { next, plan: { update, batch, refs } };
   });
   if (reserved === 'lost') ctx.log.skip('update', 'claimed-elsewhere');
   if (typeof reserved === 'string') return;
@@ -89,14 +93,15 @@ async function firstPost(snapshot: RolloutSnapshot, message: SlackMessage, ctx: 
     contentHash: contentHash(message),
     progress: rolloutProgress(snapshot),
   };
-  const next = { ...posted, repliedApps: keys(batch) };
+  // The first message names every ref it knows; only refs arriving later get a reply of their own.
+  const next = { ...posted, repliedApps: [...keys(batch), ...newRefs(snapshot, []).map(refKey)] };
   if (!(await ctx.store.save(snapshot.sha, ctx.channel, next, 1))) {
     return ctx.log.warn('slack claim was taken over while posting; the message may appear twice');
   }
   const reserved: Reservation<BotPlan> = {
     base: { ...posted, version: 1, claimedAt: '', repliedApps: [] },
     next,
-    plan: { update: false, batch },
+    plan: { update: false, batch, refs: [] },
     version: 2,
   };
   await send(snapshot, message, reserved, ctx);
@@ -147,6 +152,7 @@ async function send(
   if (overflow.length > 0) {
     await reply(overflow.map(appKey), () => renderOverflowNotice(snapshot, overflow, inThread));
   }
+  for (const ref of reserved.plan.refs) await reply([refKey(ref)], () => renderRefNotice(snapshot, ref));
   state.repliedApps = state.repliedApps.filter((key) => !unsent.has(key));
   const settled = withoutUndefined(state);
   if (!(await settleNotice(ctx.store, snapshot.sha, ctx.channel, reserved, settled))) {
@@ -172,6 +178,17 @@ async function repost(
 
 function isMessageGone(error: unknown): boolean {
   return error instanceof SlackDeliveryError && error.slackError === 'message_not_found';
+}
+
+/** Refs of the commit other than the one it was first pushed on, not yet announced. */
+function newRefs(snapshot: RolloutSnapshot, replied: readonly string[]): string[] {
+  const done = new Set(replied);
+  return [...new Set(snapshot.refs ?? [])].filter((ref) => ref !== snapshot.ref && !done.has(refKey(ref)));
+}
+
+/** Stored with the app keys (an app key starts with a cluster name, which has no colon). */
+function refKey(ref: string): string {
+  return `ref:${ref}`;
 }
 
 function keys(batch: FailureBatch): string[] {

@@ -2,7 +2,8 @@ import { APP_STATES, type AppRecord, countStates } from '../rollouts/model.js';
 import { appDetail, appLine, STATE_EMOJI, STATUS_EMOJI } from './app-lines.js';
 import { context, divider, header, packSections, SLACK_LIMITS, section } from './blocks.js';
 import { code, escapeMrkdwn, link, oneLine, redactCredentials, safeText, truncate } from './mrkdwn.js';
-import { compareApps } from './notice-plan.js';
+import { compareApps, FAILURE_STATES, isRolloutEnded } from './notice-plan.js';
+import { clusterLines, refsLabel, timingLine } from './progress-lines.js';
 import type { RolloutSnapshot, SlackBlock, SlackMessage } from './types.js';
 
 export interface MessageLimits {
@@ -28,33 +29,49 @@ export function shortRef(ref: string): string {
   return ref.replace(/^refs\/(heads|tags)\//, '');
 }
 
-/** The one message of a rollout: what was pushed, how far it got, and every app that is not synced. */
+/** States a person must look at; listed while the rollout still runs (the rest are only counted). */
+const NEEDS_A_PERSON = new Set([...FAILURE_STATES, 'out-of-sync']);
+/** Ended well: counted, never listed (a superseded app's later push carries it on). */
+const QUIET: ReadonlySet<string> = new Set(['synced', 'superseded']);
+
+/**
+ * The one message of a rollout: what was pushed (every ref, so a later tag is named), how far it got
+ * (counts per state and per destination cluster, elapsed time and deadline), and the apps to look at.
+ * While it runs only failed, blocked and out-of-sync apps are listed, so the message stays compact
+ * however many apps are refreshing; once it ended every app that is not synced is.
+ */
 export function renderRolloutMessage(
   snapshot: RolloutSnapshot,
   limits: MessageLimits = DEFAULT_MESSAGE_LIMITS,
 ): SlackMessage {
   const apps = snapshot.apps;
-  const notSynced = apps
-    .filter((app) => app.state !== 'synced' && app.state !== 'superseded')
+  const ended = isRolloutEnded(snapshot);
+  const listedApps = apps
+    .filter((app) => (ended ? !QUIET.has(app.state) : NEEDS_A_PERSON.has(app.state)))
     .sort(compareApps);
+  const timing = timingLine(snapshot, ended);
+  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}`;
   const top: SlackBlock[] = [
     header(
       `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,
     ),
     section(commitLines(snapshot)),
-    section(`${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}`),
+    section(timing === undefined ? status : `${status}\n${timing}`),
   ];
+  const clusters = clusterLines(apps);
+  if (clusters.length > 1) top.push(section(clusters.join('\n')));
   const blocks = [...top];
-  if (notSynced.length > 0) {
-    const listed = notSynced.slice(0, limits.maxAppsListed);
+  if (listedApps.length > 0) {
+    const listed = listedApps.slice(0, limits.maxAppsListed);
     const room = SLACK_LIMITS.blocksPerMessage - top.length - 2;
     const packed = packSections(
-      listed.map((app) => appLine(app, limits.maxReasonChars)),
+      listed.map((app) => appLine(app, limits.maxReasonChars, snapshot.argocdUrls)),
       room,
     );
     blocks.push(divider, ...packed.blocks);
-    const more = notSynced.length - listed.length + packed.left;
-    if (more > 0) blocks.push(context(`…and ${more} more ${more === 1 ? 'app' : 'apps'} not synced`));
+    const more = listedApps.length - listed.length + packed.left;
+    const what = ended ? 'not synced' : 'to look at';
+    if (more > 0) blocks.push(context(`…and ${more} more ${more === 1 ? 'app' : 'apps'} ${what}`));
   }
   const unchecked = uncheckedLines(apps);
   if (unchecked.length > 0 && blocks.length < SLACK_LIMITS.blocksPerMessage) {
@@ -90,7 +107,7 @@ export function renderAppNotice(
   const limits = options.limits ?? DEFAULT_MESSAGE_LIMITS;
   const blocks: SlackBlock[] = options.standalone ? [section(commitLines(snapshot))] : [];
   const packed = packSections(
-    appDetail(app, limits.maxDetailChars).split('\n'),
+    appDetail(app, limits.maxDetailChars, snapshot.argocdUrls).split('\n'),
     SLACK_LIMITS.blocksPerMessage - blocks.length,
   );
   blocks.push(...packed.blocks);
@@ -110,7 +127,7 @@ export function renderOverflowNotice(
   const blocks: SlackBlock[] = options.standalone ? [section(commitLines(snapshot))] : [];
   const listed = apps.slice(0, limits.maxAppsListed);
   const packed = packSections(
-    [intro, ...listed.map((app) => appLine(app, limits.maxReasonChars))],
+    [intro, ...listed.map((app) => appLine(app, limits.maxReasonChars, snapshot.argocdUrls))],
     SLACK_LIMITS.blocksPerMessage - blocks.length - 1,
   );
   blocks.push(...packed.blocks);
@@ -120,10 +137,24 @@ export function renderOverflowNotice(
   return { text: plain(`${prefix}${apps.length} more apps failed or were blocked`), blocks };
 }
 
+/** A thread reply: a ref (usually a tag) was pushed on this commit after its message was posted. */
+export function renderRefNotice(snapshot: RolloutSnapshot, ref: string): SlackMessage {
+  const tag = /^refs\/tags\/(.+)$/.exec(ref)?.[1];
+  const name = tag ?? shortRef(ref);
+  const what = `${tag === undefined ? 'branch' : 'tag'} ${code(safeText(name, 100))}`;
+  const line = `:label: ${what} now points at this commit (${STATUS_EMOJI[snapshot.status]} ${snapshot.status} · ${countsLine(snapshot.apps)})`;
+  return {
+    text: plain(
+      `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${tag === undefined ? 'branch' : 'tag'} ${name}`,
+    ),
+    blocks: [section(line)],
+  };
+}
+
 function commitLines(snapshot: RolloutSnapshot): string {
   const repo = link(snapshot.repo.webUrl, `*${escapeMrkdwn(snapshot.repo.fullName)}*`);
   const sha = link(snapshot.commitUrl, code(escapeMrkdwn(shortSha(snapshot.sha))));
-  const ref = code(safeText(shortRef(snapshot.ref), 100));
+  const ref = refsLabel(snapshot);
   const author = safeText(oneLine(snapshot.author), 80);
   const title = safeText(oneLine(snapshot.commitTitle), 200);
   const trigger = snapshot.trigger === 'webhook' ? '' : ` (${snapshot.trigger})`;
@@ -145,7 +176,8 @@ function fallbackText(snapshot: RolloutSnapshot): string {
   const summary = APP_STATES.filter((state) => (counts[state] ?? 0) > 0)
     .map((state) => `${counts[state]} ${state}`)
     .join(', ');
-  const head = `${snapshot.repo.fullName} ${shortSha(snapshot.sha)} (${shortRef(snapshot.ref)}) by ${oneLine(snapshot.author)}: ${snapshot.status}`;
+  const refs = [...new Set([snapshot.ref, ...(snapshot.refs ?? [])])].map(shortRef).join(', ');
+  const head = `${snapshot.repo.fullName} ${shortSha(snapshot.sha)} (${refs}) by ${oneLine(snapshot.author)}: ${snapshot.status}`;
   return plain(summary === '' ? head : `${head} — ${summary}`);
 }
 

@@ -1,6 +1,7 @@
 import { type Clock, type Logger, systemClock } from '../ports.js';
 import { notifyWithBot } from './bot-notifier.js';
 import { NoticeLog } from './notice-log.js';
+import { argocdUrls, channelFor, type NoticeFleet } from './notice-route.js';
 import type { SlackNotice, SlackNoticeStore } from './notice-store.js';
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './rollout-message.js';
 import type { SlackApi, SlackWebhook } from './slack-client.js';
@@ -31,6 +32,8 @@ export interface NotifierDeps {
   readonly logger: Logger;
   readonly limits?: Partial<NotifierLimits>;
   readonly clock?: Clock;
+  /** Argo CD UI links and per-repository `slackChannel` routing (bot mode). */
+  readonly fleet?: NoticeFleet;
 }
 
 /** The notifier port the composition root hands to `track` (and anything else that ends a rollout). */
@@ -80,21 +83,32 @@ export async function notifyRollout(
   return log.result();
 }
 
-/** Reads the stored notice state, then notifies; never throws either. */
+/**
+ * Reads the stored notice state, then notifies; never throws either. A repository with its own
+ * `slackChannel` gets its messages there (bot mode), with the message reference stored under that channel.
+ */
 export function createRolloutNotifier(deps: NotifierDeps): RolloutNotifier {
+  const links = argocdUrls(deps.fleet);
+  const clock = deps.clock ?? systemClock;
   return {
-    async notify(snapshot) {
-      const key = noticeChannelKey(deps.slack);
-      if (key === undefined) return notifyRollout(snapshot, undefined, deps);
+    async notify(raw) {
+      const snapshot = { ...raw, renderedAt: clock.now().toISOString(), argocdUrls: links };
+      const channel = deps.slack.mode === 'bot' ? channelFor(snapshot, deps.fleet) : undefined;
+      const routed: NotifierDeps =
+        channel === undefined || deps.slack.mode !== 'bot'
+          ? deps
+          : { ...deps, slack: { ...deps.slack, channel } };
+      const key = noticeChannelKey(routed.slack);
+      if (key === undefined) return notifyRollout(snapshot, undefined, routed);
       let previous: SlackNotice | undefined;
       try {
-        previous = await deps.store.get(snapshot.sha, key);
+        previous = await routed.store.get(snapshot.sha, key);
       } catch (error) {
         const log = new NoticeLog(deps.logger.child({ sha: snapshot.sha }));
         log.storeFailed(error);
         return log.result();
       }
-      return notifyRollout(snapshot, previous, deps);
+      return notifyRollout(snapshot, previous, routed);
     },
   };
 }

@@ -29,7 +29,8 @@ export function createSlackWebhook(options: SlackWebhookOptions): SlackWebhook {
     send: async (message) => {
       let retryAfter: string | null = null;
       const fetchFn: FetchFunction = async (url, init) => {
-        const response = await globalThis.fetch(url, init);
+        // The URL is the credential: a redirect is refused (a 3xx fails as `rejected`), never followed.
+        const response = await globalThis.fetch(url, { ...init, redirect: 'manual' });
         retryAfter = response.headers.get('retry-after');
         return response;
       };

@@ -12,6 +12,16 @@ export interface RolloutSnapshot {
   readonly commitUrl?: string;
   readonly status: RolloutStatus;
   readonly apps: readonly AppRecord[];
+  /** Every ref the commit arrived on (a tag pushed later on the same commit is named). */
+  readonly refs?: readonly string[];
+  readonly receivedAt?: string;
+  /** When tracking gives up (apps still moving then end `timeout`). */
+  readonly deadline?: string;
+  readonly finishedAt?: string;
+  /** When the notifier renders it (for the elapsed time); set by the notifier from its clock. */
+  readonly renderedAt?: string;
+  /** Argo CD UI per cluster that names `argocdUrl` in the fleet file, for links; set by the notifier. */
+  readonly argocdUrls?: Readonly<Record<string, string>>;
 }
 
 export interface PlainText {

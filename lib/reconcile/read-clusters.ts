@@ -1,6 +1,6 @@
 import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
-import type { FleetConfig } from '../fleet/fleet-config.js';
+import { argocdNamespaces, type FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
 import { DEFAULT_PAGE_SIZE, listAllPages } from '../kubernetes/list-pages.js';
 import {
@@ -52,10 +52,15 @@ export async function readArgoClusters(
     const api = clients.get(cluster.name);
     if (api === undefined) throw new Error(`no client for cluster ${cluster.name}`);
     const [applications, projects] = await Promise.all([
-      // Paged and slimmed as it arrives (the audit reads no more than `slimApplication` keeps).
-      listAllPages(api, APPLICATIONS, cluster.argocd.namespace, DEFAULT_PAGE_SIZE, (item) =>
-        slimApplication(withType(item, APPLICATIONS)),
-      ),
+      // Every namespace the cluster's Argo CD keeps Applications in (apps in any namespace, two instances),
+      // paged and slimmed as each page arrives (the audit reads no more than `slimApplication` keeps).
+      Promise.all(
+        argocdNamespaces(cluster).map((ns) =>
+          listAllPages(api, APPLICATIONS, ns, DEFAULT_PAGE_SIZE, (item) =>
+            slimApplication(withType(item, APPLICATIONS)),
+          ),
+        ),
+      ).then((lists) => lists.flat()),
       options.readAppProjects
         ? api.list(APP_PROJECTS, cluster.argocd.namespace).then(
             (list) => ({ list }),

@@ -1,4 +1,5 @@
 import { buildFindingsDigest, type FindingsDigest } from '../audit/digest.js';
+import { filterDigestChanges } from '../audit/digest-filter.js';
 import { reconcileFindings } from '../audit/lifecycle.js';
 import type { AuditNote, FindingDraft } from '../audit/types.js';
 import { errorMessage } from '../errors.js';
@@ -34,7 +35,7 @@ export async function settleFindings(
   });
   const writes = findingsToWrite(changes, previous, started, lastSeenRefreshMs);
   await deps.findings.write(writes);
-  const message = buildFindingsDigest(changes);
+  const message = buildFindingsDigest(filterDigestChanges(changes, deps.fleet.audit?.digest));
   return {
     counts: {
       created: changes.created.length,

@@ -63,6 +63,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
         notRendered: read.notRendered,
         ...(unrendered === undefined ? {} : { notRenderedReason: unrendered }),
         limitReached: read.limitReached,
+        ...(read.limitMessage === undefined ? {} : { limitMessage: read.limitMessage }),
         clusterStores: destination === undefined ? [] : await clusterStores(destination),
         overrides: deps.fleet.secretStores,
         policy,

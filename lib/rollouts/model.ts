@@ -81,6 +81,18 @@ export function isTerminal(state: AppState): boolean {
   return TERMINAL_STATES.has(state);
 }
 
+/** One resource Argo CD reported failing in a sync (`operationState.syncResult.resources[]`). */
+export interface ResourceFailure {
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly group?: string;
+  /** `SyncFailed`, or the hook phase (`Failed`, `Error`) of a failed hook. */
+  readonly status: string;
+  /** Argo CD's message for it (e.g. an admission webhook's denial), capped in length. */
+  readonly message: string;
+}
+
 export interface AppRecord extends AppTarget {
   readonly state: AppState;
   readonly decision?: Decision;
@@ -91,8 +103,10 @@ export interface AppRecord extends AppTarget {
   readonly refreshedAt?: string;
   readonly finishedAt?: string;
   readonly secrets?: readonly SecretCheck[];
-  /** The fleet cluster the app deploys to, when the fleet file has it. */
+  /** The fleet cluster the app deploys to, when the fleet has it (set by fan-out). */
   readonly destination?: string;
+  /** Failed resources of a `failed` sync, as Argo CD reported them (capped in count and length). */
+  readonly failures?: readonly ResourceFailure[];
   /** Preflight: where the checked manifests came from (`argocd` rendering, or the files in `git`). */
   readonly renderedBy?: 'argocd' | 'git';
   /** Preflight: why Argo CD's rendering was not used, or why nothing could be rendered. */

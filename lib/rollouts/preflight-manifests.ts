@@ -25,6 +25,8 @@ export interface AppManifestsAtPush {
   readonly fallback?: string;
   readonly notRendered: boolean;
   readonly limitReached: boolean;
+  /** Which read bound stopped it, in words (`too many entries: …`). */
+  readonly limitMessage?: string;
   /** Sources whose files could not be read from Git. */
   readonly problems: readonly SecretCheck[];
 }
@@ -73,6 +75,7 @@ export function createPreflightManifests(deps: PreflightManifestDeps) {
     const problems: SecretCheck[] = [];
     let notRendered = false;
     let limitReached = false;
+    let limitMessage: string | undefined;
     for (const source of sources) {
       const result = await read(source, event);
       if ('problem' in result) {
@@ -82,6 +85,7 @@ export function createPreflightManifests(deps: PreflightManifestDeps) {
       documents.push(...result.documents);
       notRendered ||= result.notRendered;
       limitReached ||= result.limitReached;
+      limitMessage ??= result.limitMessage;
     }
     return {
       documents,
@@ -89,6 +93,7 @@ export function createPreflightManifests(deps: PreflightManifestDeps) {
       ...(fallback === undefined ? {} : { fallback }),
       notRendered,
       limitReached,
+      ...(limitMessage === undefined ? {} : { limitMessage }),
       problems,
     };
   };
@@ -99,6 +104,7 @@ type SourceRead =
       readonly documents: readonly ManifestDocument[];
       readonly notRendered: boolean;
       readonly limitReached: boolean;
+      readonly limitMessage?: string;
     }
   | { readonly problem: SecretCheck };
 
@@ -128,6 +134,7 @@ async function readSource(
       documents: set.documents,
       notRendered: set.notRendered,
       limitReached: set.limitReached !== undefined,
+      ...(set.limitMessage === undefined ? {} : { limitMessage: set.limitMessage }),
     };
   } catch (error) {
     return {

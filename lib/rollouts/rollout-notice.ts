@@ -1,7 +1,8 @@
 import { errorMessage } from '../errors.js';
 import type { RolloutNotifier } from '../notify/rollout-notifier.js';
 import type { RolloutSnapshot } from '../notify/types.js';
-import type { Logger } from '../ports.js';
+import { rolloutEndCounter } from '../observability/rollout-metrics.js';
+import { type Clock, type Logger, type Metrics, noMetrics, systemClock } from '../ports.js';
 import type { AppRecord, Rollout } from './model.js';
 import type { RolloutReader } from './rollout-store.js';
 
@@ -25,6 +26,10 @@ export function snapshotOf(rollout: Rollout): RolloutSnapshot {
     ...(rollout.commitUrl === undefined ? {} : { commitUrl: rollout.commitUrl }),
     status: rollout.status,
     apps: [...rollout.apps, ...clusterLines],
+    refs: rollout.refs,
+    receivedAt: rollout.receivedAt,
+    ...(rollout.deadline === undefined ? {} : { deadline: rollout.deadline }),
+    ...(rollout.finishedAt === undefined ? {} : { finishedAt: rollout.finishedAt }),
   };
 }
 
@@ -32,11 +37,19 @@ export function snapshotOf(rollout: Rollout): RolloutSnapshot {
  * Keeps the commit's Slack message current after the records are written. A rollout that matched nothing
  * sends nothing; a Slack failure is logged and never fails the caller.
  */
-export function rolloutNotice(deps: { rollouts: RolloutReader; notifier: RolloutNotifier; logger: Logger }) {
+export function rolloutNotice(deps: {
+  rollouts: RolloutReader;
+  notifier: RolloutNotifier;
+  logger: Logger;
+  metrics?: Metrics;
+  clock?: Clock;
+}) {
+  const countEnd = rolloutEndCounter(deps.metrics ?? noMetrics, deps.clock ?? systemClock);
   return async (sha: string): Promise<void> => {
     try {
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
+      countEnd(rollout);
       const snapshot = snapshotOf(rollout);
       if (snapshot.apps.length === 0) return;
       const result = await deps.notifier.notify(snapshot);

@@ -1,3 +1,5 @@
+import { RE2JS } from 're2js';
+
 /**
  * The subset of tidwall/gjson path syntax ESO's `property` reaches, evaluated on parsed JSON the way
  * gjson walks raw text: `.`-separated keys (first match in document order, later matches tried when a
@@ -100,13 +102,10 @@ function arrayStep(array: JsonValue[], path: string): PathResult {
   return rest === undefined ? { kind: 'found', value: element } : descend(element, rest);
 }
 
-function wildcard(pattern: string): RegExp {
-  const source = [...pattern]
-    .map((c) =>
-      c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'),
-    )
-    .join('');
-  return new RegExp(`^${source}$`, 'u');
+/** A key wildcard from Git, on RE2 (linear time: `*a*a*a…b` would backtrack polynomially in JS). */
+function wildcard(pattern: string): RE2JS {
+  const source = [...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : RE2JS.quote(c))).join('');
+  return RE2JS.compile(`^${source}$`, RE2JS.DOTALL);
 }
 
 /** gjson `Result.String()`: strings unquoted, `null` empty, objects and arrays as JSON text. */

@@ -23,8 +23,10 @@ export interface PreflightInput {
   readonly notRendered?: boolean | readonly string[];
   /** Why nothing rendered them (no Argo CD API for the cluster, or its failure), for the record. */
   readonly notRenderedReason?: string;
-  /** The Git reader stopped at a size/file limit. */
+  /** The Git reader stopped at one of its bounds. */
   readonly limitReached?: boolean;
+  /** Which bound, in words (`too many entries: …`). */
+  readonly limitMessage?: string;
   /** SecretStore/ClusterSecretStore objects read live from the destination cluster. */
   readonly clusterStores: readonly unknown[];
   readonly overrides: readonly StoreOverride[];
@@ -132,7 +134,7 @@ function incompleteness(input: PreflightInput): SecretCheck[] {
       externalSecret: '(manifests)',
       field: 'manifests',
       outcome: 'not-rendered',
-      message: 'manifest reading stopped at its limit; ExternalSecrets beyond it were not checked',
+      message: `manifest reading stopped at its limit${input.limitMessage ? ` (${input.limitMessage})` : ''}; ExternalSecrets beyond it were not checked`,
     });
   }
   return out;

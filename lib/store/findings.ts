@@ -33,7 +33,6 @@ export function dynamoFindingsStore(
 ): FindingsStore & FindingsReader {
   const clock = options.clock ?? systemClock;
   const retention = (options.resolvedRetentionDays ?? 30) * 24 * 3600;
-  const minEvaluated = options.minEvaluated ?? 100;
 
   const queryAll = async (filter?: string): Promise<Finding[]> => {
     const out: Finding[] = [];
@@ -72,6 +71,14 @@ export function dynamoFindingsStore(
       await batchWriteAll(table, items, options.batch);
     },
 
+    ...dynamoFindingsReader(table, options),
+  };
+}
+
+/** The read API's view: `list` only, so the API function's bundle holds no write to the table. */
+export function dynamoFindingsReader(table: TableRef, options: FindingsStoreOptions = {}): FindingsReader {
+  const minEvaluated = options.minEvaluated ?? 100;
+  return {
     async list(filter, page) {
       const prefix = skPrefix(filter);
       const start = startKey(page.cursor, prefix);

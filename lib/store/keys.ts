@@ -6,7 +6,7 @@ import type { AppTarget } from '../rollouts/model.js';
  * | item                  | pk                          | sk                                   | gsi1pk / gsi1sk                      |
  * | --------------------- | --------------------------- | ------------------------------------ | ------------------------------------ |
  * | delivery (TTL)        | DELIVERY#<provider>#<id>    | #                                    |                                      |
- * | rollout summary       | ROLLOUT#<sha>               | #SUMMARY                             |                                      |
+ * | rollout summary       | ROLLOUT#<sha>               | #SUMMARY                             | SHA#<sha[0..4]> / <sha>              |
  * | app in a rollout      | ROLLOUT#<sha>               | APP#<cluster>#<kind>#<ns>#<name>     | HISTORY#<cluster>#<ns>#<name> / <time>#<sha> |
  * | decisions (chunks)    | ROLLOUT#<sha>               | DECISIONS#<time>#<delivery>#<try>#<n> |                                      |
  * | Slack message ref     | ROLLOUT#<sha>               | SLACK#<channel>                      |                                      |
@@ -17,10 +17,19 @@ import type { AppTarget } from '../rollouts/model.js';
  * | open rollout          | OPEN                        | <sha>                                |                                      |
  * | push of a ref (TTL)   | REF#<repo key>#<ref>        | <receivedAt>#<sha>                   |                                      |
  * | queue payload (TTL)   | PAYLOAD#<sha256 of body>    | CHUNK#<n>                            |                                      |
+ * | commit status posted  | ROLLOUT#<sha>               | STATUS#<context>                     |                                      |
+ *
+ * Rollout summaries also carry gsi2 (`ROLLOUTS` / `<receivedAt>#<sha>`: every rollout, newest first) and
+ * gsi3 (`ROLLOUTS#<repo>` / the same: one repository's). gsi1 on a summary resolves a short SHA by prefix.
  */
 export const SUMMARY_SK = '#SUMMARY';
 export const DELIVERY_SK = '#';
 export const GSI1 = 'gsi1';
+export const GSI2 = 'gsi2';
+export const GSI3 = 'gsi3';
+export const ROLLOUTS_PK = 'ROLLOUTS';
+/** Hex characters of a SHA that key its prefix partition: a 7-character short SHA always has them. */
+export const SHA_PREFIX_KEY_LENGTH = 4;
 
 export function deliveryPk(provider: string, deliveryId: string): string {
   return `DELIVERY#${provider}#${deliveryId}`;
@@ -53,6 +62,31 @@ export function slackSk(channel: string): string {
 
 export const FINDINGS_PK = 'FINDINGS';
 export const RECONCILE_PK = 'RECONCILE';
+
+export function shaPrefixPk(sha: string): string {
+  return `SHA#${sha.slice(0, SHA_PREFIX_KEY_LENGTH)}`;
+}
+
+export function repoRolloutsPk(repo: string): string {
+  return `${ROLLOUTS_PK}#${repo}`;
+}
+
+/** The index attributes of a rollout summary: newest-first lists (all, per repository) and short SHAs. */
+export function summaryIndexFields(rollout: { sha: string; repo: string; receivedAt: string }) {
+  const newest = `${rollout.receivedAt}#${rollout.sha}`;
+  return {
+    gsi1pk: shaPrefixPk(rollout.sha),
+    gsi1sk: rollout.sha,
+    gsi2pk: ROLLOUTS_PK,
+    gsi2sk: newest,
+    gsi3pk: repoRolloutsPk(rollout.repo),
+    gsi3sk: newest,
+  };
+}
+
+export function statusSk(context: string): string {
+  return `STATUS#${context}`;
+}
 
 export function trackerPk(cluster: string): string {
   return `TRACKER#${cluster}`;

@@ -43,6 +43,7 @@ const APP_FIELDS = [
   'finishedAt',
   'secrets',
   'destination',
+  'failures',
   'renderedBy',
   'renderNote',
 ] as const;

@@ -10,7 +10,15 @@ import type {
 } from '../rollouts/rollout-store.js';
 import { chunkDecisions } from './decision-chunks.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
-import { appSk, decisionsSk, historyPk, historySk, rolloutPk, SUMMARY_SK } from './keys.js';
+import {
+  appSk,
+  decisionsSk,
+  historyPk,
+  historySk,
+  rolloutPk,
+  SUMMARY_SK,
+  summaryIndexFields,
+} from './keys.js';
 
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
@@ -55,6 +63,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
               sk: SUMMARY_SK,
               type: 'rollout',
               ...rollout,
+              ...summaryIndexFields(rollout),
               refs: [rollout.ref],
               status: 'pending',
               counts: {},

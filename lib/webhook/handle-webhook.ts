@@ -1,7 +1,14 @@
 import { AppError, PayloadTooLargeError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
 import { describeError, errorResponse, type HttpResponse, json } from '../http/response.js';
-import type { Clock, DeliveryStore, Logger, Queue } from '../ports.js';
+import {
+  type Clock,
+  type DeliveryStore,
+  type Logger,
+  type Metrics,
+  noMetrics,
+  type Queue,
+} from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import type { ParsedDelivery } from './delivery.js';
 import { type EnqueueOnceOptions, type EnqueueOutcome, enqueueOnce } from './enqueue-once.js';
@@ -16,6 +23,8 @@ export interface WebhookDeps {
   readonly queue: Queue<PushMessage>;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** `Deliveries` by `outcome` (accepted, duplicate, unauthorized, ignored, rejected, unavailable). */
+  readonly metrics?: Metrics;
   /** Checked again here in case a caller skipped `fromApiGatewayEvent`'s check; default 10 MiB. */
   readonly maxBodyBytes?: number;
   /** How a delivery another caller is enqueueing right now is waited for (tests shorten it). */
@@ -34,6 +43,23 @@ export async function handleWebhook(
   provider: string,
   deps: WebhookDeps,
 ): Promise<HttpResponse> {
+  const response = await answer(request, provider, deps);
+  (deps.metrics ?? noMetrics).count('Deliveries', 1, {
+    provider: isGitProvider(provider) ? provider : 'unknown',
+    outcome: outcomeOf(response),
+  });
+  return response;
+}
+
+/** The outcome dimension, read off the answer so every return path is counted exactly once. */
+function outcomeOf(response: HttpResponse): string {
+  if (response.statusCode === 202) return response.body.includes('"ignored"') ? 'ignored' : 'accepted';
+  if (response.statusCode === 200) return response.body.includes('"duplicate"') ? 'duplicate' : 'ignored';
+  if (response.statusCode === 401) return 'unauthorized';
+  return response.statusCode >= 500 ? 'unavailable' : 'rejected';
+}
+
+async function answer(request: HttpRequest, provider: string, deps: WebhookDeps): Promise<HttpResponse> {
   const logger = deps.logger.child({ provider: isGitProvider(provider) ? provider : 'unknown' });
   if (request.method.toUpperCase() !== 'POST') {
     return json(405, { error: 'method-not-allowed', message: 'use POST' }, { allow: 'POST' });
@@ -148,7 +174,8 @@ function rejected(error: unknown, logger: Logger): HttpResponse {
       reason: error.reason,
     });
   } else if (error instanceof AppError && error.status < 500) {
-    logger.info('webhook rejected', { status: error.status, code: error.code, message: error.message });
+    // `reason`, not `message`: Powertools keeps `message` for the line's own text and drops the field.
+    logger.info('webhook rejected', { status: error.status, code: error.code, reason: error.message });
   }
   return errorResponse(error, logger);
 }

@@ -7,7 +7,7 @@ export interface CannedAnswer {
   readonly body?: unknown;
   /** Hold the answer this long (to exercise client timeouts). */
   readonly delayMs?: number;
-  /** Extra response headers (e.g. `Location` of a redirect). */
+  /** Extra response headers (`Retry-After`, `Location` of a redirect). */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -16,6 +16,7 @@ export interface RecordedRequest {
   /** Path and query as received (still percent-encoded). */
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
+  readonly body: string;
 }
 
 /**
@@ -28,31 +29,146 @@ export interface ProviderApiDouble {
   readonly githubApi: string;
   readonly gitlabApi: string;
   readonly requests: RecordedRequest[];
-  answer(pathAndQuery: string, answer: CannedAnswer): void;
+  /** Commit statuses the GitHub and GitLab status APIs took, in order. */
+  readonly statuses: PostedCommitStatus[];
+  /** A list is answered in order, its last entry repeating. */
+  answer(pathAndQuery: string, answer: CannedAnswer | readonly CannedAnswer[]): void;
+  /** For every path starting with `prefix` that has no exact answer (e.g. every commit's statuses). */
+  answerPrefix(prefix: string, answer: CannedAnswer | readonly CannedAnswer[]): void;
   close(): Promise<void>;
 }
 
+export interface PostedCommitStatus {
+  readonly host: 'github' | 'gitlab';
+  readonly repository: string;
+  readonly sha: string;
+  readonly state: string;
+  readonly context: string;
+  readonly description: string | undefined;
+  readonly targetUrl: string | undefined;
+  readonly authorization: string;
+}
+
+const GITHUB_STATUS = /^\/github\/repos\/([^/]+\/[^/]+)\/statuses\/([0-9a-f]{40})$/;
+const GITLAB_STATUS = /^\/gitlab\/api\/v4\/projects\/([^/]+)\/statuses\/([0-9a-f]{40})$/;
+const GITHUB_STATES = new Set(['error', 'failure', 'pending', 'success']);
+const GITLAB_STATES = new Set(['pending', 'running', 'success', 'failed', 'canceled']);
+
+/**
+ * The status APIs as documented, with the limits that bite: GitHub wants a token, a known state and at
+ * most 140 characters of description (422 otherwise); GitLab refuses to move a status to the state it
+ * already has (400 "Cannot transition status via :run from :running").
+ */
+function statusApi(
+  method: string,
+  url: string,
+  headers: IncomingHttpHeaders,
+  text: string,
+  statuses: PostedCommitStatus[],
+): CannedAnswer | undefined {
+  const github = GITHUB_STATUS.exec(url);
+  const gitlab = GITLAB_STATUS.exec(url);
+  if (method !== 'POST' || (github === null && gitlab === null)) return undefined;
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { status: 400, body: { message: 'Problems parsing JSON' } };
+  }
+  const str = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : undefined);
+  if (github !== null) {
+    const authorization = String(headers.authorization ?? '');
+    if (!/^(Bearer|token) \S+$/.test(authorization))
+      return { status: 401, body: { message: 'Requires authentication' } };
+    const state = str('state') ?? '';
+    if (!GITHUB_STATES.has(state) || (str('description')?.length ?? 0) > 140)
+      return { status: 422, body: { message: 'Validation Failed' } };
+    const status: PostedCommitStatus = {
+      host: 'github',
+      repository: github[1] ?? '',
+      sha: github[2] ?? '',
+      state,
+      context: str('context') ?? 'default',
+      authorization,
+      description: str('description'),
+      targetUrl: str('target_url'),
+    };
+    statuses.push(status);
+    return { status: 201, body: { state, context: status.context } };
+  }
+  const token = String(headers['private-token'] ?? '');
+  if (token === '') return { status: 401, body: { message: '401 Unauthorized' } };
+  const state = str('state') ?? '';
+  if (!GITLAB_STATES.has(state)) return { status: 400, body: { error: 'state does not have a valid value' } };
+  const repository = decodeURIComponent(gitlab?.[1] ?? '');
+  const sha = gitlab?.[2] ?? '';
+  const name = str('name') ?? 'default';
+  const last = statuses
+    .filter((s) => s.host === 'gitlab' && s.repository === repository && s.sha === sha && s.context === name)
+    .at(-1);
+  if (last?.state === state)
+    return {
+      status: 400,
+      body: {
+        message: `Cannot transition status via :${state === 'running' ? 'run' : state} from :${state}`,
+      },
+    };
+  statuses.push({
+    host: 'gitlab',
+    repository,
+    sha,
+    state,
+    context: name,
+    authorization: token,
+    description: str('description'),
+    targetUrl: str('target_url'),
+  });
+  return { status: 201, body: { status: state, name } };
+}
+
 export async function startProviderApi(): Promise<ProviderApiDouble> {
-  const answers = new Map<string, CannedAnswer>();
+  const statuses: PostedCommitStatus[] = [];
+  const answers = new Map<string, CannedAnswer[]>();
+  const prefixes = new Map<string, CannedAnswer[]>();
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const next = (list: CannedAnswer[] | undefined) =>
+    list !== undefined && list.length > 1 ? list.shift() : list?.[0];
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
-    requests.push({ method: req.method ?? 'GET', url, headers: req.headers });
-    const canned = answers.get(url) ?? { status: 404, body: { message: 'Not Found' } };
-    const send = () => {
-      const body = typeof canned.body === 'string' ? canned.body : JSON.stringify(canned.body ?? {});
-      res.writeHead(canned.status ?? 200, { 'Content-Type': 'application/json', ...canned.headers });
-      res.end(body);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({
+        method: req.method ?? 'GET',
+        url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      const prefix = [...prefixes.keys()].find((p) => url.startsWith(p));
+      const canned = next(answers.get(url)) ??
+        next(prefix === undefined ? undefined : prefixes.get(prefix)) ??
+        statusApi(req.method ?? 'GET', url, req.headers, requests.at(-1)?.body ?? '', statuses) ?? {
+          status: 404,
+          body: { message: 'Not Found' },
+        };
+      respond(canned);
+    });
+    const respond = (canned: CannedAnswer) => {
+      const send = () => {
+        const body = typeof canned.body === 'string' ? canned.body : JSON.stringify(canned.body ?? {});
+        res.writeHead(canned.status ?? 200, { 'Content-Type': 'application/json', ...canned.headers });
+        res.end(body);
+      };
+      if (canned.delayMs === undefined) send();
+      else {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (!res.destroyed) send();
+        }, canned.delayMs);
+        timers.add(timer);
+      }
     };
-    if (canned.delayMs === undefined) send();
-    else {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        if (!res.destroyed) send();
-      }, canned.delayMs);
-      timers.add(timer);
-    }
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -65,7 +181,11 @@ export async function startProviderApi(): Promise<ProviderApiDouble> {
     githubApi: `${url}/github`,
     gitlabApi: `${url}/gitlab/api/v4`,
     requests,
-    answer: (pathAndQuery, answer) => answers.set(pathAndQuery, answer),
+    statuses,
+    answer: (pathAndQuery, answer) =>
+      answers.set(pathAndQuery, Array.isArray(answer) ? [...answer] : [answer as CannedAnswer]),
+    answerPrefix: (prefix, answer) =>
+      prefixes.set(prefix, Array.isArray(answer) ? [...answer] : [answer as CannedAnswer]),
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of timers) clearTimeout(timer);

@@ -1,5 +1,5 @@
-import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
-import type { LocalQueues, QueueWrapper } from '../../infra/local/stack-queues.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/stack.js';
+import type { LocalQueues } from '../../infra/local/stack-queues.js';
 import { createMemoryLogger, type LogLine } from '../../lib/logger.js';
 
 export interface TestStack extends Omit<LocalStack, 'queues'> {
@@ -18,7 +18,7 @@ export interface TestStack extends Omit<LocalStack, 'queues'> {
 /** The local stack with the default simulated world, tuned to finish rollouts in about a second. */
 export async function startTestStack(
   env: Record<string, string> = {},
-  options: { clusterTimeoutMs?: number; wrapQueue?: QueueWrapper } = {},
+  options: Pick<LocalStackOptions, 'clusterTimeoutMs' | 'fleetOverlay' | 'controller' | 'wrapQueue'> = {},
 ): Promise<TestStack> {
   const logLines: LogLine[] = [];
   const stack = await startLocalStack({

@@ -99,6 +99,13 @@ describe('loadConfig', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 
+  it('reads PUBLIC_URL without its trailing slash and refuses one that is not a URL', () => {
+    expect(loadConfig({ TABLE_NAME: 't', PUBLIC_URL: 'https://sync.example/' }).publicUrl).toBe(
+      'https://sync.example',
+    );
+    expect(() => loadConfig({ TABLE_NAME: 't', PUBLIC_URL: 'sync.example' })).toThrow(/PUBLIC_URL/);
+  });
+
   it('never echoes a value in its message', () => {
     expect(() => loadConfig({ ...base, WEBHOOK_SECRET_ARN: 'super-secret-value' })).toThrow(
       /^WEBHOOK_SECRET_ARN: /,
@@ -141,5 +148,57 @@ describe('loadConfig', () => {
       generic: ['gen'],
     });
     expect(() => loadConfig({ ...base, GITEA_WEBHOOK_SECRET: 'a,,b' })).toThrow('GITEA_WEBHOOK_SECRET');
+  });
+});
+
+describe('FLEET_SOURCE and its settings', () => {
+  it.each([
+    [
+      'an SSM parameter path',
+      'ssm:/gitops-sync/prod/fleet',
+      { kind: 'ssm', name: '/gitops-sync/prod/fleet' },
+    ],
+    [
+      'an SSM parameter ARN',
+      'ssm:arn:aws:ssm:eu-west-1:123456789012:parameter/gitops-sync/fleet',
+      { kind: 'ssm', name: 'arn:aws:ssm:eu-west-1:123456789012:parameter/gitops-sync/fleet' },
+    ],
+    [
+      'an S3 object',
+      's3://my-fleets/prod/fleet.yaml',
+      { kind: 's3', bucket: 'my-fleets', key: 'prod/fleet.yaml' },
+    ],
+  ])('reads %s', (_name, value, expected) => {
+    expect(loadConfig({ ...base, FLEET_SOURCE: value }).fleetSource).toEqual(expected);
+  });
+
+  it.each([
+    ['ssm:'],
+    ['s3://bucket'],
+    ['s3://Bad_Bucket/key'],
+    ['https://example.com/fleet.yaml'],
+    ['ssm:/a b'],
+  ])('refuses FLEET_SOURCE=%s naming the setting', (value) => {
+    expect(() => loadConfig({ ...base, FLEET_SOURCE: value })).toThrow(
+      'FLEET_SOURCE: must be ssm:/path/to/parameter or s3://bucket/key',
+    );
+  });
+
+  it('defaults the TTL to 60 s and takes the SSM and S3 endpoint overrides', () => {
+    expect(loadConfig(base).fleetTtlSeconds).toBe(60);
+    const config = loadConfig({
+      ...base,
+      FLEET_TTL_SECONDS: '300',
+      SSM_ENDPOINT: 'http://127.0.0.1:4583',
+      S3_ENDPOINT: 'http://127.0.0.1:4572',
+    });
+    expect(config).toMatchObject({
+      fleetTtlSeconds: 300,
+      ssmEndpoint: 'http://127.0.0.1:4583',
+      s3Endpoint: 'http://127.0.0.1:4572',
+    });
+    expect(() => loadConfig({ ...base, FLEET_TTL_SECONDS: '0' })).toThrow(
+      'FLEET_TTL_SECONDS: must be between 1 and 86400',
+    );
   });
 });

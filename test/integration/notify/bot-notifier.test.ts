@@ -308,4 +308,79 @@ describe('notifier, bot mode, real @slack/web-api against the local Slack double
     });
     expect(result).toEqual({ sent: [], skipped: [{ action: 'post', reason: 'slack-off' }], errors: [] });
   });
+
+  it('routes a repository with its own slackChannel there, with its own stored message', async () => {
+    const t = setup();
+    const teamChannel = `#team-a-${counter}`;
+    const notifier = createRolloutNotifier({
+      ...t.deps,
+      fleet: {
+        clusters: [{ name: 'hub-eu', argocdUrl: 'https://argocd.example' }],
+        repositories: [{ url: 'https://github.com/org/team-a.git', slackChannel: teamChannel }],
+      },
+    });
+    const teamRepo = { fullName: 'org/team-a', webUrl: 'https://github.com/org/team-a' };
+    await notifier.notify(t.snapshot([appRecord('web')], { repo: teamRepo }));
+    await notifier.notify(t.snapshot([appRecord('web', { state: 'failed' })], { repo: teamRepo }));
+    const [root, ...others] = receiver.messages(teamChannel);
+    expect(others).toHaveLength(0);
+    expect(t.messages()).toHaveLength(0);
+    expect(JSON.stringify(root?.blocks)).toContain(
+      '<https://argocd.example/applications/argocd/web|argocd/web>',
+    );
+    expect(await store.get(t.sha, teamChannel)).toMatchObject({ ts: root?.ts });
+    expect(await store.get(t.sha, t.channel)).toBeUndefined();
+    // Another repository of the same fleet still goes to SLACK_CHANNEL.
+    await notifier.notify(t.snapshot([appRecord('api')]));
+    expect(t.messages()).toHaveLength(1);
+  });
+
+  it('keeps a worst-case operator message within what Slack accepts', async () => {
+    const t = setup();
+    const failure = {
+      kind: 'Deployment',
+      namespace: 'shop',
+      name: 'web',
+      status: 'SyncFailed',
+      message: `admission webhook "x" denied the request: ${'<&> '.repeat(200)}`,
+    };
+    const apps = Array.from({ length: 600 }, (_, i) =>
+      appRecord(`app-${i}-${'n'.repeat(40)}`, {
+        state: i % 3 === 0 ? 'failed' : 'syncing',
+        destination: `spoke-${i % 40}`,
+        failures: Array.from({ length: 10 }, () => failure),
+        message: 'one or more synchronization tasks completed unsuccessfully',
+      }),
+    );
+    const notifier = createRolloutNotifier({
+      ...t.deps,
+      fleet: { clusters: [{ name: 'hub-eu', argocdUrl: 'https://argocd.example' }], repositories: [] },
+    });
+    const snapshot = t.snapshot(apps, {
+      refs: ['refs/heads/main', ...Array.from({ length: 30 }, (_, i) => `refs/tags/v1.${i}.0`)],
+      receivedAt: '2026-11-30T10:00:00.000Z',
+      deadline: '2026-11-30T10:10:00.000Z',
+    });
+    const result = await notifier.notify(snapshot);
+    expect(result.errors).toEqual([]);
+    expect(result.sent.map((s) => s.action)).toContain('post');
+    expect(t.root().blocks.length).toBeLessThanOrEqual(50);
+  });
+
+  it('names a tag pushed later on the same commit in the message and in one thread reply', async () => {
+    const t = setup();
+    const synced = [appRecord('web', { state: 'synced' })];
+    await t.notifier.notify(t.snapshot(synced, { refs: ['refs/heads/main'] }));
+    const tagged = t.snapshot(synced, { refs: ['refs/heads/main', 'refs/tags/v1.4.2'] });
+    const result = await t.notifier.notify(tagged);
+    expect(result.sent.map((s) => s.action)).toEqual(['update', 'reply']);
+    const root = t.root();
+    expect(JSON.stringify(root.blocks)).toContain('on `main` · tag `v1.4.2`');
+    const replies = receiver.replies(root.ts);
+    expect(replies).toHaveLength(1);
+    expect(JSON.stringify(replies[0]?.blocks)).toContain(':label: tag `v1.4.2` now points at this commit');
+    const again = await t.notifier.notify(tagged);
+    expect(again.sent).toEqual([]);
+    expect(receiver.replies(root.ts)).toHaveLength(1);
+  });
 });

@@ -166,6 +166,20 @@ describe('preflightApp against the Secrets Manager double through the real SDK c
     expect(result.summary).toBe('1 ExternalSecret, 1 check: 1 missing-property; blocked by 1 reference');
   });
 
+  it('names the read bound that stopped manifest reading', async () => {
+    const result = await run([], {
+      limitReached: true,
+      limitMessage: 'too many entries: more than 2000 kustomization entries',
+    });
+    expect(result.checks).toContainEqual(
+      expect.objectContaining({
+        outcome: 'not-rendered',
+        message:
+          'manifest reading stopped at its limit (too many entries: more than 2000 kustomization entries); ExternalSecrets beyond it were not checked',
+      }),
+    );
+  });
+
   it('prefers a literal dotted key over the nested path', async () => {
     const result = await run([externalSecret('es', data({ key: 'dotted', property: 'a.b' }))]);
     // The nested a.b is null (an empty value); only the literal key gives a plain ok.
@@ -454,7 +468,7 @@ describe('dataFrom.find against the double', () => {
 
   it.each([
     ['a Go-invalid regexp is an error', { name: { regexp: '(?=x)' } }, 'error'],
-    ['an untranslatable regexp is unsupported', { name: { regexp: '\\pL' } }, 'unsupported'],
+    ['an over-long regexp is unsupported', { name: { regexp: 'a'.repeat(5000) } }, 'unsupported'],
   ])('%s', async (_name, find, outcome) => {
     const requests = since();
     const result = await run(find);

@@ -5,6 +5,8 @@ import { createMemoryLogger } from '../../../lib/logger.js';
 import type { Rollout } from '../../../lib/rollouts/model.js';
 
 const SHA = 'abcdef0123456789abcdef0123456789abcdef01';
+/** Shares its first seven characters with SHA: `abcdef0` is ambiguous, `abcdef01` is not. */
+const OTHER = 'abcdef0999999999999999999999999999999999';
 const rollout: Rollout = {
   sha: SHA,
   repo: 'org/gitops',
@@ -46,6 +48,10 @@ function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
         },
       ],
       history: async (_target, page) => ({ items: [], ...(page.cursor ? {} : { nextCursor: 'next' }) }),
+    },
+    index: {
+      list: async () => ({ items: [rollout] }),
+      shasWithPrefix: async (prefix) => [SHA, OTHER].filter((sha) => sha.startsWith(prefix)),
     },
     findings: { list: async () => ({ items: [{ rule: 'drift' }] }) },
     health: async () => ({ table: 'ok' }),
@@ -96,7 +102,10 @@ describe('the read API', () => {
   });
 
   it.each([
-    { name: 'a short sha is a 400', path: '/rollouts/abcdef0', status: 400 },
+    { name: 'a unique short sha finds its rollout', path: '/rollouts/abcdef01', status: 200 },
+    { name: 'a sha shorter than 7 is a 400', path: '/rollouts/abcdef', status: 400 },
+    { name: 'a sha with a non-hex character is a 400', path: '/rollouts/abcdefg1', status: 400 },
+    { name: 'a short sha nothing starts with is a 404', path: '/rollouts/1234567', status: 404 },
     { name: 'an unknown commit is a 404', path: `/rollouts/${'0'.repeat(40)}`, status: 404 },
     { name: 'an unknown route is a 404', path: '/nothing', status: 404 },
     { name: 'a bad app name is a 400', path: '/apps/hub/argocd/Bad_Name/history', status: 400 },
@@ -111,6 +120,31 @@ describe('the read API', () => {
     { name: 'a cursor with odd characters', query: { cursor: 'a b' } },
   ])('answers 400 to $name', async ({ query }) => {
     expect((await handleApi(get('/apps/hub/argocd/web/history', query), deps())).statusCode).toBe(400);
+  });
+
+  it('names the candidates of an ambiguous short sha in a 400', async () => {
+    const response = await handleApi(get('/rollouts/abcdef0'), deps());
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({ error: 'ambiguous-sha' });
+    expect(JSON.parse(response.body).message).toContain(SHA);
+    expect(JSON.parse(response.body).message).toContain(OTHER);
+  });
+
+  it.each([
+    { name: 'a limit of 0', query: { limit: '0' } },
+    { name: 'a limit above 100', query: { limit: '101' } },
+    { name: 'a fractional limit', query: { limit: '1.5' } },
+    { name: 'a cursor with odd characters', query: { cursor: 'a b' } },
+    { name: 'an empty repo', query: { repo: '' } },
+    { name: 'a ref with a newline', query: { ref: 'main\nx' } },
+  ])('answers 400 to a rollout list with $name', async ({ query }) => {
+    expect((await handleApi(get('/rollouts', query), deps())).statusCode).toBe(400);
+  });
+
+  it('lists rollouts as items', async () => {
+    const response = await handleApi(get('/rollouts', { limit: '5' }), deps());
+    expect(JSON.parse(response.body)).toMatchObject({ items: [{ sha: SHA }] });
+    expect(JSON.parse(response.body).cursor).toBeUndefined();
   });
 
   it('pages an app history with a cursor', async () => {

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { FleetConfigError } from '../../../lib/errors.js';
-import { parseFleetFile } from '../../../lib/fleet/fleet-file.js';
+import { checkFleetFile, parseFleetFile } from '../../../lib/fleet/fleet-file.js';
 
+// These fleets use a literal cluster token and plain http: the local stack's rules.
+const LOCAL = { mode: 'local' } as const;
 const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64');
 const cluster = (extra: string) =>
   `clusters:\n  - name: hub\n    server: https://k8s.example\n    auth: { token: t }\n${extra}`;
 
 function problem(text: string): string {
   try {
-    parseFleetFile(text);
+    parseFleetFile(text, 'fleet.yaml', LOCAL);
   } catch (error) {
     expect(error).toBeInstanceOf(FleetConfigError);
     return (error as Error).message;
@@ -22,6 +24,8 @@ describe('the Argo CD API fields of a cluster', () => {
       cluster(
         `    argocdUrl: https://argocd.example/argocd/\n    argocdTokenSecret: arn:aws:secretsmanager:eu-west-1:123456789012:secret:argocd-AbCdEf\n    argocdCaData: ${CA}\n`,
       ),
+      'fleet.yaml',
+      LOCAL,
     );
     expect(fleet.clusters[0]).toMatchObject({
       argocdUrl: 'https://argocd.example/argocd',
@@ -33,6 +37,8 @@ describe('the Argo CD API fields of a cluster', () => {
   it('reads a literal argocdToken (local use)', () => {
     const fleet = parseFleetFile(
       cluster('    argocdUrl: http://127.0.0.1:8080\n    argocdToken: local-token\n'),
+      'fleet.yaml',
+      LOCAL,
     );
     expect(fleet.clusters[0]).toMatchObject({
       argocdUrl: 'http://127.0.0.1:8080',
@@ -64,5 +70,17 @@ describe('the Argo CD API fields of a cluster', () => {
 
   it('never echoes a literal Argo CD token in an error', () => {
     expect(problem(cluster('    argocdToken: super-secret-argocd\n'))).not.toContain('super-secret-argocd');
+  });
+});
+
+describe('the Argo CD API fields under the deployed rules', () => {
+  it('refuses a literal argocdToken and a plain-http argocdUrl outside the local stack', () => {
+    const result = checkFleetFile(
+      'clusters:\n  - name: hub\n    server: https://k8s.example\n    auth: { tokenSecret: hub }\n    argocdUrl: http://argocd.example\n    argocdToken: literal\n',
+    );
+    expect(result.ok ? [] : result.problems).toEqual([
+      'fleet.yaml:5: clusters[0].argocdUrl: plain http:// is only for the local stack (validate --local); use https://',
+      'fleet.yaml:6: clusters[0].argocdToken: a literal token is only for the local stack (validate --local); use tokenSecret',
+    ]);
   });
 });

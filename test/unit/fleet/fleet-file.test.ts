@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FleetConfigError } from '../../../lib/errors.js';
-import { loadFleetFile, parseFleetFile } from '../../../lib/fleet/fleet-file.js';
+import { checkFleetFile, loadFleetFile, parseFleetFile } from '../../../lib/fleet/fleet-file.js';
+
+const LOCAL = { mode: 'local' } as const;
 
 const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64');
 
@@ -51,7 +53,7 @@ secretStores:
 
 function errorOf(text: string): string {
   try {
-    parseFleetFile(text);
+    parseFleetFile(text, 'fleet.yaml', LOCAL);
   } catch (error) {
     expect(error).toBeInstanceOf(FleetConfigError);
     return (error as Error).message;
@@ -66,7 +68,7 @@ function withCluster(body: string): string {
 
 describe('parseFleetFile', () => {
   it('reads every documented field of a valid file', () => {
-    const fleet = parseFleetFile(FULL);
+    const fleet = parseFleetFile(FULL, 'fleet.yaml', LOCAL);
     expect(fleet.secretPolicy).toBe('warn');
     expect(fleet.clusters).toEqual([
       {
@@ -125,13 +127,34 @@ describe('parseFleetFile', () => {
   });
 
   it('defaults the fleet-wide secret policy to block and the optional lists to empty', () => {
-    const fleet = parseFleetFile(withCluster('    server: https://k8s.example\n    auth: { token: t }\n'));
+    const fleet = parseFleetFile(
+      withCluster('    server: https://k8s.example\n    auth: { token: t }\n'),
+      'fleet.yaml',
+      LOCAL,
+    );
     expect(fleet).toMatchObject({ secretPolicy: 'block', repositories: [], secretStores: [] });
+  });
+
+  it('reads the operator fields: argocdUrl, a repository slackChannel and the audit digest filter', () => {
+    const fleet = parseFleetFile(
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n    argocdUrl: https://argocd.example/\n')}` +
+        'repositories:\n  - url: https://github.com/org/team-a\n    slackChannel: "#team-a-deploys"\n' +
+        'audit:\n  digest:\n    minSeverity: medium\n    mute: [missing-finalizer, floating-image-tag]\n',
+      'fleet.yaml',
+      LOCAL,
+    );
+    expect(fleet.clusters[0]?.argocdUrl).toBe('https://argocd.example');
+    expect(fleet.repositories[0]?.slackChannel).toBe('#team-a-deploys');
+    expect(fleet.audit).toEqual({
+      digest: { minSeverity: 'medium', mute: ['missing-finalizer', 'floating-image-tag'] },
+    });
   });
 
   it('accepts YAML anchors shared between clusters', () => {
     const fleet = parseFleetFile(
       'clusters:\n  - name: a\n    server: https://a.example\n    auth: &auth { token: shared }\n  - name: b\n    server: https://b.example\n    auth: *auth\n',
+      'fleet.yaml',
+      LOCAL,
     );
     expect(fleet.clusters.map((c) => c.auth)).toEqual([{ token: 'shared' }, { token: 'shared' }]);
   });
@@ -301,6 +324,28 @@ describe('parseFleetFile', () => {
       `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}secretStores:\n  - kind: ClusterSecretStore\n    name: aws\n    namespace: x\n    region: eu-west-1\n`,
       'fleet.yaml:8: secretStores[0].namespace: is only for a SecretStore',
     ],
+    [
+      'an unknown digest severity is rejected',
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}audit:\n  digest: { minSeverity: urgent }\n`,
+      'fleet.yaml:6: audit.digest.minSeverity: must be one of critical, high, medium, low, info',
+    ],
+    [
+      'a muted rule that is not a rule id is rejected',
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}audit:\n  digest:\n    mute: ["Floating Tag"]\n`,
+      'fleet.yaml:7: audit.digest.mute[0]: must be an audit rule id',
+    ],
+    [
+      'a slackChannel with spaces is rejected',
+      `${withCluster('    server: https://k8s.example\n    auth: { token: t }\n')}repositories:\n  - url: https://github.com/org/a\n    slackChannel: "team deploys"\n`,
+      'fleet.yaml:7: repositories[0].slackChannel: must be a Slack channel',
+    ],
+    [
+      'an argocdUrl with credentials is rejected',
+      withCluster(
+        '    server: https://k8s.example\n    auth: { token: t }\n    argocdUrl: https://admin:pw@argocd.example\n',
+      ),
+      'fleet.yaml:5: clusters[0].argocdUrl: must not carry user info',
+    ],
   ])('%s', (_name, text, expected) => {
     expect(errorOf(text)).toContain(expected);
   });
@@ -323,7 +368,7 @@ describe('loadFleetFile', () => {
     try {
       const good = join(dir, 'fleet.yaml');
       await writeFile(good, FULL);
-      expect((await loadFleetFile(good)).clusters).toHaveLength(3);
+      expect((await loadFleetFile(good, LOCAL)).clusters).toHaveLength(3);
       const bad = join(dir, 'bad.yaml');
       await writeFile(bad, 'clusters: []\n');
       await expect(loadFleetFile(bad)).rejects.toThrow(`${bad}:1: clusters: must list at least one cluster`);
@@ -331,5 +376,136 @@ describe('loadFleetFile', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the fleet file fields of the rollout page and commit statuses', () => {
+  const fleet = (cluster: string, repository: string) => `
+clusters:
+  - name: hub
+    server: https://k8s.example
+    auth: { token: t }
+${cluster}repositories:
+  - url: https://github.com/org/gitops
+${repository}`;
+
+  it('reads a cluster argocdUrl (trailing slash dropped) and a repository commitStatus', () => {
+    const parsed = parseFleetFile(
+      fleet(
+        '    argocdUrl: https://argocd.example/\n',
+        '    commitStatus: true\n    commitStatusPerCluster: false\n',
+      ),
+      'fleet.yaml',
+      LOCAL,
+    );
+    expect(parsed.clusters[0]?.argocdUrl).toBe('https://argocd.example');
+    expect(parsed.repositories[0]).toMatchObject({ commitStatus: true, commitStatusPerCluster: false });
+  });
+
+  it.each([
+    {
+      name: 'a commitStatus that is not a boolean',
+      cluster: '',
+      repository: '    commitStatus: "yes"\n',
+      problem: /commitStatus: must be true or false/,
+    },
+    {
+      name: 'an argocdUrl that is not http(s)',
+      cluster: '    argocdUrl: javascript:alert(1)\n',
+      repository: '',
+      problem: /argocdUrl/,
+    },
+  ])('refuses $name', ({ cluster, repository, problem }) => {
+    expect(errorOf(fleet(cluster, repository))).toMatch(problem);
+  });
+});
+
+describe('checkFleetFile', () => {
+  it('reports every problem of the file, in line order, each with its own line', () => {
+    const text = [
+      'secretPolicy: sometimes', // 1
+      'clusters:', // 2
+      '  - name: Bad_Name', // 3
+      '    server: ftp://k8s.example', // 4
+      '    auth: { token: t }', // 5
+      '  - name: ok', // 6
+      '    server: https://ok.example', // 7
+      '    auht: { token: t }', // 8
+      'repositories:', // 9
+      '  - url: git@github.com:org/repo.git', // 10
+      '    provider: bitbucket-cloud', // 11
+    ].join('\n');
+    const result = checkFleetFile(text, 'fleet.yaml', LOCAL);
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.problems).toEqual([
+      'fleet.yaml:1: secretPolicy: must be one of block, warn, off',
+      'fleet.yaml:3: clusters[0].name: must be a DNS label (lowercase letters, digits and "-", at most 63)',
+      'fleet.yaml:4: clusters[0].server: must be an absolute http(s) API server URL',
+      'fleet.yaml:6: clusters[1].auth: is required',
+      'fleet.yaml:8: clusters[1].auht: unknown field (did you mean "auth"?)',
+      'fleet.yaml:10: repositories[0].url: must be an http(s) URL: the orchestrator reads repositories over smart HTTP (apps may still use ssh URLs; they match the same repository)',
+      'fleet.yaml:11: repositories[0].provider: must be one of github, gitlab, bitbucket, bitbucket-server, azure-devops, gitea, generic',
+    ]);
+  });
+
+  it('reports a block that is not a mapping once, without "is required" for what it would hold', () => {
+    const result = checkFleetFile(
+      withCluster('    server: https://k8s.example\n    auth: token\n'),
+      'f.yaml',
+    );
+    expect(result.ok ? [] : result.problems).toEqual(['f.yaml:4: clusters[0].auth: must be a mapping']);
+  });
+
+  it('reports every YAML syntax error and nothing else', () => {
+    const result = checkFleetFile('clusters:\n  - name: a\n    server: [\nrepositories: {\n', 'f.yaml');
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? [] : result.problems;
+    expect(problems.length).toBeGreaterThanOrEqual(1);
+    expect(problems.every((p) => /^f\.yaml:\d+: /.test(p))).toBe(true);
+    expect(problems.join('\n')).not.toContain('is required');
+  });
+
+  it('refuses literal tokens and plain http when deployed (the default), naming each field', () => {
+    const text = [
+      'clusters:', // 1
+      '  - name: lab', // 2
+      '    server: http://127.0.0.1:8001', // 3
+      '    auth: { token: "super-secret-value" }', // 4
+      '  - name: prod', // 5
+      '    server: https://prod.example:6443', // 6
+      '    auth: { tokenSecret: gitops-sync/prod }', // 7
+      'repositories:', // 8
+      '  - url: http://git.internal/org/repo', // 9
+      '    token: also-secret', // 10
+      '    apiUrl: http://git.internal/api/v4', // 11
+      '  - url: https://github.com/org/gitops', // 12
+    ].join('\n');
+    const deployed = checkFleetFile(text, 'fleet.yaml');
+    const problems = deployed.ok ? [] : deployed.problems;
+    expect(problems).toEqual([
+      'fleet.yaml:3: clusters[0].server: plain http:// is only for the local stack (validate --local); use https://',
+      'fleet.yaml:4: clusters[0].auth.token: a literal token is only for the local stack (validate --local); use tokenSecret',
+      'fleet.yaml:9: repositories[0].url: plain http:// is only for the local stack (validate --local); use https://',
+      'fleet.yaml:10: repositories[0].token: a literal token is only for the local stack (validate --local); use tokenSecret',
+      'fleet.yaml:11: repositories[0].apiUrl: plain http:// is only for the local stack (validate --local); use https://',
+    ]);
+    expect(problems.join('\n')).not.toMatch(/super-secret-value|also-secret/);
+    expect(checkFleetFile(text, 'fleet.yaml', LOCAL).ok).toBe(true);
+  });
+
+  it('throws one FleetConfigError carrying every problem from parseFleetFile', () => {
+    let caught: unknown;
+    try {
+      parseFleetFile('clusters:\n  - name: a\n  - name: b\n', 'f.yaml', LOCAL);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(FleetConfigError);
+    expect((caught as FleetConfigError).problems).toEqual([
+      'f.yaml:2: clusters[0].server: is required',
+      'f.yaml:2: clusters[0].auth: is required',
+      'f.yaml:3: clusters[1].server: is required',
+      'f.yaml:3: clusters[1].auth: is required',
+    ]);
   });
 });

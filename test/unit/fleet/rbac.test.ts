@@ -49,18 +49,16 @@ function grants(): Record<string, string[]> {
 
 describe('the orchestrator RBAC in infra/rbac', () => {
   it('grants exactly the verbs the orchestrator needs, where it needs them', () => {
-    const read = ['get', 'list', 'watch'];
+    const read = ['list'];
     expect(grants()).toEqual({
-      'argocd argoproj.io/applications': ['get', 'list', 'patch', 'watch'],
-      'argocd argoproj.io/applicationsets': ['get', 'list', 'patch', 'watch'],
-      'flux-system source.toolkit.fluxcd.io/gitrepositories': ['get', 'list', 'patch'],
+      'argocd argoproj.io/applications': ['list', 'patch'],
+      'argocd argoproj.io/applicationsets': ['list', 'patch'],
+      'flux-system source.toolkit.fluxcd.io/gitrepositories': ['list', 'patch'],
       'cluster external-secrets.io/externalsecrets': read,
       'cluster external-secrets.io/secretstores': read,
       'cluster external-secrets.io/clustersecretstores': read,
       'cluster autoscaling/horizontalpodautoscalers': read,
       'cluster keda.sh/scaledobjects': read,
-      'cluster apps/deployments': read,
-      'cluster apiextensions.k8s.io/customresourcedefinitions': read,
     });
   });
 

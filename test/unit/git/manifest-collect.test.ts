@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { collectManifests } from '../../../lib/git/manifest-collect.js';
+import {
+  MAX_KUSTOMIZATION_BYTES,
+  MAX_KUSTOMIZATION_ENTRIES,
+  type TreeSource,
+} from '../../../lib/git/manifest-types.js';
 import { memoryTree } from '../../helpers/git.js';
 
 const obj = (kind: string, name: string) => `apiVersion: v1\nkind: ${kind}\nmetadata:\n  name: ${name}\n`;
@@ -184,5 +189,97 @@ describe('collectManifests bounds', () => {
     const set = await collectManifests(many, { path: 'm' }, { maxFiles: 100, maxBytes: size * 2 + 1 });
     expect(set.documents).toHaveLength(2);
     expect(set.limitReached).toBe('bytes');
+  });
+});
+
+/** Counts every lookup the collector makes on a tree. */
+function counting(tree: TreeSource): TreeSource & { lookups: () => number } {
+  let lookups = 0;
+  return {
+    listDirectory: (path) => {
+      lookups++;
+      return tree.listDirectory(path);
+    },
+    readFile: (path) => {
+      lookups++;
+      return tree.readFile(path);
+    },
+    lookups: () => lookups,
+  };
+}
+
+describe('collectManifests bounds on entries, lookups, problems and time', () => {
+  const listing = (count: number, prefix = 'missing') =>
+    `resources:\n${Array.from({ length: count }, (_, i) => `- ${prefix}-${i}.yaml\n`).join('')}`;
+
+  it('refuses a kustomization of 200k missing entries by its size, before parsing or any lookup', async () => {
+    const text = listing(200_000);
+    const tree = counting(memoryTree({ 'k/kustomization.yaml': text }));
+    const set = await collectManifests(tree, { path: 'k' });
+    expect(set.limitReached).toBe('entries');
+    expect(set.limitMessage).toBe(
+      `too many entries: more than ${MAX_KUSTOMIZATION_ENTRIES} kustomization entries`,
+    );
+    expect(set.errors.map((e) => e.message)).toEqual([
+      `too many entries: the file is ${Buffer.byteLength(text)} bytes (limit ${MAX_KUSTOMIZATION_BYTES})`,
+      `reading stopped: ${set.limitMessage}`,
+    ]);
+    expect(tree.lookups()).toBe(2); // the root listing and the kustomization file
+  });
+
+  it('refuses a kustomization listing more entries than the bound, without looking any of them up', async () => {
+    const tree = counting(memoryTree({ 'k/kustomization.yaml': listing(MAX_KUSTOMIZATION_ENTRIES + 1) }));
+    const set = await collectManifests(tree, { path: 'k' });
+    expect(set.limitReached).toBe('entries');
+    expect(set.errors[0]?.message).toBe(`too many entries: ${MAX_KUSTOMIZATION_ENTRIES + 1} listed`);
+    expect(tree.lookups()).toBe(2);
+  });
+
+  it('counts entries over nested kustomizations together', async () => {
+    const tree = memoryTree({
+      'k/kustomization.yaml': 'resources: [a, b]\n',
+      'k/a/kustomization.yaml': listing(6, 'a'),
+      'k/b/kustomization.yaml': listing(6, 'b'),
+    });
+    const set = await collectManifests(tree, { path: 'k' }, { maxEntries: 10 });
+    expect(set.limitReached).toBe('entries');
+    expect(set.errors.filter((e) => e.message.endsWith('not found'))).toHaveLength(6);
+  });
+
+  it('stops at the lookup bound in a tree of many empty directories', async () => {
+    const files = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`d/s${i}/README.md`, 'x']));
+    const tree = counting(memoryTree(files));
+    const set = await collectManifests(tree, { path: 'd' }, { maxLookups: 50 });
+    expect(set.limitReached).toBe('lookups');
+    expect(tree.lookups()).toBe(51); // the root listing plus the 50 the budget allows
+  });
+
+  it('stops at the time bound, read from the injected clock', async () => {
+    let now = 0;
+    const tree = memoryTree(
+      Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`m/f${i}.yaml`, obj('ConfigMap', `c${i}`)])),
+    );
+    const ticking: TreeSource = {
+      listDirectory: (path) => tree.listDirectory(path),
+      readFile: (path) => {
+        now += 1000;
+        return tree.readFile(path);
+      },
+    };
+    const set = await collectManifests(ticking, { path: 'm' }, { maxMillis: 5000 }, () => now);
+    expect(set.limitReached).toBe('time');
+    expect(set.documents).toHaveLength(4); // read at t = 1000…4000; the fifth read reaches t = 5000
+  });
+
+  it('keeps at most maxProblems problems and counts the rest', async () => {
+    const entries = Array.from({ length: 30 }, (_, i) => `- gone-${i}.yaml\n`).join('');
+    const set = await collectManifests(
+      memoryTree({ 'k/kustomization.yaml': `resources:\n${entries}` }),
+      { path: 'k' },
+      { maxProblems: 10 },
+    );
+    expect(set.limitReached).toBeUndefined();
+    expect(set.errors).toHaveLength(11);
+    expect(set.errors.at(-1)?.message).toBe('and 20 more problems');
   });
 });

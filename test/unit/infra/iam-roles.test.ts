@@ -1,67 +1,72 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse, type Tags } from 'yaml';
+import { iamRoles, roleStatements } from '../../helpers/cfn-yaml.js';
 
-// CloudFormation short-form tags kept as plain tagged values: the test reads the policy shape, not CFN.
-const cfnTags: Tags = ['!Sub', '!GetAtt', '!Ref'].flatMap((tag) => [
-  { tag, resolve: (value: string) => ({ [tag]: value }) },
-  { tag, collection: 'seq' as const, resolve: (value: unknown) => ({ [tag]: value }) },
-]);
-
-interface Statement {
-  Effect: string;
-  Action: string[];
-  Resource: unknown;
-}
-
-const doc = parse(readFileSync('infra/iam-roles.yml', 'utf8'), { customTags: cfnTags }) as {
-  Resources: Record<string, { Properties: { Policies: { PolicyDocument: { Statement: Statement[] } }[] } }>;
-};
-
-const statements = (role: string) =>
-  doc.Resources[role]?.Properties.Policies.flatMap((p) => p.PolicyDocument.Statement) ?? [];
+const doc = iamRoles();
+const roles = Object.keys(doc.Resources);
+const statements = (role: string) => roleStatements(doc, role);
 const actions = (role: string) =>
   statements(role)
     .flatMap((s) => s.Action)
     .sort();
+const serverless = readFileSync('serverless.yml', 'utf8');
+// Serverless variables as written in the templates (not JS template strings).
+const v = (name: string) => ['$', '{', name, '}'].join('');
 
 describe('the per-function IAM roles', () => {
-  it('define one role per function', () => {
-    expect(Object.keys(doc.Resources).sort()).toEqual([
-      'ApiRole',
-      'FanoutRole',
-      'ReconcileRole',
-      'TrackRole',
-      'WebhookRole',
-    ]);
+  it('define one role per function, each named for its stage', () => {
+    expect(roles.sort()).toEqual(['ApiRole', 'FanoutRole', 'ReconcileRole', 'TrackRole', 'WebhookRole']);
+    for (const role of roles) {
+      const name = (doc.Resources[role]?.Properties as unknown as { RoleName?: string } | undefined)
+        ?.RoleName;
+      expect(name).toBe(`gitops-sync-${v('sls:stage')}-${role.replace(/Role$/, '').toLowerCase()}`);
+    }
   });
 
   it('never allow a wildcard action', () => {
-    const all = Object.keys(doc.Resources).flatMap(actions);
+    const all = roles.flatMap(actions);
     expect(all.filter((a) => a.includes('*'))).toEqual([]);
-    expect(
-      Object.keys(doc.Resources)
-        .flatMap(statements)
-        .every((s) => s.Effect === 'Allow'),
-    ).toBe(true);
+    expect(roles.flatMap(statements).every((s) => s.Effect === 'Allow')).toBe(true);
   });
 
   it('use a wildcard resource only for the Secrets Manager actions that cannot be scoped', () => {
-    const wildcard = Object.keys(doc.Resources)
-      .flatMap(statements)
-      .filter((s) => s.Resource === '*')
-      .flatMap((s) => s.Action);
-    expect(wildcard.sort()).toEqual(['secretsmanager:BatchGetSecretValue', 'secretsmanager:ListSecrets']);
+    const wildcard = new Set(
+      roles
+        .flatMap(statements)
+        .filter((s) => s.Resource === '*')
+        .flatMap((s) => s.Action),
+    );
+    expect([...wildcard].sort()).toEqual([
+      'secretsmanager:BatchGetSecretValue',
+      'secretsmanager:ListSecrets',
+    ]);
   });
 
-  it('let the webhook only record deliveries, enqueue and read its secret', () => {
+  it('scope the default secret and role patterns to the stage, never the whole account', () => {
+    const defaults = serverless.slice(
+      serverless.indexOf('  defaults:'),
+      serverless.indexOf('  fleetEnvironment:'),
+    );
+    expect(defaults).not.toMatch(/secret:\*/);
+    expect(defaults).not.toMatch(/role\/gitops-sync-\*/);
+    for (const line of defaults.split('\n').filter((l) => l.includes('!Sub'))) {
+      expect(line).toMatch(/\$\{(sls:stage|self:custom\.secretPrefix)\}/);
+    }
+    expect(serverless).toContain(`secretPrefix: gitops-sync/${v('sls:stage')}`);
+  });
+
+  it('let the webhook only record deliveries (claim, mark enqueued, offload a large one), enqueue and read its secret', () => {
     expect(actions('WebhookRole')).toEqual([
-      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
+      's3:GetObject',
       'secretsmanager:GetSecretValue',
       'sqs:SendMessage',
+      'ssm:GetParameter',
     ]);
   });
 
@@ -70,5 +75,17 @@ describe('the per-function IAM roles', () => {
       'dynamodb:GetItem',
       'dynamodb:Query',
     ]);
+  });
+
+  it('grant the Slack secret only to the functions that post to Slack, and only when it is set', () => {
+    const slack = (role: string) => statements(role).filter((s) => s.condition === 'HasSlackSecret');
+    expect(roles.filter((r) => slack(r).length > 0).sort()).toEqual([
+      'FanoutRole',
+      'ReconcileRole',
+      'TrackRole',
+    ]);
+    for (const role of ['FanoutRole', 'TrackRole', 'ReconcileRole']) {
+      expect(slack(role)[0]?.Resource).toBe(v('self:custom.slackSecretArn'));
+    }
   });
 });

@@ -92,17 +92,6 @@ describe('renderRolloutMessage', () => {
       'out-of-sync',
       ':large_yellow_circle: *out-of-sync* · `hub-eu` argocd/web',
     ],
-    [
-      'a syncing app is listed as still moving',
-      'syncing',
-      ':hourglass_flowing_sand: *syncing* · `hub-eu` argocd/web',
-    ],
-    [
-      'a refreshed app is listed as still moving',
-      'refreshed',
-      ':arrows_counterclockwise: *refreshed* · `hub-eu` argocd/web',
-    ],
-    ['a matched app is listed as still moving', 'matched', ':white_circle: *matched* · `hub-eu` argocd/web'],
   ])('%s', (_name, state, line) => {
     const app = appRecord('web', { state, message: 'one or more objects failed to apply' });
     expect(textOf(renderRolloutMessage(rolloutSnapshot([app])))).toContain(line);
@@ -134,10 +123,43 @@ describe('renderRolloutMessage', () => {
     );
   });
 
-  it('lists failures before apps that are still moving', () => {
-    const apps = [appRecord('a-moving', { state: 'syncing' }), appRecord('z-broken', { state: 'failed' })];
+  it.each<[string, AppState]>([
+    ['a syncing app is only counted while the rollout runs', 'syncing'],
+    ['a refreshed app is only counted while the rollout runs', 'refreshed'],
+    ['a matched app is only counted while the rollout runs', 'matched'],
+  ])('%s', (_name, state) => {
+    const apps = [appRecord('moving', { state }), appRecord('broken', { state: 'failed' })];
     const text = textOf(renderRolloutMessage(rolloutSnapshot(apps)));
-    expect(text.indexOf('z-broken')).toBeLessThan(text.indexOf('a-moving'));
+    expect(text).toContain('argocd/broken');
+    expect(text).not.toContain('argocd/moving');
+    expect(text).toContain(`1 ${state}`);
+  });
+
+  it('stays compact while 500 apps refresh: counts per cluster, the failures listed, nothing else', () => {
+    const apps = [
+      ...manyApps(250, { state: 'refreshed', destination: 'spoke-a' }),
+      ...manyApps(250, { state: 'syncing', destination: 'spoke-b' }).map((a) => ({
+        ...a,
+        name: `b-${a.name}`,
+      })),
+      appRecord('broken', { state: 'failed', destination: 'spoke-b' }),
+    ];
+    const message = renderRolloutMessage(rolloutSnapshot(apps));
+    const text = textOf(message);
+    expect(text).toContain('`spoke-a` 0/250 done · :arrows_counterclockwise: 250');
+    expect(text).toContain('`spoke-b` 1/251 done · :x: 1 · :hourglass_flowing_sand: 250');
+    expect(text).toContain('argocd/broken');
+    expect(text).not.toContain('app-000');
+    expect(message.blocks.length).toBeLessThanOrEqual(7);
+  });
+
+  it('lists every app not synced once the rollout ended, failures first', () => {
+    const apps = [
+      appRecord('a-manual', { state: 'out-of-sync' }),
+      appRecord('z-broken', { state: 'failed' }),
+    ];
+    const text = textOf(renderRolloutMessage(rolloutSnapshot(apps)));
+    expect(text.indexOf('z-broken')).toBeLessThan(text.indexOf('a-manual'));
   });
 
   it.each([

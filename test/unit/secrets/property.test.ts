@@ -30,6 +30,13 @@ describe('lookupProperty follows ESO escapeDotsIfRequired then gjson', () => {
     ['* matches any key, first in document order', '{"xa":1,"xb":2}', 'x*', found(1)],
     ['? matches one character', '{"ab":1,"abc":2}', 'a?c', found(2)],
     [
+      'many wildcards against a long near-miss key are missing (RE2, no backtracking)',
+      `{"${'a'.repeat(80)}":1}`,
+      `${'*a'.repeat(16)}b`,
+      missing,
+    ],
+    ['regexp metacharacters in a wildcard key are literal', '{"a.(b)":1,"axxb":2}', 'a.(*', found(1)],
+    [
       'a wildcard tries later keys when a deeper step misses',
       '{"a1":{"z":0},"a2":{"y":"hit"}}',
       'a*.y',

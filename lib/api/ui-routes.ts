@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { NotFoundError, UnauthorizedError } from '../errors.js';
+import type { HttpRequest } from '../http/request.js';
+import type { HttpResponse } from '../http/response.js';
+import type { RolloutReader } from '../rollouts/rollout-store.js';
+import { escapeHtml } from '../ui/html.js';
+import { renderRolloutPage } from '../ui/rollout-page.js';
+import { renderRolloutsPage } from '../ui/rollouts-page.js';
+import { sameSecret, UI_COOKIE, uiCookieValue } from './auth.js';
+import type { RolloutIndex } from './rollout-index.js';
+import { findRollout, listRollouts } from './rollout-routes.js';
+
+export interface UiDeps {
+  readonly rollouts: RolloutReader;
+  readonly index: RolloutIndex;
+  readonly apiToken?: string;
+  /** Argo CD UI base URL per cluster (fleet `argocdUrl`). */
+  readonly argocdUrls?: () => Promise<Readonly<Record<string, string>>>;
+  readonly now?: () => Date;
+}
+
+/** `GET /ui/` and `GET /ui/rollouts/{sha}`: server-rendered pages over the same records as the JSON API. */
+export async function uiPage(
+  rest: readonly string[],
+  request: HttpRequest,
+  deps: UiDeps,
+): Promise<HttpResponse> {
+  const nonce = randomBytes(16).toString('base64');
+  const fragment = request.headers['x-ui-fragment'] === 'live';
+  if (rest.length === 0) {
+    const list = await listRollouts(request, deps.index);
+    const next =
+      list.cursor === undefined
+        ? undefined
+        : new URLSearchParams({ ...request.query, cursor: list.cursor }).toString();
+    return page(
+      200,
+      renderRolloutsPage(list.items, { nonce, fragment, ...(next === undefined ? {} : { nextQuery: next }) }),
+      nonce,
+    );
+  }
+  if (rest[0] === 'rollouts' && rest.length === 2) {
+    const rollout = await findRollout(rest[1] ?? '', deps);
+    const argocdUrls = (await deps.argocdUrls?.()) ?? {};
+    const now = deps.now?.() ?? new Date();
+    return page(200, renderRolloutPage(rollout, { nonce, fragment, argocdUrls, now }), nonce);
+  }
+  throw new NotFoundError(`no page at ${request.path}`);
+}
+
+/**
+ * `?token=<API_TOKEN>` once: checked in constant time, then swapped for an HttpOnly, SameSite=Strict
+ * cookie and a redirect to the same page without the token (so it leaves the address bar and history).
+ */
+export function uiLogin(request: HttpRequest, apiToken: string | undefined): HttpResponse {
+  const token = request.query.token ?? '';
+  const { token: _token, ...rest } = request.query;
+  const query = new URLSearchParams(rest).toString();
+  // Rebuilt from its segments: `//host/...` must never become a redirect to another origin.
+  const path = `/${request.path
+    .split('/')
+    .filter((part) => part !== '')
+    .join('/')}`;
+  const location = `${path}${query === '' ? '' : `?${query}`}`;
+  if (apiToken === undefined)
+    return { statusCode: 303, headers: { location, 'cache-control': 'no-store' }, body: '' };
+  if (!sameSecret(token, apiToken))
+    throw new UnauthorizedError('the token is not valid', { code: 'unauthorized' });
+  const host = (request.headers.host ?? '').toLowerCase();
+  const loopback = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host);
+  const cookie = `${UI_COOKIE}=${uiCookieValue(apiToken)}; Path=/; HttpOnly; SameSite=Strict${loopback ? '' : '; Secure'}`;
+  return {
+    statusCode: 303,
+    headers: {
+      location,
+      'set-cookie': cookie,
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    },
+    body: '',
+  };
+}
+
+export function uiUnauthorized(): HttpResponse {
+  const nonce = randomBytes(16).toString('base64');
+  return page(
+    401,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sign in · gitops-sync</title></head><body>
+<h1>Not signed in</h1><p>This API needs its token. Open this page once as <code>${escapeHtml('/ui/?token=<API_TOKEN>')}</code>:
+the token is swapped for a cookie and removed from the address.</p></body></html>`,
+    nonce,
+  );
+}
+
+function page(statusCode: number, body: string, nonce: string): HttpResponse {
+  return {
+    statusCode,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      vary: 'x-ui-fragment',
+    },
+    body,
+  };
+}

@@ -1,0 +1,138 @@
+import type { ReadApi } from './read-api.js';
+import { cell, formatTable } from './table.js';
+
+type Json = Record<string, unknown>;
+type Print = (line: string) => void;
+
+/** Where a command prints: tables on `out`, failures on `err`. */
+export interface CommandIo {
+  readonly out: Print;
+  readonly err: Print;
+}
+
+interface AppRow {
+  readonly cluster?: string;
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly state?: string;
+  readonly destination?: string | { readonly cluster?: string; readonly name?: string };
+  readonly message?: string;
+  readonly durationSeconds?: number;
+}
+
+/** `gitops-sync rollout <sha>`: the rollout's summary line, then one row per app, as the demo prints. */
+export async function printRollout(api: ReadApi, sha: string, { out, err }: CommandIo): Promise<number> {
+  const answer = await api.get(`/rollouts/${encodeURIComponent(sha)}`);
+  if (answer.status !== 200) return failed(answer, err, `rollout ${sha}`);
+  const rollout = answer.body as Json & { apps?: AppRow[] };
+  const apps = [...(rollout.apps ?? [])].sort((a, b) =>
+    `${a.cluster}/${a.name}`.localeCompare(`${b.cluster}/${b.name}`),
+  );
+  out(
+    `rollout ${cell(rollout.sha)}  ${cell(rollout.repo)} ${cell(rollout.ref)}  status ${cell(rollout.status)}  trigger ${cell(rollout.trigger)}  received ${cell(rollout.receivedAt)}`,
+  );
+  if (apps.length === 0) {
+    out('  (no app matched this push)');
+    return 0;
+  }
+  const withDestination = apps.some((a) => a.destination !== undefined);
+  const headers = ['CLUSTER', 'OBJECT', ...(withDestination ? ['DESTINATION'] : []), 'STATE', 'DETAIL'];
+  const rows = apps.map((a) => [
+    cell(a.cluster),
+    `${cell(a.kind)}/${cell(a.name)}`,
+    ...(withDestination ? [destinationOf(a.destination)] : []),
+    cell(a.state),
+    cell(
+      [a.durationSeconds === undefined ? '' : `${a.durationSeconds}s`, a.message ?? '']
+        .filter(Boolean)
+        .join('  '),
+    ),
+  ]);
+  for (const line of formatTable(headers, rows)) out(line);
+  out(`counts: ${countsOf(apps.map((a) => a.state ?? 'unknown'))}`);
+  return 0;
+}
+
+/** `gitops-sync rollouts [--repo R] [--ref REF]`: newest first, one page, with the next page's command. */
+export async function printRollouts(
+  api: ReadApi,
+  query: Readonly<Record<'repo' | 'ref' | 'limit' | 'cursor', string | undefined>>,
+  { out, err }: CommandIo,
+): Promise<number> {
+  const answer = await api.get('/rollouts', query);
+  if (answer.status !== 200) return failed(answer, err, 'rollouts');
+  const body = answer.body as { items?: Json[]; cursor?: string; nextCursor?: string | null };
+  const items = body.items ?? [];
+  if (items.length === 0) out('  (no rollouts)');
+  else {
+    const rows = items.map((r) => [
+      cell(r.sha).slice(0, 12),
+      cell(r.status),
+      cell(r.repo, 60),
+      cell(r.ref, 40),
+      cell(r.receivedAt),
+      summaryOf(r),
+    ]);
+    for (const line of formatTable(['SHA', 'STATUS', 'REPO', 'REF', 'RECEIVED', 'APPS'], rows)) out(line);
+  }
+  const next = body.cursor ?? body.nextCursor ?? undefined;
+  if (next) out(`more: add --cursor ${next}`);
+  return 0;
+}
+
+/** `gitops-sync findings [--cluster C] [--severity S] [--rule R] [--resolved]`. */
+export async function printFindings(
+  api: ReadApi,
+  query: Record<string, string | undefined>,
+  { out, err }: CommandIo,
+): Promise<number> {
+  const answer = await api.get('/findings', query);
+  if (answer.status !== 200) return failed(answer, err, 'findings');
+  const body = answer.body as { items?: Json[]; cursor?: string; nextCursor?: string | null };
+  const items = body.items ?? [];
+  if (items.length === 0) out('  (no findings)');
+  else {
+    const rows = items.map((f) => [
+      cell(f.cluster),
+      `${cell(f.namespace)}/${cell(f.app)}`,
+      cell(f.rule),
+      cell(f.severity),
+      cell(f.resolvedAt === undefined ? f.lastSeen : `resolved ${cell(f.resolvedAt)}`),
+      cell(f.message),
+    ]);
+    for (const line of formatTable(['CLUSTER', 'APP', 'RULE', 'SEVERITY', 'LAST SEEN', 'MESSAGE'], rows))
+      out(line);
+  }
+  const next = body.cursor ?? body.nextCursor ?? undefined;
+  if (next) out(`more: add --cursor ${next}`);
+  return 0;
+}
+
+function failed(answer: { status: number; body: unknown }, out: Print, what: string): number {
+  const body = answer.body as { message?: unknown; error?: unknown } | string;
+  const reason = typeof body === 'string' ? body : (body.message ?? body.error ?? '');
+  out(`${what}: ${answer.status} ${cell(reason, 300)}`.trimEnd());
+  return 1;
+}
+
+function destinationOf(destination: AppRow['destination']): string {
+  if (destination === undefined) return '';
+  return typeof destination === 'string' ? cell(destination) : cell(destination.cluster ?? destination.name);
+}
+
+function countsOf(states: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([state, n]) => `${state} ${n}`).join(', ');
+}
+
+function summaryOf(rollout: Json): string {
+  const counts = rollout.counts as Record<string, number> | undefined;
+  if (counts !== undefined && typeof counts === 'object')
+    return Object.entries(counts)
+      .map(([state, n]) => `${state} ${n}`)
+      .join(', ');
+  const apps = rollout.apps as unknown[] | undefined;
+  return Array.isArray(apps) ? `${apps.length} apps` : '';
+}

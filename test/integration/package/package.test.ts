@@ -1,0 +1,199 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readZip } from '../../helpers/zip.js';
+
+const run = promisify(execFile);
+const FUNCTIONS = ['webhook', 'fanout', 'track', 'reconcile', 'api'] as const;
+const FLEET_FUNCTIONS = ['fanout', 'track', 'reconcile'];
+
+// Secret-looking values in the packager's environment: none may reach the template or a zip.
+const CANARIES = {
+  SLACK_BOT_TOKEN: 'xoxb-leak-canary-0001',
+  SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/leakcanary0002',
+  GITHUB_WEBHOOK_SECRET: 'gh-leak-canary-0003',
+  GITLAB_WEBHOOK_TOKEN: 'gl-leak-canary-0004',
+  API_TOKEN: 'api-leak-canary-0005',
+};
+const SLACK_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:gitops-sync/ci/slack-AbCdEf';
+const ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:gitops-sync-alarms';
+
+type Template = {
+  Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  Outputs: Record<string, unknown>;
+  Conditions: Record<string, unknown>;
+};
+
+let dir: string;
+let template: Template;
+let templateText: string;
+const zips = new Map<string, Map<string, Buffer>>();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gitops-sync-package-'));
+  // `npm run package` as CI runs it (stage ci), then its output copied aside.
+  await run('npm', ['run', 'package'], {
+    env: {
+      ...process.env,
+      ...CANARIES,
+      SLACK_SECRET_ARN,
+      SLACK_CHANNEL: '#deploys',
+      ALARM_TOPIC_ARN,
+      VPC_SUBNET_IDS: 'subnet-0a,subnet-0b',
+      VPC_SECURITY_GROUP_IDS: 'sg-0c',
+    },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  cpSync('.serverless', dir, { recursive: true });
+  templateText = readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8');
+  template = JSON.parse(templateText) as Template;
+  for (const fn of FUNCTIONS) zips.set(fn, readZip(join(dir, `${fn}.zip`)));
+}, 300_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const pascal = (s: string) => `${s[0]?.toUpperCase()}${s.slice(1)}`;
+const fn = (name: string) => template.Resources[`${pascal(name)}LambdaFunction`]?.Properties ?? {};
+const envOf = (name: string) =>
+  ((fn(name).Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<
+    string,
+    unknown
+  >;
+
+describe('npm run package', () => {
+  it('puts no secret value in the template, the state or any zip', () => {
+    const texts = [
+      ...readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => readFileSync(join(dir, f), 'utf8')),
+      ...[...zips.values()].flatMap((files) => [...files.values()].map((b) => b.toString('utf8'))),
+    ];
+    for (const canary of Object.values(CANARIES)) {
+      expect(texts.filter((t) => t.includes(canary))).toEqual([]);
+    }
+    const values = FUNCTIONS.flatMap((f) => Object.values(envOf(f))).map((v) => JSON.stringify(v));
+    expect(values.filter((v) => /xox[abp]-|hooks\.slack\.com/.test(v))).toEqual([]);
+  });
+
+  it('gives Slack settings only to the functions that post to Slack; the webhook has none', () => {
+    for (const name of FUNCTIONS) {
+      const slack = Object.keys(envOf(name)).filter((k) => k.startsWith('SLACK_'));
+      if (FLEET_FUNCTIONS.includes(name)) {
+        expect(envOf(name)).toMatchObject({ SLACK_SECRET_ARN, SLACK_CHANNEL: '#deploys' });
+      } else expect({ name, slack }).toEqual({ name, slack: [] });
+    }
+  });
+
+  it('packs the fleet file into every function that reads it: the webhook and the page check it too', () => {
+    for (const name of FUNCTIONS) {
+      const packaged = [...(zips.get(name)?.keys() ?? [])].filter((f) => /\.ya?ml$/.test(f));
+      const fleetFile = envOf(name).FLEET_CONFIG;
+      expect(fleetFile).toBeTruthy();
+      expect({ name, packaged }).toEqual({ name, packaged: [fleetFile] });
+    }
+  });
+
+  it('alarms on every dead-letter queue, every queue age and every function error and throttle', () => {
+    const alarms = Object.values(template.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    const watched = alarms.map((a) => {
+      const p = a.Properties as { MetricName: string; Dimensions: { Value: unknown }[] };
+      return `${p.MetricName} ${JSON.stringify(p.Dimensions[0]?.Value)}`;
+    });
+    const expected = [
+      ...['FanoutDeadLetterQueue', 'TrackDeadLetterQueue'].map(
+        (q) => `ApproximateNumberOfMessagesVisible {"Fn::GetAtt":["${q}","QueueName"]}`,
+      ),
+      ...['FanoutQueue', 'TrackQueue'].map(
+        (q) => `ApproximateAgeOfOldestMessage {"Fn::GetAtt":["${q}","QueueName"]}`,
+      ),
+      ...FUNCTIONS.flatMap((f) =>
+        ['Errors', 'Throttles'].map((m) => `${m} {"Ref":"${pascal(f)}LambdaFunction"}`),
+      ),
+    ];
+    expect(watched.sort()).toEqual(expected.sort());
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual({
+        'Fn::If': ['HasAlarmTopic', [ALARM_TOPIC_ARN], { Ref: 'AWS::NoValue' }],
+      });
+    }
+    expect(template.Conditions.HasAlarmTopic).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [ALARM_TOPIC_ARN, ''] }],
+    });
+  });
+
+  it('outputs every role ARN, the HTTP API URL and every queue and dead-letter queue URL', () => {
+    expect(Object.keys(template.Outputs)).toEqual(
+      expect.arrayContaining([
+        ...FUNCTIONS.map((f) => `${pascal(f)}RoleArn`),
+        'HttpApiUrl',
+        'FanoutQueueUrl',
+        'FanoutDeadLetterQueueUrl',
+        'TrackQueueUrl',
+        'TrackDeadLetterQueueUrl',
+      ]),
+    );
+    const role = template.Resources.FanoutRole?.Properties.RoleName;
+    expect(role).toBe('gitops-sync-ci-fanout');
+  });
+
+  it('runs the fleet functions in the VPC when subnets are given, the public ones outside it', () => {
+    expect(template.Conditions.HasVpc).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['subnet-0a,subnet-0b', ''] }],
+    });
+    for (const name of FLEET_FUNCTIONS) {
+      expect(fn(name).VpcConfig).toEqual({
+        'Fn::If': [
+          'HasVpc',
+          {
+            SubnetIds: { 'Fn::Split': [',', 'subnet-0a,subnet-0b'] },
+            SecurityGroupIds: { 'Fn::Split': [',', 'sg-0c'] },
+          },
+          { Ref: 'AWS::NoValue' },
+        ],
+      });
+    }
+    expect(fn('webhook').VpcConfig).toBeUndefined();
+    expect(fn('api').VpcConfig).toBeUndefined();
+  });
+
+  it('builds bundles that import in a fresh Node process and export a handler', async () => {
+    for (const name of FUNCTIONS) {
+      const root = join(dir, 'unzipped', name);
+      for (const [file, data] of zips.get(name) ?? []) {
+        mkdirSync(dirname(join(root, file)), { recursive: true });
+        writeFileSync(join(root, file), data);
+      }
+      const script = 'const m = await import(process.argv[1]); console.log(typeof m.handler);';
+      const { stdout } = await run(process.execPath, [
+        '--input-type=module',
+        '-e',
+        script,
+        join(root, 'functions', `${name}.mjs`),
+      ]);
+      expect({ name, handler: stdout.trim() }).toEqual({ name, handler: 'function' });
+    }
+  });
+
+  it('wires every setting the README lists, or the README says it is local', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Fleet file'));
+    const listed = new Set(
+      section
+        .split('\n')
+        .filter((l) => l.startsWith('| `'))
+        .flatMap((l) => [...(l.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1] ?? '')),
+    );
+    const wired = new Set(FUNCTIONS.flatMap((f) => Object.keys(envOf(f))));
+    const localOnly = new Set(
+      section
+        .split('\n')
+        .filter((l) => l.startsWith('| `') && /local only|tests only|set by Lambda/.test(l))
+        .flatMap((l) => [...(l.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1] ?? '')),
+    );
+    expect(listed.size).toBeGreaterThan(10);
+    expect([...listed].filter((name) => !wired.has(name) && !localOnly.has(name))).toEqual([]);
+  });
+});

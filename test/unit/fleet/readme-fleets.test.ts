@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { checkFleetFile } from '../../../lib/fleet/fleet-file.js';
+
+/** Every ```yaml block of README.md whose top level has `clusters`, with its first line number. */
+function readmeFleets(): { line: number; text: string }[] {
+  const lines = readFileSync('README.md', 'utf8').split('\n');
+  const blocks: { line: number; text: string }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]?.trim() !== '```yaml') continue;
+    const end = lines.findIndex((l, j) => j > i && l.trim() === '```');
+    const text = lines.slice(i + 1, end).join('\n');
+    i = end;
+    let doc: unknown;
+    try {
+      doc = parse(text);
+    } catch {
+      doc = undefined; // not YAML at all: validated below only if it claims to be a fleet
+    }
+    if ((doc !== null && typeof doc === 'object' && 'clusters' in doc) || /^clusters:/m.test(text))
+      blocks.push({ line: i + 1, text });
+  }
+  return blocks;
+}
+
+describe('README fleet examples', () => {
+  const blocks = readmeFleets();
+
+  it('finds the fleet examples of the README', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(blocks.map((b) => [b.line, b.text] as const))(
+    'the fleet example ending at README.md line %i validates (deployed rules unless it says --local)',
+    (_line, text) => {
+      const mode = text.includes('validate --local') ? 'local' : 'deployed';
+      const result = checkFleetFile(text, 'README.md block', { mode });
+      expect(result.ok ? [] : result.problems).toEqual([]);
+    },
+  );
+});

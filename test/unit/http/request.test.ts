@@ -1,0 +1,27 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { fromApiGatewayEvent } from '../../../lib/http/request.js';
+
+const event = (extra: Partial<APIGatewayProxyEventV2>): APIGatewayProxyEventV2 =>
+  ({
+    version: '2.0',
+    routeKey: 'GET /ui',
+    rawPath: '/ui',
+    rawQueryString: '',
+    headers: { Host: 'sync.example' },
+    isBase64Encoded: false,
+    requestContext: { http: { method: 'GET' } },
+    ...extra,
+  }) as APIGatewayProxyEventV2;
+
+describe('decoding an API Gateway request', () => {
+  it('puts payload 2.0 cookies back into a cookie header', () => {
+    const request = fromApiGatewayEvent(event({ cookies: ['a=1', 'gitops_sync_ui=x'] }), 1024);
+    expect(request.headers.cookie).toBe('a=1; gitops_sync_ui=x');
+    expect(request.headers.host).toBe('sync.example');
+  });
+
+  it('has no cookie header when the request sent none', () => {
+    expect(fromApiGatewayEvent(event({}), 1024).headers.cookie).toBeUndefined();
+  });
+});
