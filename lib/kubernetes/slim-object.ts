@@ -23,8 +23,8 @@ const OPERATION_KEYS = ['phase', 'message', 'startedAt', 'finishedAt', 'retryCou
  * An Argo CD Application with only what matching, the preflight, tracking and the audit read (`metadata`
  * without `managedFields` and kubectl's last-applied copy; `spec`; `status` with `sync`, `health`,
  * `conditions`, per-resource sync/health, the deploy times of `history` and the operation's phase and
- * revisions). A real Application is 10-30 KB, mostly `status.resources[].` detail, `history[].source` and
- * `operationState.syncResult.resources`; slimmed right after each page is parsed, a 5,000-app hub's
+ * revisions, and the failed per-resource results). A real Application is 10-30 KB, mostly `status.resources[].` detail, `history[].source` and
+ * `operationState.syncResult.resources` (its failed entries are kept); slimmed right after each page is parsed, a 5,000-app hub's
  * listing stays a few MB. Anything not named here is dropped, so a new reader must add its field.
  */
 export function slimApplication(object: KubeObject): KubeObject {
@@ -41,6 +41,11 @@ export function slimApplication(object: KubeObject): KubeObject {
   if (object.operation !== undefined) out.operation = object.operation;
   if (isObj(object.status)) out.status = slimStatus(object.status);
   return out as unknown as KubeObject;
+}
+
+function isFailedResult(r: unknown): boolean {
+  if (!isObj(r)) return false;
+  return r.status === 'SyncFailed' || r.hookPhase === 'Failed' || r.hookPhase === 'Error';
 }
 
 function slimStatus(status: Obj): Obj {
@@ -61,7 +66,13 @@ function slimStatus(status: Obj): Obj {
       : undefined;
     if (sync !== undefined) op.operation = { sync };
     const result = pick(operationState.syncResult, ['revision', 'revisions']);
-    if (result !== undefined) op.syncResult = result;
+    if (result !== undefined) {
+      // Only the failed results (`syncFailures` reports them): the Synced ones are the bulk.
+      const all = isObj(operationState.syncResult) ? operationState.syncResult.resources : undefined;
+      const failed = Array.isArray(all) ? all.filter(isFailedResult) : [];
+      if (failed.length > 0) result.resources = failed;
+      op.syncResult = result;
+    }
     out.operationState = op;
   }
   return out;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { realisticBulk } from '../../../infra/simulator/realistic-status.js';
+import { syncFailures } from '../../../lib/argocd/sync-failures.js';
 import { observeApplication } from '../../../lib/argocd/sync-state.js';
 import { readApplication } from '../../../lib/audit/application.js';
 import type { KubeObject } from '../../../lib/kubernetes/cluster-api.js';
@@ -38,6 +39,18 @@ function realApp(): KubeObject {
         operation: { sync: { revision: sha }, initiatedBy: { automated: true } },
         syncResult: {
           ...((bulk.status.operationState as { syncResult: object }).syncResult as object),
+          resources: [
+            ...(
+              bulk.status.operationState as { syncResult: { resources: object[] } }
+            ).syncResult.resources.slice(1),
+            {
+              group: 'apps',
+              kind: 'Deployment',
+              name: 'web',
+              status: 'SyncFailed',
+              message: 'admission webhook denied the request',
+            },
+          ],
           revision: sha,
         },
       },
@@ -59,7 +72,8 @@ describe('slimApplication', () => {
     };
     expect(kept.metadata.managedFields).toBeUndefined();
     expect(kept.metadata.annotations).toEqual({ 'argocd.argoproj.io/manifest-generate-paths': '.' });
-    expect(kept.status.operationState.syncResult).toEqual({ revision: sha });
+    expect(kept.status.operationState.syncResult.revision).toBe(sha);
+    expect(kept.status.operationState.syncResult.resources).toHaveLength(1);
     expect(kept.status.summary).toBeUndefined();
   });
 
@@ -69,6 +83,9 @@ describe('slimApplication', () => {
     expect(observeApplication(slim, sha)).toEqual(observeApplication(app, sha));
     expect(readApplication(slim, 'argocd')).toEqual(readApplication(app, 'argocd'));
     expect(deployObservations(slim, false)).toEqual(deployObservations(app, false));
+    const state = (o: KubeObject) => (o.status as { operationState: unknown }).operationState;
+    expect(syncFailures(state(slim))).toEqual(syncFailures(state(app)));
+    expect(syncFailures(state(app)).total).toBe(1);
     expect(slim.spec).toBe(app.spec);
     expect(slim.metadata.uid).toBe('u-1');
     expect(slim.metadata.resourceVersion).toBe('7');
