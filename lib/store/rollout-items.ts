@@ -94,31 +94,26 @@ export function dynamoRolloutReader(table: TableRef): RolloutReader {
     (await queryAll(table, rolloutPk(sha), cluster === undefined ? 'APP#' : clusterAppsPrefix(cluster))).map(
       appFromItem,
     );
+  const summary = async (sha: string) => {
+    const { Item } = await table.doc.send(
+      new GetCommand({
+        TableName: table.tableName,
+        Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+        ConsistentRead: true,
+      }),
+    );
+    return Item === undefined ? undefined : summaryFromItem(Item);
+  };
   return {
     async get(sha) {
-      const { Item } = await table.doc.send(
-        new GetCommand({
-          TableName: table.tableName,
-          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-          ConsistentRead: true,
-        }),
-      );
-      if (Item === undefined) return undefined;
+      const found = await summary(sha);
+      if (found === undefined) return undefined;
       const apps = (await listApps(sha)).map(
         ({ version: _version, claimedAt: _claimed, fromRevision: _from, ...app }) => app,
       );
-      return { ...summaryFromItem(Item), apps };
+      return { ...found, apps };
     },
-    async summary(sha) {
-      const { Item } = await table.doc.send(
-        new GetCommand({
-          TableName: table.tableName,
-          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-          ConsistentRead: true,
-        }),
-      );
-      return Item === undefined ? undefined : summaryFromItem(Item);
-    },
+    summary,
     listApps,
     async decisions(sha) {
       return latestDecisions(await queryAll(table, rolloutPk(sha), 'DECISIONS#'));
