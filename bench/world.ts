@@ -4,7 +4,7 @@ import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { App } from '../lib/app.js';
 import { loadConfig } from '../lib/config.js';
 import type { FleetConfig } from '../lib/fleet/fleet-config.js';
-import type { Logger } from '../lib/ports.js';
+import { type Logger, noMetrics } from '../lib/ports.js';
 import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
 import { createRuntime } from '../lib/runtime.js';
 
@@ -72,9 +72,12 @@ export async function startBenchWorld(
   };
   const app = createRuntime(config, {
     logger,
+    // EMF lines on stdout would mix with the benchmark's own JSON rows.
+    metrics: noMetrics,
     pushQueue: queues.push,
     trackQueue: queues.track,
-    ...(started.fleet === undefined ? {} : { fleet: started.fleet }),
+    // The webhook refuses pushes without a valid fleet: a world with no clusters still has one.
+    fleet: started.fleet ?? { clusters: [], repositories: [], secretPolicy: 'block', secretStores: [] },
   });
   return {
     app,
