@@ -11,7 +11,7 @@ import type { RepositoryConfig } from './fleet/fleet-config.js';
 import { createFleetGateway } from './fleet/fleet-gateway.js';
 import { compareCommits } from './git/compare.js';
 import { credentialsFor, type GitCredentials } from './git/credentials.js';
-import { createGitReader, type GitReader } from './git/manifests.js';
+import { createGitReaderPool, type GitReader } from './git/manifests.js';
 import { type ClusterClients, createClusterClients } from './kubernetes/cluster-clients.js';
 import {
   CLUSTER_SECRET_STORES,
@@ -121,13 +121,14 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   // Best-effort reads for the preflight and the post-sync check: an unreadable list is an empty one.
   const listIn = (cluster: string, resources: readonly KubeResource[], namespace?: string) =>
     listBestEffort(clients, cluster, resources, namespace);
-  // One reader per invocation: it caches fetched commits for that invocation and is closed after it.
-  const gitReader = () =>
-    createGitReader({
-      repositories: fleetConfig.repositories.map((r) => r.url),
-      cacheDir: join(overrides.gitCacheDir ?? tmpdir(), 'gitops-sync-git'),
-      logger,
-    });
+  // One reader session per invocation (refs read fresh); fetched commits and the paths read at them are
+  // immutable, so the container keeps them (bounded) for the next work items of the same push.
+  const gitPool = createGitReaderPool({
+    repositories: fleetConfig.repositories.map((r) => r.url),
+    cacheDir: join(overrides.gitCacheDir ?? tmpdir(), 'gitops-sync-git'),
+    logger,
+  });
+  const gitReader = () => gitPool.session();
 
   return {
     async fanout(message, budget) {

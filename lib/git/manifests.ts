@@ -59,8 +59,49 @@ export class InvalidShaError extends AppError {
 
 const FULL_SHA = /^[0-9a-f]{40}$/i;
 
+/** Commits and read manifests kept by a reader pool between sessions (a warm container's invocations). */
+export interface GitReaderPoolOptions extends GitReaderOptions {
+  /** Fetched commits kept on disk after their session (default 8); the least recently used go first. */
+  readonly keepCommits?: number;
+  /** Read paths (manifest sets) kept in memory (default 1,000), least recently used first out. */
+  readonly keepManifestSets?: number;
+}
+
+export interface GitReaderPool {
+  /** A reader for one invocation: refs are read fresh per session, commits and their files are shared. */
+  session(): GitReader;
+  /** Removes every fetched commit. */
+  close(): Promise<void>;
+}
+
+/** One invocation's reader: nothing outlives `close()`. */
 export function createGitReader(options: GitReaderOptions): GitReader {
+  const pool = createGitReaderPool({ ...options, keepCommits: 0, keepManifestSets: 0 });
+  const session = pool.session();
+  return {
+    listRemoteRefs: session.listRemoteRefs,
+    readManifests: session.readManifests,
+    close: async () => {
+      await session.close();
+      await pool.close();
+    },
+  };
+}
+
+interface KeptCommit {
+  readonly gitdir: Promise<string>;
+  used: number;
+}
+
+/**
+ * Git reads for a warm container. A commit's tree never changes, so what was fetched and read at a SHA is
+ * kept across invocations (bounded), and the many work items of one push (a cluster each) fetch the commit
+ * once per container instead of once each. Refs change, so every session lists them again.
+ */
+export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPool {
   const allowList = createRepoAllowList(options.repositories);
+  const keepCommits = options.keepCommits ?? 8;
+  const keepSets = options.keepManifestSets ?? 1_000;
   const transport = (onBodyError?: (error: UpstreamError) => void): HttpClient =>
     options.http ??
     createGitHttpClient({
@@ -69,78 +110,133 @@ export function createGitReader(options: GitReaderOptions): GitReader {
       ...(onBodyError === undefined ? {} : { onBodyError }),
     });
   const isoCache = {};
-  const refsByRepo = new Map<string, Promise<RemoteRefs>>();
-  const commits = new Map<string, Promise<string>>();
+  const commits = new Map<string, KeptCommit>();
+  const sets = new Map<string, Promise<ManifestSet>>();
+  let clock = 0;
+  let fetchedCount = 0;
+  let open = 0;
   let workDir: Promise<string> | undefined;
 
   const fetched = (repo: GitRepo, key: string, sha: string, ref: string | undefined): Promise<string> => {
     const cacheKey = `${key}@${sha}`;
-    let pending = commits.get(cacheKey);
-    if (pending === undefined) {
-      const base = options.cacheDir ?? tmpdir();
-      workDir ??= mkdir(base, { recursive: true }).then(() => mkdtemp(join(base, 'git-reader-')));
-      const index = commits.size;
-      pending = workDir.then(async (dir) => {
-        const gitdir = join(dir, String(index));
-        let bodyError: UpstreamError | undefined;
-        try {
-          const { via } = await fetchCommit({
-            gitdir,
-            url: fetchableRepoUrl(repo.url),
-            sha,
-            ...(ref === undefined ? {} : { ref }),
-            fallbackDepth: options.fallbackDepth ?? 50,
-            http: transport((error) => {
-              bodyError ??= error;
-            }),
-            auth: gitAuthCallbacks(repo.auth, repo.provider),
-            cache: isoCache,
-          });
-          if (bodyError !== undefined) throw bodyError;
-          options.logger?.debug('git commit fetched', { repo: key, sha, via });
-          return gitdir;
-        } catch (error) {
-          throw toGitError(bodyError ?? error, key, 'fetching a commit of');
-        }
-      });
-      commits.set(cacheKey, pending);
+    const kept = commits.get(cacheKey);
+    if (kept !== undefined) {
+      kept.used = ++clock;
+      return kept.gitdir;
     }
-    return pending;
+    const base = options.cacheDir ?? tmpdir();
+    workDir ??= mkdir(base, { recursive: true }).then(() => mkdtemp(join(base, 'git-reader-')));
+    const index = fetchedCount++;
+    const gitdir = workDir.then(async (dir) => {
+      const gitdir = join(dir, String(index));
+      let bodyError: UpstreamError | undefined;
+      try {
+        const { via } = await fetchCommit({
+          gitdir,
+          url: fetchableRepoUrl(repo.url),
+          sha,
+          ...(ref === undefined ? {} : { ref }),
+          fallbackDepth: options.fallbackDepth ?? 50,
+          http: transport((error) => {
+            bodyError ??= error;
+          }),
+          auth: gitAuthCallbacks(repo.auth, repo.provider),
+          cache: isoCache,
+        });
+        if (bodyError !== undefined) throw bodyError;
+        options.logger?.debug('git commit fetched', { repo: key, sha, via });
+        return gitdir;
+      } catch (error) {
+        throw toGitError(bodyError ?? error, key, 'fetching a commit of');
+      }
+    });
+    // A failed fetch is not kept: the next session tries again.
+    gitdir.catch(() => {
+      if (commits.get(cacheKey)?.gitdir === gitdir) commits.delete(cacheKey);
+    });
+    commits.set(cacheKey, { gitdir, used: ++clock });
+    return gitdir;
+  };
+
+  const readManifests = async (request: ReadManifestsRequest, limits?: Partial<ManifestLimits>) => {
+    const key = allowList.check(request.repo.url);
+    if (!FULL_SHA.test(request.sha)) throw new InvalidShaError();
+    const sha = request.sha.toLowerCase();
+    const merged = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits, ...limits };
+    const setKey = `${key}@${sha}:${request.path}:${request.recurse ?? true}:${JSON.stringify(merged)}`;
+    const known = sets.get(setKey);
+    if (known !== undefined) {
+      // Most recently used last: the Map's order is the eviction order.
+      sets.delete(setKey);
+      sets.set(setKey, known);
+      return known;
+    }
+    const read = fetched(request.repo, key, sha, request.ref).then((gitdir) =>
+      collectManifests(
+        gitTreeSource({ gitdir, oid: sha, cache: isoCache }),
+        { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
+        merged,
+      ),
+    );
+    if (keepSets > 0) {
+      sets.set(setKey, read);
+      read.catch(() => sets.delete(setKey));
+      while (sets.size > keepSets) sets.delete(sets.keys().next().value as string);
+    }
+    return read;
+  };
+
+  /** Drops the least recently used commits beyond the bound, once no session is reading. */
+  const evict = async () => {
+    if (open > 0 || commits.size <= keepCommits) return;
+    const old = [...commits.entries()]
+      .sort((a, b) => a[1].used - b[1].used)
+      .slice(0, commits.size - keepCommits);
+    for (const [cacheKey, kept] of old) {
+      commits.delete(cacheKey);
+      for (const setKey of [...sets.keys()]) if (setKey.startsWith(`${cacheKey}:`)) sets.delete(setKey);
+      const dir = await kept.gitdir.catch(() => undefined);
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    }
   };
 
   return {
-    async listRemoteRefs(repo) {
-      const key = allowList.check(repo.url);
-      let pending = refsByRepo.get(key);
-      if (pending === undefined) {
-        pending = listRemoteRefs(repo, {
-          allowList,
-          ...(options.http === undefined ? {} : { http: options.http }),
-          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-        });
-        refsByRepo.set(key, pending);
-      }
-      return pending;
-    },
-    async readManifests(request, limits) {
-      const key = allowList.check(request.repo.url);
-      if (!FULL_SHA.test(request.sha)) throw new InvalidShaError();
-      const sha = request.sha.toLowerCase();
-      const gitdir = await fetched(request.repo, key, sha, request.ref);
-      const source = gitTreeSource({ gitdir, oid: sha, cache: isoCache });
-      return collectManifests(
-        source,
-        { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
-        { ...DEFAULT_MANIFEST_LIMITS, ...options.limits, ...limits },
-      );
+    session() {
+      open++;
+      let closed = false;
+      const refsByRepo = new Map<string, Promise<RemoteRefs>>();
+      return {
+        async listRemoteRefs(repo) {
+          const key = allowList.check(repo.url);
+          let pending = refsByRepo.get(key);
+          if (pending === undefined) {
+            pending = listRemoteRefs(repo, {
+              allowList,
+              ...(options.http === undefined ? {} : { http: options.http }),
+              ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+            });
+            refsByRepo.set(key, pending);
+          }
+          return pending;
+        },
+        readManifests,
+        async close() {
+          if (closed) return;
+          closed = true;
+          refsByRepo.clear();
+          await Promise.allSettled([...commits.values()].map((c) => c.gitdir));
+          open--;
+          await evict();
+        },
+      };
     },
     async close() {
       const dir = await workDir?.catch(() => undefined);
-      await Promise.allSettled(commits.values());
+      await Promise.allSettled([...commits.values()].map((c) => c.gitdir));
       // Forget everything, so a reader used after close fetches again instead of reading a removed dir.
       workDir = undefined;
       commits.clear();
-      refsByRepo.clear();
+      sets.clear();
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     },
   };

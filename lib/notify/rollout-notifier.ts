@@ -38,6 +38,8 @@ export interface NotifierDeps {
 
 /** The notifier port the composition root hands to `track` (and anything else that ends a rollout). */
 export interface RolloutNotifier {
+  /** False when Slack is off: nothing would be sent, so callers need not build a snapshot. */
+  readonly active?: boolean;
   notify(snapshot: RolloutSnapshot): Promise<NotifyResult>;
 }
 
@@ -91,6 +93,7 @@ export function createRolloutNotifier(deps: NotifierDeps): RolloutNotifier {
   const links = argocdUrls(deps.fleet);
   const clock = deps.clock ?? systemClock;
   return {
+    active: deps.slack.mode !== 'off',
     async notify(raw) {
       const snapshot = { ...raw, renderedAt: clock.now().toISOString(), argocdUrls: links };
       const channel = deps.slack.mode === 'bot' ? channelFor(snapshot, deps.fleet) : undefined;

@@ -22,8 +22,11 @@ const FINAL_STATE_METRICS: Partial<Record<AppState, string>> = {
  */
 export function rolloutEndCounter(metrics: Metrics, clock: Clock, memo = 500) {
   const counted = new Set<string>();
-  return (rollout: Rollout): void => {
-    if (!ENDED.has(rollout.status) || counted.has(rollout.sha)) return;
+  /** Whether a rollout with this summary would be counted now (so its apps are worth reading). */
+  const due = (summary: Pick<Rollout, 'sha' | 'status'>): boolean =>
+    ENDED.has(summary.status) && !counted.has(summary.sha);
+  const count = (rollout: Rollout): void => {
+    if (!due(rollout)) return;
     counted.add(rollout.sha);
     if (counted.size > memo) counted.delete(counted.values().next().value as string);
     const dimensions = { status: rollout.status, trigger: rollout.trigger };
@@ -41,4 +44,5 @@ export function rolloutEndCounter(metrics: Metrics, clock: Clock, memo = 500) {
     const start = Date.parse(rollout.receivedAt);
     if (Number.isFinite(start)) metrics.timing('RolloutDuration', end - start, dimensions);
   };
+  return Object.assign(count, { due });
 }

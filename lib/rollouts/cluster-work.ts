@@ -78,7 +78,7 @@ export async function runClusterWork(
   if (cluster === undefined) {
     log.error('cluster not in the fleet file');
     await deps.rollouts.recordCluster(sha, message.cluster, 'failed', 'the cluster is not in the fleet file');
-    await deps.rollouts.syncSummary(sha);
+    await deps.rollouts.syncSummary(sha, message.cluster);
     return empty;
   }
 
@@ -89,7 +89,7 @@ export async function runClusterWork(
     const reason = `cannot list objects: ${errorMessage(error)}`;
     log.warn('cluster unreadable', { error: reason });
     await retryOrFail(message, reason, message.apps, deps, log);
-    await deps.rollouts.syncSummary(sha);
+    await deps.rollouts.syncSummary(sha, cluster.name);
     await deps.notify(sha);
     return { ...empty, retrying: message.apps?.length ?? 1 };
   }
@@ -138,7 +138,7 @@ export async function runClusterWork(
     await deps.rollouts.recordCluster(sha, cluster.name, 'done');
   }
   if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
-  const summary = await deps.rollouts.syncSummary(sha);
+  const summary = await deps.rollouts.syncSummary(sha, cluster.name);
   if (inScope.length > 0) await deps.notify(sha);
   const result = {
     cluster: cluster.name,

@@ -47,6 +47,11 @@ export function rolloutNotice(deps: {
   const countEnd = rolloutEndCounter(deps.metrics ?? noMetrics, deps.clock ?? systemClock);
   return async (sha: string): Promise<void> => {
     try {
+      // Every app of the rollout is read only when something will use them: Slack, or the end metrics.
+      if (deps.notifier.active === false) {
+        const summary = await deps.rollouts.summary(sha);
+        if (summary === undefined || !countEnd.due(summary)) return;
+      }
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
       countEnd(rollout);

@@ -62,8 +62,15 @@ export interface AppStateWriter {
     change: AppChange,
     expectedVersion: number,
   ): Promise<'updated' | 'conflict'>;
-  /** Recomputes the rollout's counts and status from its apps (monotonic: a stale view never overwrites). */
-  syncSummary(sha: string): Promise<(RolloutSummary & { readonly appsVersion: number }) | undefined>;
+  /**
+   * Recomputes the rollout's counts and status (monotonic: a stale view never overwrites) from the apps of
+   * `cluster` (what one work item or one poll changed: its cost is that cluster's apps, not the whole
+   * rollout's) and the other clusters' stored views; without `cluster`, from every app.
+   */
+  syncSummary(
+    sha: string,
+    cluster?: string,
+  ): Promise<(RolloutSummary & { readonly appsVersion: number }) | undefined>;
 }
 
 /** Where each cluster's work item of a rollout stands, with the reason when it is retrying or failed. */

@@ -96,7 +96,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     const left = updated > 0 ? await deps.rollouts.listApps(sha, cluster) : poll.apps;
     const open = left.filter((a) => !isTerminal(a.state)).length;
     unfinished += open;
-    if (updated > 0 || poll.summary === undefined) await deps.rollouts.syncSummary(sha);
+    if (updated > 0 || poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
     if (open === 0) await dropRegistration(cluster, poll.registration, deps);
   }

@@ -66,7 +66,17 @@ export function latestDecisions(chunks: readonly Item[]): DecisionRecord[] {
 }
 
 export function summaryFromItem(item: Item): RolloutSummary {
-  return pick(item, SUMMARY_FIELDS) as unknown as RolloutSummary;
+  const summary = pick(item, SUMMARY_FIELDS);
+  // Decision counts are kept per cluster (each work item writes its own); the rollout's are their sum.
+  const byCluster = item.decisionsByCluster as Record<string, Record<string, number>> | undefined;
+  if (byCluster !== undefined && Object.keys(byCluster).length > 0) {
+    const sum: Record<string, number> = {};
+    for (const counts of Object.values(byCluster)) {
+      for (const [decision, n] of Object.entries(counts)) sum[decision] = (sum[decision] ?? 0) + n;
+    }
+    summary.decisions = sum;
+  }
+  return summary as unknown as RolloutSummary;
 }
 
 export function appFromItem(item: Item): StoredApp {

@@ -1,9 +1,17 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AppRecord, countStates, deriveRolloutStatus, isTerminal } from '../rollouts/model.js';
+import {
+  type AppState,
+  countStates,
+  deriveRolloutStatus,
+  isTerminal,
+  type StateCounts,
+} from '../rollouts/model.js';
 import type { AppStateWriter } from '../rollouts/rollout-store.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
-import { rolloutPk, SUMMARY_SK } from './keys.js';
+import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { summaryFromItem } from './rollout-items.js';
+
+type Item = Record<string, unknown>;
 
 export async function getSummaryItem(table: TableRef, sha: string) {
   const { Item } = await table.doc.send(
@@ -17,13 +25,35 @@ export async function getSummaryItem(table: TableRef, sha: string) {
 }
 
 /**
+ * One cluster's apps of a rollout, condensed: state counts, the sum of the apps' versions (versions only
+ * grow, so a larger sum is a newer view) and the latest end. Stored in the summary item's `views` map, so
+ * the rollout's status is derived from one item instead of from every app of every cluster.
+ */
+export interface ClusterView {
+  readonly c: StateCounts;
+  readonly v: number;
+  readonly f?: string;
+}
+
+export function clusterView(apps: readonly Item[]): ClusterView {
+  const states = apps.map((a) => a.state as AppState);
+  const ends = apps.map((a) => String(a.finishedAt ?? a.updatedAt ?? '')).filter((e) => e !== '');
+  const finished = states.length > 0 && states.every(isTerminal);
+  return {
+    c: countStates(states),
+    v: apps.reduce((sum, a) => sum + Number(a.version ?? 0), 0),
+    ...(finished && ends.length > 0 ? { f: ends.sort().at(-1) as string } : {}),
+  };
+}
+
+/**
  * A cluster whose work item has not finished counts as an unfinished app, one that failed as an error, so
  * the rollout never looks done while a cluster is still being retried.
  */
-function clusterStates(summary: Record<string, unknown>): AppRecord['state'][] {
+function clusterStates(summary: Item): AppState[] {
   const progress = (summary.clusters ?? {}) as Record<string, string>;
   const errors = Object.keys((summary.clusterErrors ?? {}) as Record<string, string>);
-  const states: AppRecord['state'][] = [];
+  const states: AppState[] = [];
   for (const value of Object.values(progress)) {
     if (value === 'planned' || value === 'retrying') states.push('matched');
     else if (value === 'failed') states.push('error');
@@ -33,49 +63,128 @@ function clusterStates(summary: Record<string, unknown>): AppRecord['state'][] {
   return states;
 }
 
-/** The rollout summary: its status derived from its apps and clusters (monotonic). */
-export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syncSummary'> {
+/** Status, counts and order of the whole rollout from its clusters' views and their work items' progress. */
+export function rolloutView(summary: Item) {
+  const views = Object.values((summary.views ?? {}) as Record<string, ClusterView>);
+  const states: AppState[] = clusterStates(summary);
+  for (const view of views) {
+    for (const [state, n] of Object.entries(view.c))
+      for (let i = 0; i < (n ?? 0); i++) states.push(state as AppState);
+  }
+  const finished = states.length > 0 && states.every(isTerminal);
+  const ends = views.flatMap((view) => (view.f === undefined ? [] : [view.f])).sort();
   return {
-    async syncSummary(sha: string) {
-      const before = await getSummaryItem(table, sha);
-      if (before === undefined) return undefined;
-      const apps = await queryAll(table, rolloutPk(sha), 'APP#');
-      const states = [...apps.map((a) => a.state as AppRecord['state']), ...clusterStates(before)];
-      // Versions only grow, so the sum orders views: a stale one never overwrites a newer one.
-      const version =
-        apps.reduce((sum, a) => sum + Number(a.version ?? 0), 0) + Number(before.errorsVersion ?? 0);
-      const finished = states.length > 0 && states.every(isTerminal);
-      const finishedAt = finished
-        ? apps
-            .map((a) => String(a.finishedAt ?? a.updatedAt ?? ''))
-            .sort()
-            .at(-1)
-        : undefined;
+    status: deriveRolloutStatus(states),
+    counts: countStates(states),
+    version: views.reduce((sum, view) => sum + view.v, 0) + Number(summary.errorsVersion ?? 0),
+    finishedAt: finished ? ends.at(-1) : undefined,
+  };
+}
+
+/** The rollout summary: its status derived from its clusters' views (monotonic). */
+export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syncSummary'> {
+  const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
+
+  /** Stores the views that are newer than the stored ones; the summary item afterwards. */
+  async function storeViews(sha: string, views: ReadonlyMap<string, ClusterView>): Promise<Item | undefined> {
+    let latest: Item | undefined;
+    for (const [cluster, view] of views) {
       try {
-        await table.doc.send(
+        const { Attributes } = await table.doc.send(
           new UpdateCommand({
             TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: `SET #status = :status, counts = :counts, appsVersion = :v${finishedAt ? ', finishedAt = :f' : ' REMOVE finishedAt'}`,
+            Key: key(sha),
+            UpdateExpression: 'SET #views.#c = :view',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(#views.#c) OR #views.#c.#v < :v)',
+            ExpressionAttributeNames: { '#views': 'views', '#c': cluster, '#v': 'v' },
+            ExpressionAttributeValues: { ':view': view, ':v': view.v },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        latest = Attributes;
+      } catch (error) {
+        if (isConditionFailure(error)) latest = undefined;
+        else if (isMissingMap(error)) {
+          await ensureViews(sha);
+          return storeViews(sha, views);
+        } else throw error;
+      }
+    }
+    return latest ?? getSummaryItem(table, sha);
+  }
+
+  async function ensureViews(sha: string): Promise<void> {
+    await table.doc
+      .send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: key(sha),
+          UpdateExpression: 'SET #views = if_not_exists(#views, :none)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#views': 'views' },
+          ExpressionAttributeValues: { ':none': {} },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  return {
+    async syncSummary(sha: string, cluster?: string) {
+      const apps = await queryAll(
+        table,
+        rolloutPk(sha),
+        cluster === undefined ? 'APP#' : clusterAppsPrefix(cluster),
+      );
+      const byCluster = new Map<string, Item[]>();
+      if (cluster !== undefined) byCluster.set(cluster, apps);
+      for (const app of cluster === undefined ? apps : []) {
+        const name = String(app.cluster);
+        byCluster.set(name, [...(byCluster.get(name) ?? []), app]);
+      }
+      const views = new Map([...byCluster].map(([name, list]) => [name, clusterView(list)]));
+      const before = views.size > 0 ? await storeViews(sha, views) : await getSummaryItem(table, sha);
+      if (before === undefined) return undefined;
+      const view = rolloutView(before);
+      try {
+        const { Attributes } = await table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: key(sha),
+            UpdateExpression: `SET #status = :status, counts = :counts, appsVersion = :v${view.finishedAt ? ', finishedAt = :f' : ' REMOVE finishedAt'}`,
             // An equal sum is the same view; it may differ in status only for a rollout with no apps yet.
             ConditionExpression:
               'attribute_exists(pk) AND (attribute_not_exists(appsVersion) OR appsVersion < :v OR (appsVersion = :v AND #status <> :status))',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
-              ':status': deriveRolloutStatus(states),
-              ':counts': countStates(states),
-              ':v': version,
-              ...(finishedAt ? { ':f': finishedAt } : {}),
+              ':status': view.status,
+              ':counts': view.counts,
+              ':v': view.version,
+              ...(view.finishedAt ? { ':f': view.finishedAt } : {}),
             },
+            ReturnValues: 'ALL_NEW',
           }),
         );
+        if (Attributes !== undefined) return withVersion(Attributes);
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
       const after = await getSummaryItem(table, sha);
-      return after === undefined
-        ? undefined
-        : { ...summaryFromItem(after), appsVersion: Number(after.appsVersion ?? 0) };
+      return after === undefined ? undefined : withVersion(after);
     },
   };
+}
+
+const withVersion = (item: Item) => ({
+  ...summaryFromItem(item),
+  appsVersion: Number(item.appsVersion ?? 0),
+});
+
+/** `SET views.#c` on an item written before `views` existed. */
+function isMissingMap(error: unknown): boolean {
+  return (
+    error instanceof Error && error.name === 'ValidationException' && /document path/.test(error.message)
+  );
 }

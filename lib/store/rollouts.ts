@@ -70,6 +70,8 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
               decisions: {},
               clusterErrors: {},
               clusters: {},
+              views: {},
+              decisionsByCluster: {},
               appsVersion: 0,
               expiresAt: expiresAt(rollout.receivedAt),
             },
@@ -126,18 +128,28 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
           }),
         );
       }
+      // Counted per cluster (its own batches only, not every cluster's); readers add the clusters up.
+      const cluster = batch.slice(0, batch.indexOf('#'));
       const counts: Record<string, number> = {};
-      for (const d of latestDecisions(await queryAll(table, rolloutPk(sha), 'DECISIONS#'))) {
+      for (const d of latestDecisions(await queryAll(table, rolloutPk(sha), `DECISIONS#${cluster}#`))) {
         counts[d.decision] = (counts[d.decision] ?? 0) + 1;
       }
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-          UpdateExpression: 'SET decisions = :counts',
-          ExpressionAttributeValues: { ':counts': counts },
-        }),
-      );
+      const update = (expression: string, values: Record<string, unknown>) =>
+        table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression: expression,
+            ExpressionAttributeNames: { '#d': 'decisionsByCluster', '#c': cluster },
+            ExpressionAttributeValues: values,
+          }),
+        );
+      // A summary written before `decisionsByCluster` existed gets the map first.
+      await update('SET #d.#c = :counts', { ':counts': counts }).catch(async (error: unknown) => {
+        if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
+        await update('SET #d = if_not_exists(#d, :counts)', { ':counts': { [cluster]: counts } });
+        await update('SET #d.#c = :counts', { ':counts': counts });
+      });
     },
 
     async recordApp(meta, record: AppRecord) {

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, createBareRepo } from '../../../infra/local/git-repos.js';
-import { createGitReader, type GitReader, InvalidShaError } from '../../../lib/git/manifests.js';
+import {
+  createGitReader,
+  createGitReaderPool,
+  type GitReader,
+  InvalidShaError,
+} from '../../../lib/git/manifests.js';
 import { RepoNotAllowedError } from '../../../lib/git/repo-url.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
@@ -65,6 +70,41 @@ describe('reading manifests at a commit over smart HTTP', () => {
     const older = await reader.readManifests({ repo: repo(), sha: first, path: 'apps/web/prod' });
     expect(JSON.stringify(older.documents)).toContain('prod/web/db-v1');
     await reader.close();
+  });
+
+  it('keeps fetched commits across sessions of a pool, lists refs afresh per session, and evicts the oldest', async () => {
+    const pool = createGitReaderPool({ repositories: [host.url('gitops')], cacheDir, keepCommits: 1 });
+    const fetches = () =>
+      host.server.requests.filter((r) => r.method === 'POST' && r.service === 'git-upload-pack').length;
+    host.server.resetRequests();
+    const one = pool.session();
+    await one.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
+    await one.listRemoteRefs(repo());
+    await one.close();
+    const afterFirst = fetches();
+    expect(afterFirst).toBeGreaterThan(0);
+
+    // The same commit in the next session (another work item of the push): no fetch; a new path is read
+    // from the kept commit; the refs are listed again.
+    const two = pool.session();
+    const set = await two.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
+    expect(JSON.stringify(set.documents)).toContain('prod/web/db-v2');
+    expect((await two.readManifests({ repo: repo(), sha: second, path: 'plain' })).documents).toHaveLength(3);
+    const refsBefore = host.server.requests.length;
+    await two.listRemoteRefs(repo());
+    expect(host.server.requests.length).toBeGreaterThan(refsBefore);
+    expect(fetches()).toBe(afterFirst + 1);
+    // A second commit goes over the bound of one: the older one is removed once the session ends.
+    await two.readManifests({ repo: repo(), sha: first, path: 'apps/web/prod' });
+    await two.close();
+    const three = pool.session();
+    const fetched = fetches();
+    await three.readManifests({ repo: repo(), sha: first, path: 'plain' });
+    expect(fetches()).toBe(fetched);
+    await three.readManifests({ repo: repo(), sha: second, path: 'plain' });
+    expect(fetches()).toBeGreaterThan(fetched);
+    await three.close();
+    await pool.close();
   });
 
   it('follows Kustomize resources through ../ within the repository and skips an escape', async () => {

@@ -129,7 +129,7 @@ describe('the DynamoDB rollout records', () => {
       { ...app('y'), decision: 'revision-miss' as const },
       { ...app('z'), decision: 'paths-miss' as const },
     ];
-    await writer.recordDecisions(m.sha, 't1#d1#0', decisions);
+    await writer.recordDecisions(m.sha, 'hub#d1#0', decisions);
     expect(await reader.decisions(m.sha)).toHaveLength(3);
     expect((await reader.get(m.sha))?.decisions).toEqual({ 'paths-miss': 2, 'revision-miss': 1 });
   });
@@ -140,12 +140,45 @@ describe('the DynamoDB rollout records', () => {
       { ...app('x'), decision: 'refreshed' as const },
       { ...app('y'), decision: 'paths-miss' as const },
     ];
-    await writer.recordDecisions(m.sha, 't1#d1#0', first);
-    await writer.recordDecisions(m.sha, 't1#d1#0', first);
+    await writer.recordDecisions(m.sha, 'hub#d1#0', first);
+    await writer.recordDecisions(m.sha, 'hub#d1#0', first);
     expect((await reader.get(m.sha))?.decisions).toEqual({ refreshed: 1, 'paths-miss': 1 });
-    await writer.recordDecisions(m.sha, 't2#d2#0', [{ ...app('x'), decision: 'error' as const }]);
+    await writer.recordDecisions(m.sha, 'hub#d2#0', [{ ...app('x'), decision: 'error' as const }]);
     expect((await reader.get(m.sha))?.decisions).toEqual({ error: 1, 'paths-miss': 1 });
     expect(await reader.decisions(m.sha)).toHaveLength(2);
+  });
+
+  it('adds up the decision counts of every cluster, each counted from its own batches', async () => {
+    const m = await started();
+    await writer.recordDecisions(m.sha, 'hub#d1#0', [{ ...app('x'), decision: 'refreshed' as const }]);
+    await writer.recordDecisions(m.sha, 'spoke#d1#0', [
+      { ...app('x', 'spoke'), decision: 'paths-miss' as const },
+      { ...app('y', 'spoke'), decision: 'paths-miss' as const },
+    ]);
+    await writer.recordDecisions(m.sha, 'spoke#d2#0', [
+      { ...app('y', 'spoke'), decision: 'refreshed' as const },
+    ]);
+    expect((await reader.get(m.sha))?.decisions).toEqual({ refreshed: 2, 'paths-miss': 1 });
+  });
+
+  it('derives the status from every cluster while syncing one cluster at a time', async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('a', 'hub'), state: 'synced' });
+    await writer.recordApp(m, { ...app('b', 'spoke'), state: 'refreshed' });
+    expect((await writer.syncSummary(m.sha, 'hub'))?.status).toBe('succeeded');
+    expect((await writer.syncSummary(m.sha, 'spoke'))?.status).toBe('in-progress');
+    await writer.recordApp(m, {
+      ...app('b', 'spoke'),
+      state: 'degraded',
+      finishedAt: '2026-11-30T10:05:00.000Z',
+    });
+    // The hub's view is stored; only the spoke's apps are read again.
+    const done = await writer.syncSummary(m.sha, 'spoke');
+    expect(done?.status).toBe('partial');
+    expect(done?.counts).toEqual({ synced: 1, degraded: 1 });
+    expect(done?.finishedAt).toBe('2026-11-30T10:05:00.000Z');
+    // A full sync agrees with the per-cluster ones.
+    expect((await writer.syncSummary(m.sha))?.counts).toEqual({ synced: 1, degraded: 1 });
   });
 
   it('serves an app history newest first, page by page', async () => {
