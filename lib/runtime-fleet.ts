@@ -34,6 +34,7 @@ import { sweepRollouts } from './rollouts/sweep.js';
 import { liveKey, trackCluster } from './rollouts/track.js';
 import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoClusterLeases } from './store/cluster-leases.js';
 import { dynamoPostedStatuses } from './store/commit-statuses.js';
 import { dynamoOpenRollouts } from './store/open-rollouts.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
@@ -73,6 +74,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   // Kept across warm invocations: only objects whose uid or resourceVersion changed are parsed again.
   const indexCache = createMatchIndexCache();
   const open = dynamoOpenRollouts(table);
+  const leases = dynamoClusterLeases(table);
   const refPushes = dynamoRefPushes(table, REF_PUSH_TTL_SECONDS);
   // Longer than any gap between two polls of a chain, so only a lost chain ever lets its lease run out.
   const chainLeaseSeconds = Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5);
@@ -139,6 +141,8 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
           {
             fleet: gateway,
             rollouts: { ...rollouts, listApps: reader.listApps },
+            leases,
+            newApps: rollouts.newApps,
             trackers,
             open,
             refPushes,

@@ -58,7 +58,7 @@ export function createFleetGateway(
         return lists.flat();
       },
       async patch(target, patch) {
-        await api().mergePatch(
+        await api().mergePatchQuiet(
           RESOURCE[target.kind],
           target.namespace,
           target.name,

@@ -4,10 +4,11 @@ import {
   type ConfigurationOptions,
   CustomObjectsApi,
   createConfiguration,
+  HttpMethod,
   Observable,
   type ObservableMiddleware,
   PatchStrategy,
-  type RequestContext,
+  RequestContext,
   type ResponseContext,
   ServerConfiguration,
 } from '@kubernetes/client-node';
@@ -15,7 +16,7 @@ import type { Logger } from '../ports.js';
 import type { AccessSource, ClusterAccess } from './cluster-access.js';
 import type { ClusterApi, JsonPatchOperation, KubeList, KubeObject, ListOptions } from './cluster-api.js';
 import { KubernetesApiError, toKubernetesError } from './kube-error.js';
-import { noRedirectHttpLibrary } from './no-redirect-http.js';
+import { noRedirectHttpLibrary, sendOnce } from './no-redirect-http.js';
 import { type KubeResource, resourceName } from './resources.js';
 
 export interface ClientNodeClusterApiOptions {
@@ -69,7 +70,12 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     resource: KubeResource,
     namespace: string | undefined,
     name: string | undefined,
-    run: (api: CustomObjectsApi, requestOptions: ConfigurationOptions) => Promise<T>,
+    run: (
+      api: CustomObjectsApi,
+      requestOptions: ConfigurationOptions,
+      access: ClusterAccess,
+      agent: http.Agent,
+    ) => Promise<T>,
     contentType?: string,
   ): Promise<T> => {
     const context = {
@@ -86,10 +92,15 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
         const access = await options.access.access();
         usedToken = access.token;
         const { api, agent } = connect(access);
-        return await run(api, {
-          middleware: [requestMiddleware(access.token, agent, options.timeoutMs, contentType)],
-          middlewareMergeStrategy: 'append',
-        });
+        return await run(
+          api,
+          {
+            middleware: [requestMiddleware(access.token, agent, options.timeoutMs, contentType)],
+            middlewareMergeStrategy: 'append',
+          },
+          access,
+          agent,
+        );
       } catch (error) {
         const failure = toKubernetesError(error, context);
         // A 401 after rotation or expiry: fetch fresh credentials once and try again if they changed.
@@ -172,6 +183,34 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
 
     mergePatch: (resource, namespace, name, body) =>
       patch(resource, namespace, name, body, PatchStrategy.MergePatch),
+
+    // The lean path: the same request client-node would build (URL, token, agent, timeout, no redirects),
+    // sent directly, and the answer's body read only when it is an error.
+    mergePatchQuiet: (resource, namespace, name, body) =>
+      call('patch', resource, namespace, name, async (_api, _options, access, agent) => {
+        const base = access.server.replace(/\/+$/, '');
+        const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(namespace ?? '')}` : '';
+        const path = `/apis/${resource.group}/${resource.version}${scope}/${resource.plural}/${encodeURIComponent(name)}`;
+        const request = new RequestContext(`${base}${path}?fieldManager=${FIELD_MANAGER}`, HttpMethod.PATCH);
+        request.setHeaderParam('Authorization', `Bearer ${access.token}`);
+        request.setHeaderParam('Content-Type', PatchStrategy.MergePatch);
+        request.setHeaderParam('Accept', 'application/json');
+        request.setBody(JSON.stringify(body));
+        request.setAgent(agent);
+        request.setSignal(AbortSignal.timeout(options.timeoutMs));
+        const response = await sendOnce(request);
+        const status = response.httpStatusCode;
+        if (status >= 200 && status < 300) {
+          await response.body.binary().catch(() => undefined);
+          return;
+        }
+        const text = (await response.body.binary().catch(() => Buffer.alloc(0))).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        throw { code: status, body: parsed, headers: response.headers };
+      }),
 
     jsonPatch: (resource, namespace, name, operations: readonly JsonPatchOperation[]) =>
       patch(resource, namespace, name, operations, PatchStrategy.JsonPatch),

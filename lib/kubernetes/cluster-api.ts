@@ -56,6 +56,16 @@ export interface ClusterApi {
     name: string,
     patch: Record<string, unknown>,
   ): Promise<KubeObject>;
+  /**
+   * The same merge patch without reading the object the API server answers with (a real Application is
+   * 10-30 KB of JSON): fan-out's refresh needs only to know it was applied.
+   */
+  mergePatchQuiet(
+    resource: KubeResource,
+    namespace: string | undefined,
+    name: string,
+    patch: Record<string, unknown>,
+  ): Promise<void>;
   jsonPatch(
     resource: KubeResource,
     namespace: string | undefined,

@@ -54,6 +54,7 @@ export function retrying(api: ClusterApi, options: RetryOptions): ClusterApi {
     list: (...args) => withRetry(() => api.list(...args), options),
     get: (...args) => withRetry(() => api.get(...args), options),
     mergePatch: (...args) => withRetry(() => api.mergePatch(...args), options),
+    mergePatchQuiet: (...args) => withRetry(() => api.mergePatchQuiet(...args), options),
     jsonPatch: (...args) => withRetry(() => api.jsonPatch(...args), options),
   };
 }

@@ -18,10 +18,11 @@ import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redire
  * naming the target origin, never the token.
  */
 export function noRedirectHttpLibrary(): HttpLibrary {
-  return wrapHttpLibrary({ send: (request) => send(request) });
+  return wrapHttpLibrary({ send: (request) => sendOnce(request) });
 }
 
-function send(request: RequestContext): Promise<ResponseContext> {
+/** One request over the request's agent; a 3xx is refused (never followed). */
+export function sendOnce(request: RequestContext): Promise<ResponseContext> {
   const url = new URL(request.getUrl());
   const body = request.getBody();
   if (body !== undefined && typeof body !== 'string' && !(body instanceof URLSearchParams)) {

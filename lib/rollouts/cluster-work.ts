@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
 import type { FleetObject, MatchIndex } from '../matching/match-index.js';
@@ -7,8 +8,10 @@ import type { DecisionRecord, RolloutSummary } from './model.js';
 import { type AppOutcome, type Preflight, refreshCluster } from './refresh-apps.js';
 import type {
   AppStateWriter,
+  ClusterLeases,
   ClusterProgressWriter,
   ClusterTrackers,
+  NewAppRecords,
   RolloutMeta,
   RolloutReader,
   RolloutWriter,
@@ -37,6 +40,12 @@ export interface ClusterWorkDeps {
   readonly maxAttempts?: number;
   /** The first retry's delay; it doubles per attempt, at most 900 s (SQS's limit). */
   readonly retryBaseSeconds?: number;
+  /**
+   * One work item per commit and cluster at a time; its holder writes the records of apps that had none
+   * in batches (`newApps`). Without them every app is claimed and recorded with its own conditional writes.
+   */
+  readonly leases?: ClusterLeases;
+  readonly newApps?: (meta: RolloutMeta) => NewAppRecords;
 }
 
 export interface ClusterWorkResult {
@@ -81,7 +90,38 @@ export async function runClusterWork(
     await deps.rollouts.syncSummary(sha, message.cluster);
     return empty;
   }
+  if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
+  const holder = `${event.deliveryId}#${message.attempt}#${randomUUID()}`;
+  // Held a little past this invocation's budget: the holder cannot outlive its invocation.
+  const lease = await deps.leases.acquire(sha, cluster.name, holder, budget.deadlineMs + LEASE_MARGIN_MS);
+  if (!lease.held) {
+    // Another work item of this commit is on this cluster now: run again once its lease is over (without
+    // using up an attempt), and see what it recorded.
+    const delaySeconds = Math.min(900, Math.max(1, Math.ceil((lease.untilMs - Date.now()) / 1000) + 1));
+    await deps.queue.send(message, { delaySeconds });
+    log.info('cluster busy: work item deferred', { delaySeconds });
+    return empty;
+  }
+  try {
+    return await workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta) });
+  } finally {
+    await deps.leases.release(sha, cluster.name, holder);
+  }
+}
 
+const LEASE_MARGIN_MS = 15_000;
+
+async function workOn(
+  cluster: FleetCluster,
+  message: ClusterWorkMessage,
+  deps: ClusterWorkDeps,
+  budget: { readonly deadlineMs: number },
+  scope: { meta: RolloutMeta; log: Logger; fresh?: NewAppRecords | undefined },
+): Promise<ClusterWorkResult> {
+  const { event } = message;
+  const sha = event.after;
+  const { meta, log, fresh } = scope;
+  const empty = { cluster: message.cluster, matched: 0, refreshed: 0, retrying: 0 };
   let objects: FleetObject[];
   try {
     objects = await listCluster(cluster);
@@ -117,7 +157,9 @@ export async function runClusterWork(
     deps,
     deadlineMs: budget.deadlineMs,
     log,
+    ...(fresh === undefined ? {} : { fresh }),
   });
+  if (fresh !== undefined) await fresh.flush();
   decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
   const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
   await deps.rollouts.recordDecisions(sha, batch, decisions);

@@ -15,7 +15,7 @@ import type { ClusterWorkDeps } from './cluster-work.js';
 import { liveVerdict } from './live-verdict.js';
 import { type AppTarget, type Decision, isTerminal, STATE_RANK, type StoredApp } from './model.js';
 import { describeBlock } from './preflight-verdict.js';
-import type { AppChange, RolloutMeta } from './rollout-store.js';
+import type { AppChange, AppLedger, NewAppRecords, RolloutMeta } from './rollout-store.js';
 
 export interface PreflightVerdict {
   readonly verdict: 'pass' | 'warn' | 'block';
@@ -50,6 +50,8 @@ export interface RefreshContext {
   readonly deps: ClusterWorkDeps;
   readonly deadlineMs: number;
   readonly log: Logger;
+  /** Held lease: apps with no record yet are recorded here and written in batches at the end. */
+  readonly fresh?: NewAppRecords;
 }
 
 const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-files']);
@@ -66,9 +68,13 @@ export async function refreshCluster(
   const existing = needed
     ? new Map((await deps.rollouts.listApps(meta.sha, cluster.name)).map((a) => [appKey(a), a]))
     : new Map<string, StoredApp>();
-  const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) =>
-    refreshOne(m, existing.get(appKey(m.target)), context),
-  );
+  const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) => {
+    const previous = existing.get(appKey(m.target));
+    // An app with no record yet: only this work item (the lease holder) can create one.
+    const ledger: AppLedger =
+      previous === undefined && context.fresh !== undefined ? context.fresh : deps.rollouts;
+    return refreshOne(m, previous, { ...context, ledger });
+  });
   return settled.map((s, i): AppOutcome => {
     if (s.status === 'fulfilled') return s.value;
     const target = (matches[i] as ObjectMatch).target;
@@ -82,12 +88,14 @@ export async function refreshCluster(
   });
 }
 
+type AppContext = RefreshContext & { readonly ledger: AppLedger };
+
 async function refreshOne(
   match: ObjectMatch,
   previous: StoredApp | undefined,
-  context: RefreshContext,
+  context: AppContext,
 ): Promise<AppOutcome> {
-  const { deps, meta, message, cluster } = context;
+  const { deps, meta, message, cluster, ledger } = context;
   const { target } = match;
   const none = { track: false, patched: false } as const;
   if (!REFRESH.has(match.decision))
@@ -105,7 +113,7 @@ async function refreshOne(
   if (live.kind === 'superseded') {
     const detail = `superseded: ${meta.ref} moved on to ${live.head.slice(0, 12)}`;
     if (previous === undefined || !isTerminal(previous.state)) {
-      await deps.rollouts.recordApp(meta, {
+      await ledger.recordApp(meta, {
         ...base,
         state: 'superseded',
         decision: 'superseded',
@@ -118,7 +126,7 @@ async function refreshOne(
   }
   if (live.kind === 'at-commit') {
     if (previous === undefined) {
-      await deps.rollouts.recordApp(meta, {
+      await ledger.recordApp(meta, {
         ...base,
         state: 'refreshed',
         decision: match.decision,
@@ -156,7 +164,7 @@ async function refreshOne(
   // `matched`: an earlier attempt claimed it and could not patch it; this one starts it over.
   const fresh = previous === undefined || reopen || previous.state === 'matched';
   const claimedAt = now.toISOString();
-  const version = await deps.rollouts.claimApp(
+  const version = await ledger.claimApp(
     meta,
     {
       ...base,
@@ -248,14 +256,14 @@ async function refreshOne(
  * the change is made again on what is there now, as long as the claim is still this one.
  */
 async function afterClaim(
-  context: RefreshContext,
+  context: AppContext,
   target: AppTarget,
   change: AppChange,
   version: number,
   claimedAt: string,
 ): Promise<void> {
-  const { deps, meta } = context;
-  if ((await deps.rollouts.transition(meta.sha, target, change, version)) === 'updated') return;
+  const { deps, meta, ledger } = context;
+  if ((await ledger.transition(meta.sha, target, change, version)) === 'updated') return;
   const now = (await deps.rollouts.listApps(meta.sha, target.cluster)).find(
     (a) => appKey(a) === appKey(target),
   );
@@ -271,7 +279,7 @@ async function patchFailed(
   error: unknown,
   claim: { version: number; claimedAt: string },
   fresh: boolean,
-  context: RefreshContext,
+  context: AppContext,
 ): Promise<AppOutcome> {
   const { deps, message } = context;
   const { target } = match;

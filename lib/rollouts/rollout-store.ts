@@ -73,6 +73,30 @@ export interface AppStateWriter {
   ): Promise<(RolloutSummary & { readonly appsVersion: number }) | undefined>;
 }
 
+/** The record writes of one app's refresh (the store's, or a buffer's for apps no record exists of yet). */
+export type AppLedger = Pick<RolloutWriter, 'recordApp' | 'claimApp'> & Pick<AppStateWriter, 'transition'>;
+
+/**
+ * The records of apps that had none, kept in memory and written in batches at the end of a work item. Only
+ * the work item holding the cluster's lease creates app items of that commit and cluster (track and the
+ * sweep change existing ones only), so these need no per-app condition.
+ */
+export interface NewAppRecords extends AppLedger {
+  readonly size: number;
+  flush(): Promise<void>;
+}
+
+/** One work item at a time per commit and cluster (the lease runs out when its holder's invocation ends). */
+export interface ClusterLeases {
+  acquire(
+    sha: string,
+    cluster: string,
+    holder: string,
+    untilMs: number,
+  ): Promise<{ readonly held: true } | { readonly held: false; readonly untilMs: number }>;
+  release(sha: string, cluster: string, holder: string): Promise<void>;
+}
+
 /** Where each cluster's work item of a rollout stands, with the reason when it is retrying or failed. */
 export interface ClusterProgressWriter {
   planClusters(sha: string, clusters: readonly string[]): Promise<void>;

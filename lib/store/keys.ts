@@ -56,6 +56,11 @@ export function decisionsSk(batch: string, chunk: number): string {
   return `DECISIONS#${batch}#${String(chunk).padStart(4, '0')}`;
 }
 
+/** The lease of the one work item refreshing `cluster` for a commit right now. */
+export function clusterLeaseSk(cluster: string): string {
+  return `LEASE#${cluster}`;
+}
+
 export function slackSk(channel: string): string {
   return `SLACK#${channel}`;
 }

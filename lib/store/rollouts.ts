@@ -4,27 +4,23 @@ import type {
   AppChange,
   AppStateWriter,
   ClusterProgressWriter,
+  NewAppRecords,
   NewRollout,
   RolloutMeta,
   RolloutWriter,
 } from '../rollouts/rollout-store.js';
 import { chunkDecisions } from './decision-chunks.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
-import {
-  appSk,
-  decisionsSk,
-  historyPk,
-  historySk,
-  rolloutPk,
-  SUMMARY_SK,
-  summaryIndexFields,
-} from './keys.js';
+import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
 
+import { appItemFields, newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
-export type DynamoRolloutWriter = RolloutWriter & AppStateWriter & ClusterProgressWriter;
+export type DynamoRolloutWriter = RolloutWriter &
+  AppStateWriter &
+  ClusterProgressWriter & { newApps(meta: RolloutMeta): NewAppRecords };
 
 export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): DynamoRolloutWriter {
   const summary = dynamoRolloutSummary(table);
@@ -35,24 +31,14 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     sk: appSk(target),
   });
 
-  const appIndexFields = (meta: RolloutMeta, target: AppTarget) => ({
-    type: 'app',
-    gsi1pk: historyPk(target),
-    gsi1sk: historySk(meta.receivedAt, meta.sha),
-    sha: meta.sha,
-    repo: meta.repo,
-    ref: meta.ref,
-    trigger: meta.trigger,
-    receivedAt: meta.receivedAt,
-    cluster: target.cluster,
-    namespace: target.namespace,
-    name: target.name,
-    kind: target.kind,
-    expiresAt: expiresAt(meta.receivedAt),
-  });
+  const appIndexFields = (meta: RolloutMeta, target: AppTarget) => {
+    const { pk: _pk, sk: _sk, ...fields } = appItemFields(meta, target, ttlSeconds);
+    return fields;
+  };
 
   return {
     ...summary,
+    newApps: (meta) => newAppRecords(table, meta, ttlSeconds),
     async start(rollout: NewRollout) {
       try {
         await table.doc.send(
@@ -140,7 +126,10 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
             TableName: table.tableName,
             Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
             UpdateExpression: expression,
-            ExpressionAttributeNames: { '#d': 'decisionsByCluster', '#c': cluster },
+            ExpressionAttributeNames: {
+              '#d': 'decisionsByCluster',
+              ...(expression.includes('#c') ? { '#c': cluster } : {}),
+            },
             ExpressionAttributeValues: values,
           }),
         );

@@ -88,6 +88,26 @@ describe('createClusterClients against the simulated API server', () => {
     expect(patched.metadata.annotations).toEqual({ keep: 'me', 'argocd.argoproj.io/refresh': 'normal' });
   });
 
+  it('merge-patches without reading the answer, and reports a missing object as a non-retryable 404', async () => {
+    await api.mergePatchQuiet(APPLICATIONS, 'argocd', 'web', {
+      metadata: { annotations: { 'argocd.argoproj.io/refresh': 'hard' } },
+    });
+    expect(
+      (await api.get(APPLICATIONS, 'argocd', 'web')).metadata.annotations?.['argocd.argoproj.io/refresh'],
+    ).toBe('hard');
+    const failure = await failureOf(api.mergePatchQuiet(APPLICATIONS, 'argocd', 'nope', { metadata: {} }));
+    expect(failure.upstreamStatus).toBe(404);
+    expect(failure.retryable).toBe(false);
+    expect(failure.message).toContain('patch applications.argoproj.io argocd/nope: 404');
+  });
+
+  it('retries a quiet merge patch the server refused with a 503', async () => {
+    server.faults.set({ status: 503, times: 1, only: { verb: 'patch' } });
+    await api.mergePatchQuiet(APPLICATIONS, 'argocd', 'web', { metadata: { annotations: { again: 'yes' } } });
+    expect(server.requests.count({ verb: 'patch' })).toBe(2);
+    expect((await api.get(APPLICATIONS, 'argocd', 'web')).metadata.annotations?.again).toBe('yes');
+  });
+
   it('JSON-patches guarded by a test and reports a failed guard as a non-retryable 422', async () => {
     await api.jsonPatch(APPLICATIONS, 'argocd', 'api', [
       { op: 'add', path: '/metadata/annotations', value: { 'argocd.argoproj.io/refresh': 'hard' } },

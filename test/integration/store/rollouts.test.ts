@@ -161,6 +161,47 @@ describe('the DynamoDB rollout records', () => {
     expect((await reader.get(m.sha))?.decisions).toEqual({ refreshed: 2, 'paths-miss': 1 });
   });
 
+  it('records decisions of a rollout whose summary was not written yet', async () => {
+    const m = meta();
+    await writer.recordDecisions(m.sha, 'hub#d1#0', [{ ...app('x'), decision: 'paths-miss' as const }]);
+    await writer.recordDecisions(m.sha, 'spoke#d1#0', [
+      { ...app('y', 'spoke'), decision: 'paths-miss' as const },
+    ]);
+    expect(await reader.decisions(m.sha)).toHaveLength(2);
+  });
+
+  it('writes the records of new apps in batches, as the claim and its changes would have', async () => {
+    const m = await started();
+    const fresh = writer.newApps(m);
+    const claimedAt = new Date().toISOString();
+    const version = await fresh.claimApp(
+      m,
+      { ...app('n1'), state: 'matched', claimedAt, message: 'refreshing' },
+      undefined,
+    );
+    expect(
+      await fresh.transition(
+        m.sha,
+        app('n1'),
+        { state: 'refreshed', refreshedAt: claimedAt, message: null },
+        version ?? 0,
+      ),
+    ).toBe('updated');
+    await fresh.recordApp(m, { ...app('n2'), state: 'refreshed', message: 'already at the pushed commit' });
+    expect(fresh.size).toBe(2);
+    expect(await reader.listApps(m.sha)).toEqual([]);
+    await fresh.flush();
+    const apps = await reader.listApps(m.sha, 'hub');
+    expect(apps.map((a) => [a.name, a.state, a.version, a.message])).toEqual([
+      ['n1', 'refreshed', 2, undefined],
+      ['n2', 'refreshed', 1, 'already at the pushed commit'],
+    ]);
+    expect(apps[0]?.claimedAt).toBe(claimedAt);
+    // They are ordinary records: a later conditional change applies at their version.
+    expect(await writer.transition(m.sha, app('n1'), { state: 'synced' }, 2)).toBe('updated');
+    expect((await writer.syncSummary(m.sha, 'hub'))?.counts).toEqual({ synced: 1, refreshed: 1 });
+  });
+
   it('derives the status from every cluster while syncing one cluster at a time', async () => {
     const m = await started();
     await writer.recordApp(m, { ...app('a', 'hub'), state: 'synced' });

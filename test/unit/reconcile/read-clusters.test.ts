@@ -22,6 +22,7 @@ function cluster(name: string, lists: Lists, asked: string[] = []): ClusterApi {
     },
     get: unused,
     mergePatch: unused,
+    mergePatchQuiet: unused,
     jsonPatch: unused,
   };
 }

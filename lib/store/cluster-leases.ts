@@ -1,0 +1,57 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ClusterLeases } from '../rollouts/rollout-store.js';
+import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
+import { clusterLeaseSk, rolloutPk } from './keys.js';
+
+/**
+ * One work item at a time per commit and cluster: a conditional put that succeeds when no lease is held or
+ * the held one has run out (its holder's invocation ended without releasing it).
+ */
+export function dynamoClusterLeases(table: TableRef): ClusterLeases {
+  const key = (sha: string, cluster: string) => ({ pk: rolloutPk(sha), sk: clusterLeaseSk(cluster) });
+  return {
+    async acquire(sha, cluster, holder, untilMs) {
+      const now = Date.now();
+      try {
+        await table.doc.send(
+          new PutCommand({
+            TableName: table.tableName,
+            Item: {
+              ...key(sha, cluster),
+              type: 'lease',
+              holder,
+              until: untilMs,
+              expiresAt: epochSeconds(new Date(untilMs)) + 86_400,
+            },
+            ConditionExpression: 'attribute_not_exists(pk) OR #until < :now',
+            ExpressionAttributeNames: { '#until': 'until' },
+            ExpressionAttributeValues: { ':now': now },
+          }),
+        );
+        return { held: true };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const { Item } = await table.doc.send(
+          new GetCommand({ TableName: table.tableName, Key: key(sha, cluster), ConsistentRead: true }),
+        );
+        return { held: false, untilMs: Number(Item?.until ?? now + 60_000) };
+      }
+    },
+    async release(sha, cluster, holder) {
+      await table.doc
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: key(sha, cluster),
+            UpdateExpression: 'SET #until = :zero',
+            ConditionExpression: 'holder = :holder',
+            ExpressionAttributeNames: { '#until': 'until' },
+            ExpressionAttributeValues: { ':zero': 0, ':holder': holder },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
+        });
+    },
+  };
+}
