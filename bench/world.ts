@@ -55,6 +55,10 @@ export async function startBenchWorld(
     DYNAMODB_ENDPOINT: started.dynamodb,
     GITHUB_WEBHOOK_SECRET: 'bench-secret',
     LOG_LEVEL: 'SILENT',
+    // dynalite shares one event loop with 5,000-20,000 simulated Applications: it can take seconds to
+    // accept a connection where DynamoDB would not.
+    AWS_REQUEST_TIMEOUT_MS: '60000',
+    AWS_CONNECT_TIMEOUT_MS: '30000',
   });
   const queues = {
     push: new MemoryQueue<FanoutMessage>('push'),

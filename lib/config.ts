@@ -61,6 +61,8 @@ export interface Config {
   readonly sqsEndpoint?: string;
   /** `AWS_REQUEST_TIMEOUT_MS`: the request timeout of every AWS SDK call (default 5000). */
   readonly awsRequestTimeoutMs: number;
+  /** `AWS_CONNECT_TIMEOUT_MS`: the TCP/TLS connect timeout of every AWS SDK call (default 2000). */
+  readonly awsConnectTimeoutMs: number;
   readonly apiToken?: string;
   /** Base URL people reach the API (and its `/ui/` pages) at: commit statuses link there. */
   readonly publicUrl?: string;
@@ -118,6 +120,7 @@ export function loadConfig(env: Env): Config {
     ...optional('trackQueueUrl', url(env, 'TRACK_QUEUE_URL')),
     ...optional('sqsEndpoint', url(env, 'SQS_ENDPOINT')),
     awsRequestTimeoutMs: integer(env, 'AWS_REQUEST_TIMEOUT_MS', 5000, 100, 60_000),
+    awsConnectTimeoutMs: integer(env, 'AWS_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
     ...optional('apiToken', text(env, 'API_TOKEN')),
     ...optional('publicUrl', url(env, 'PUBLIC_URL')?.replace(/\/+$/, '')),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),

@@ -98,7 +98,10 @@ export function runtimeBase(config: Config, overrides: RuntimeOverrides = {}): R
   };
 }
 
-const httpOf = (config: Config) => ({ requestTimeoutMs: config.awsRequestTimeoutMs });
+const httpOf = (config: Config) => ({
+  requestTimeoutMs: config.awsRequestTimeoutMs,
+  connectionTimeoutMs: config.awsConnectTimeoutMs,
+});
 
 export function tableOf(config: Config): TableRef {
   return createTableRef({

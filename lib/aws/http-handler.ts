@@ -23,7 +23,7 @@ export function awsRequestHandler(options: AwsHttpOptions = {}): NodeHttpHandler
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS;
   const agent = { keepAlive: true, maxSockets: options.maxSockets ?? 50 };
   return new NodeHttpHandler({
-    connectionTimeout: options.connectionTimeoutMs ?? Math.min(2_000, requestTimeout),
+    connectionTimeout: Math.min(options.connectionTimeoutMs ?? 2_000, requestTimeout),
     requestTimeout,
     throwOnRequestTimeout: true,
     httpAgent: new HttpAgent(agent),

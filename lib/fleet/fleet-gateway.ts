@@ -6,7 +6,7 @@ import {
   GIT_REPOSITORIES,
   type KubeResource,
 } from '../kubernetes/resources.js';
-import { slimApplication } from '../kubernetes/slim-object.js';
+import { slimApplication, slimForRefresh } from '../kubernetes/slim-object.js';
 import type { TargetKind } from '../rollouts/model.js';
 import { argocdNamespaces, type ClusterConfig, type FleetConfig } from './fleet-config.js';
 import type { FleetCluster, FleetGateway } from './gateway.js';
@@ -50,8 +50,9 @@ export function createFleetGateway(
       // One LIST (every page) per namespace the kind lives in. Applications are slimmed as each page
       // arrives: matching (whose index keeps the object), the decision and the record read only the slim
       // fields, and a hub's full listing would not fit in memory.
-      list: async (kind) => {
-        const slim = kind === 'Application' ? slimApplication : undefined;
+      list: async (kind, view) => {
+        const slim =
+          kind !== 'Application' ? undefined : view === 'refresh' ? slimForRefresh : slimApplication;
         const lists = await Promise.all(
           namespacesOf(config, kind).map((ns) => listAllPages(api(), RESOURCE[kind], ns, pageSize, slim)),
         );

@@ -7,8 +7,11 @@ export interface FleetCluster {
   readonly kinds: readonly TargetKind[];
   /** Concurrent refresh PATCHes against this cluster. */
   readonly concurrency: number;
-  /** One LIST of a kind in its namespace. */
-  list(kind: TargetKind): Promise<readonly unknown[]>;
+  /**
+   * One LIST of a kind in its namespace. `refresh`: only what fan-out reads (no per-resource status,
+   * history or sync results); by default also what tracking and its failure reports read.
+   */
+  list(kind: TargetKind, view?: 'refresh'): Promise<readonly unknown[]>;
   /** JSON merge patch of one object, retried (409/429/5xx/timeouts) a bounded number of times. */
   patch(target: AppTarget, patch: object): Promise<void>;
 }

@@ -199,7 +199,7 @@ const targetKey = (t: { cluster: string; kind: string; namespace: string; name: 
 async function listCluster(cluster: FleetCluster): Promise<FleetObject[]> {
   const lists = await Promise.all(
     cluster.kinds.map(async (kind) =>
-      (await cluster.list(kind)).map((raw): FleetObject => ({ cluster: cluster.name, kind, raw })),
+      (await cluster.list(kind, 'refresh')).map((raw): FleetObject => ({ cluster: cluster.name, kind, raw })),
     ),
   );
   return lists.flat();

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { realisticBulk } from '../../../infra/simulator/realistic-status.js';
+import { parseApplication } from '../../../lib/argocd/application.js';
 import { syncFailures } from '../../../lib/argocd/sync-failures.js';
 import { observeApplication } from '../../../lib/argocd/sync-state.js';
 import { readApplication } from '../../../lib/audit/application.js';
 import type { KubeObject } from '../../../lib/kubernetes/cluster-api.js';
-import { slimApplication } from '../../../lib/kubernetes/slim-object.js';
+import { slimApplication, slimForRefresh } from '../../../lib/kubernetes/slim-object.js';
 import { deployObservations } from '../../../lib/reconcile/observations.js';
+import { liveVerdict } from '../../../lib/rollouts/live-verdict.js';
 
 const sha = 'a'.repeat(40);
 
@@ -89,5 +91,26 @@ describe('slimApplication', () => {
     expect(slim.spec).toBe(app.spec);
     expect(slim.metadata.uid).toBe('u-1');
     expect(slim.metadata.resourceVersion).toBe('7');
+  });
+
+  it('keeps for fan-out only what the live verdict and the match read, a tenth of the slim size', () => {
+    const app = realApp();
+    const lean = slimForRefresh(app);
+    expect(JSON.stringify(lean).length).toBeLessThan(JSON.stringify(slimApplication(app)).length / 3);
+    const status = lean.status as Record<string, unknown>;
+    expect(status.resources).toBeUndefined();
+    expect(status.history).toBeUndefined();
+    expect((status.operationState as { syncResult: unknown }).syncResult).toEqual({ revision: sha });
+    const object = (raw: KubeObject) => {
+      const parsed = parseApplication(raw);
+      if (!parsed.ok) throw new Error('unparsable');
+      return { cluster: 'hub', kind: 'Application' as const, raw, value: parsed.value };
+    };
+    for (const target of [sha, 'b'.repeat(40)]) {
+      expect(liveVerdict(object(lean), target, undefined)).toEqual(
+        liveVerdict(object(app), target, undefined),
+      );
+    }
+    expect(parseApplication(lean)).toEqual(parseApplication(app));
   });
 });
