@@ -43,7 +43,16 @@ try {
     const started = Date.now();
     const cpu = process.cpuUsage();
     await world.app.fanout(pushMessage(world.repoURL, commit, false));
-    await Promise.all(world.queues.push.takeAll().map((item) => world.app.fanout(item)));
+    const planMs = Date.now() - started;
+    // Each work item alone, as its own Lambda invocation would run it (its own CPU): from its start to the
+    // last PATCH it caused. The per-cluster latency is the plan's time plus that.
+    const perCluster: number[] = [];
+    for (const item of world.queues.push.takeAll()) {
+      const itemStart = Date.now();
+      await world.app.fanout(item);
+      const { lastPatchAt } = await world.stats();
+      if (lastPatchAt >= itemStart) perCluster.push(planMs + (lastPatchAt - itemStart));
+    }
     const fanoutCpu = cpuMs(cpu);
     const fanoutWall = Date.now() - started;
     const fanoutStats = await world.stats();
@@ -90,6 +99,7 @@ try {
       fanout: {
         wall: fanoutWall,
         toLastPatch: fanoutStats.lastPatchAt - started,
+        perCluster,
         cpu: fanoutCpu,
         patches: fanoutStats.patch,
         lists: fanoutStats.list,

@@ -3,6 +3,8 @@ import type { Row } from './measure.js';
 /** How a scenario is run: `--quick` (CI) shrinks sizes and repetitions so the benchmark cannot rot. */
 export interface BenchOptions {
   readonly quick: boolean;
+  /** `--fleet-size=<text>`: only the fleet sizes whose name contains it (`--fleet-size=hub`). */
+  readonly fleetSize?: string;
 }
 
 /** A bound a metric should stay under (`max`) or over (`min`), in the metric's unit. */
@@ -26,10 +28,23 @@ export function parseBenchArgs(argv: readonly string[]): {
 } {
   const args = argv.filter((a) => a !== '--');
   return {
-    options: { quick: args.includes('--quick') },
+    options: {
+      quick: args.includes('--quick'),
+      ...optionValue(args, '--fleet-size', (fleetSize) => ({ fleetSize })),
+    },
     json: args.includes('--json'),
     wanted: args.filter((a) => !a.startsWith('--')),
   };
+}
+
+/** `--name=value` (the last one given), as `{ [key]: value }`, or nothing. */
+function optionValue<T>(
+  args: readonly string[],
+  name: string,
+  make: (value: string) => T,
+): T | Record<string, never> {
+  const given = args.filter((a) => a.startsWith(`${name}=`)).at(-1);
+  return given === undefined ? {} : make(given.slice(name.length + 1));
 }
 
 export function isMetric(item: Row | Metric): item is Metric {

@@ -33,6 +33,8 @@ export async function startBenchWorld(
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
     [
+      // The doubles hold every simulated Application (20,000 realistic ones are gigabytes of objects).
+      '--max-old-space-size=12288',
       '--import',
       'tsx',
       'bench/doubles.ts',

@@ -34,6 +34,7 @@ import { sweepRollouts } from './rollouts/sweep.js';
 import { liveKey, trackCluster } from './rollouts/track.js';
 import type { SharedRuntime } from './runtime.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import { dynamoAppTransitions } from './store/app-transitions.js';
 import { dynamoClusterLeases } from './store/cluster-leases.js';
 import { dynamoPostedStatuses } from './store/commit-statuses.js';
 import { dynamoOpenRollouts } from './store/open-rollouts.js';
@@ -75,6 +76,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
   const indexCache = createMatchIndexCache();
   const open = dynamoOpenRollouts(table);
   const leases = dynamoClusterLeases(table);
+  const transitions = dynamoAppTransitions(table);
   const refPushes = dynamoRefPushes(table, REF_PUSH_TTL_SECONDS);
   // Longer than any gap between two polls of a chain, so only a lost chain ever lets its lease run out.
   const chainLeaseSeconds = Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5);
@@ -180,7 +182,8 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
     },
     async track(message) {
       await trackCluster(message, {
-        rollouts: { ...reader, ...rollouts },
+        rollouts: { ...reader, ...rollouts, ...transitions },
+        leases,
         trackers,
         refPushes,
         live: {
@@ -246,6 +249,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
           logger,
           graceSeconds: SWEEP_GRACE_SECONDS,
           chainLeaseSeconds,
+          leases,
         });
         // run-reconcile logs the pass's summary line; here it is counted.
         countReconcile(metrics, report);

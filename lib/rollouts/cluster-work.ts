@@ -95,9 +95,10 @@ export async function runClusterWork(
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
   const lease = await deps.leases.acquire(sha, cluster.name, holder, budget.deadlineMs + LEASE_MARGIN_MS);
   if (!lease.held) {
-    // Another work item of this commit is on this cluster now: run again once its lease is over (without
-    // using up an attempt), and see what it recorded.
-    const delaySeconds = Math.min(900, Math.max(1, Math.ceil((lease.untilMs - Date.now()) / 1000) + 1));
+    // Another work item (or a track poll's batch) of this commit is on this cluster now: look again once its
+    // lease is over, or in 15 s (a holder usually releases long before its lease ends), without using up an
+    // attempt, and see what it recorded.
+    const delaySeconds = Math.min(15, Math.max(1, Math.ceil((lease.untilMs - Date.now()) / 1000) + 1));
     await deps.queue.send(message, { delaySeconds });
     log.info('cluster busy: work item deferred', { delaySeconds });
     return empty;

@@ -86,6 +86,21 @@ export interface NewAppRecords extends AppLedger {
   flush(): Promise<void>;
 }
 
+export interface TransitionWrite {
+  readonly target: AppTarget;
+  readonly change: AppChange;
+  readonly expectedVersion: number;
+}
+
+/** `transition` for many apps of one cluster at once; only for the holder of that cluster's lease. */
+export interface AppTransitions {
+  transitionMany(
+    sha: string,
+    cluster: string,
+    writes: readonly TransitionWrite[],
+  ): Promise<{ readonly updated: number; readonly conflicts: readonly AppTarget[] }>;
+}
+
 /** One work item at a time per commit and cluster (the lease runs out when its holder's invocation ends). */
 export interface ClusterLeases {
   acquire(

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../concurrency.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { isTerminal } from './model.js';
+import { isTerminal, type StoredApp } from './model.js';
 import type {
   AppStateWriter,
+  ClusterLeases,
   ClusterProgressWriter,
   ClusterTrackers,
   OpenRollouts,
@@ -24,6 +26,8 @@ export interface SweepDeps {
   /** A rollout this long past its deadline whose tracking did not end it is finished by the sweep. */
   readonly graceSeconds: number;
   readonly chainLeaseSeconds: number;
+  /** The cluster's lease while its apps are timed out (track may batch-write them otherwise). */
+  readonly leases?: ClusterLeases;
 }
 
 export interface SweepReport {
@@ -58,18 +62,35 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
     }
     const deadline = Date.parse(summary.deadline ?? '');
     if (Number.isNaN(deadline) || now.getTime() < deadline + deps.graceSeconds * 1000) return false;
+    const byCluster = new Map<string, StoredApp[]>();
     for (const app of await deps.rollouts.listApps(sha)) {
-      if (isTerminal(app.state)) continue;
-      await deps.rollouts.transition(
-        sha,
-        app,
-        {
-          state: 'timeout',
-          message: `deadline passed (tracking had stopped): ${app.message ?? 'waiting'}`,
-          finishedAt: now.toISOString(),
-        },
-        app.version,
-      );
+      if (!isTerminal(app.state)) byCluster.set(app.cluster, [...(byCluster.get(app.cluster) ?? []), app]);
+    }
+    for (const [cluster, apps] of byCluster) {
+      const holder = `sweep#${randomUUID()}`;
+      // A cluster whose lease is held (a work item or a poll on it now) is left to the next pass.
+      if (
+        deps.leases !== undefined &&
+        !(await deps.leases.acquire(sha, cluster, holder, Date.now() + 60_000)).held
+      ) {
+        continue;
+      }
+      try {
+        for (const app of apps) {
+          await deps.rollouts.transition(
+            sha,
+            app,
+            {
+              state: 'timeout',
+              message: `deadline passed (tracking had stopped): ${app.message ?? 'waiting'}`,
+              finishedAt: now.toISOString(),
+            },
+            app.version,
+          );
+        }
+      } finally {
+        await deps.leases?.release(sha, cluster, holder);
+      }
     }
     for (const [cluster, progress] of Object.entries(summary.clusters ?? {})) {
       if (progress !== 'planned' && progress !== 'retrying') continue;

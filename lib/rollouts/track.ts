@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
@@ -7,6 +8,8 @@ import { movedOnTo } from './ref-head.js';
 import type {
   AppChange,
   AppStateWriter,
+  AppTransitions,
+  ClusterLeases,
   ClusterTrackers,
   RefPush,
   RefPushes,
@@ -23,7 +26,9 @@ export interface LiveLister {
 export const liveKey = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
 
 export interface TrackDeps {
-  readonly rollouts: Pick<RolloutReader, 'listApps' | 'summary'> & AppStateWriter;
+  readonly rollouts: Pick<RolloutReader, 'listApps' | 'summary'> & AppStateWriter & Partial<AppTransitions>;
+  /** With `transitionMany`: a poll's changes on a cluster go out in batches while it holds the lease. */
+  readonly leases?: ClusterLeases;
   readonly trackers: ClusterTrackers;
   readonly refPushes: Pick<RefPushes, 'recent'>;
   readonly live: LiveLister;
@@ -182,13 +187,26 @@ async function applyChanges(
   };
   // An app still `matched` is fan-out's (claimed, not yet patched): only the deadline takes it from there.
   const followed = (a: StoredApp) => !isTerminal(a.state) && (a.state !== 'matched' || context.pastDeadline);
-  await Promise.all(
-    apps.filter(followed).map(async (app) => {
-      const result = await write(app);
-      if (result === 'updated') updated += 1;
-      else if (result === 'conflict') conflicted.push(app);
-    }),
+  const decided = await Promise.all(
+    apps.filter(followed).map(async (app) => ({ app, change: await decideApp(app, context) })),
   );
+  const writes = decided.flatMap(({ app, change }) =>
+    change === undefined ? [] : [{ target: app, change, expectedVersion: app.version }],
+  );
+  const batched = await writeInBatches(sha, cluster, writes, deps);
+  if (batched !== undefined) {
+    updated += batched.updated;
+    const lost = new Set(batched.conflicts.map((t) => key(t as StoredApp)));
+    conflicted.push(...decided.filter(({ app }) => lost.has(key(app))).map(({ app }) => app));
+  } else {
+    await Promise.all(
+      writes.map(async ({ target, change, expectedVersion }) => {
+        const result = await deps.rollouts.transition(sha, target, change, expectedVersion);
+        if (result === 'updated') updated += 1;
+        else conflicted.push(target as StoredApp);
+      }),
+    );
+  }
   if (conflicted.length > 0) {
     const again = new Map((await deps.rollouts.listApps(sha, cluster)).map((a) => [key(a), a]));
     for (const app of conflicted) {
@@ -200,3 +218,30 @@ async function applyChanges(
 }
 
 const key = (a: StoredApp) => liveKey(a.kind, a.namespace, a.name);
+
+/** Below this many changes one conditional write each costs less than the lease and the read. */
+const BATCH_FROM = 10;
+
+/**
+ * The poll's changes as batch puts while this poll holds the cluster's lease for the rollout; undefined
+ * when it cannot (no batch writer, few changes, or a fan-out work item holds the lease): then each change
+ * is its own conditional write.
+ */
+async function writeInBatches(
+  sha: string,
+  cluster: string,
+  writes: Parameters<AppTransitions['transitionMany']>[2],
+  deps: TrackDeps,
+) {
+  const { leases } = deps;
+  const many = deps.rollouts.transitionMany;
+  if (leases === undefined || many === undefined || writes.length < BATCH_FROM) return undefined;
+  const holder = `track#${randomUUID()}`;
+  const lease = await leases.acquire(sha, cluster, holder, Date.now() + 60_000);
+  if (!lease.held) return undefined;
+  try {
+    return await many(sha, cluster, writes);
+  } finally {
+    await leases.release(sha, cluster, holder);
+  }
+}

@@ -7,6 +7,8 @@ import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
+import { dynamoClusterLeases } from '../../../lib/store/cluster-leases.js';
+import { createTableRef } from '../../../lib/store/dynamo.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 
 const run = promisify(execFile);
@@ -19,6 +21,7 @@ interface AppOut {
   state: string;
   revision?: string;
   message?: string;
+  refreshedAt?: string;
 }
 type RolloutOut = Record<string, unknown> & { apps: AppOut[]; status: string };
 
@@ -254,6 +257,39 @@ describe('the rollout engine under the faults a production fleet sees', () => {
     expectEachPatchedOnce();
     expect(server('hub').requests.appliedPatches('applications').get('web-spoke-a')).toBe(1);
   }, 60_000);
+
+  it('sends a work item back while another holds its cluster, then patches each app once', async () => {
+    const c = await commitWeb();
+    const leases = dynamoClusterLeases(
+      createTableRef({
+        tableName: stack.config.tableName,
+        region: stack.config.region,
+        endpoint: stack.dynamodbEndpoint,
+      }),
+    );
+    // Another work item of this commit is on the hub (its invocation has 60 s left).
+    expect((await leases.acquire(c.after, 'hub', 'another-work-item', Date.now() + 60_000)).held).toBe(true);
+    resetRequests();
+    await deliver(c.delivery());
+    const deferred = () =>
+      stack.logLines.some(
+        (l) =>
+          l.message === 'cluster busy: work item deferred' &&
+          l.fields?.cluster === 'hub' &&
+          l.fields?.sha === c.after,
+      );
+    await until('the hub work item deferred', async () => deferred());
+    expect(server('hub').requests.appliedPatches('applications').size).toBe(0);
+    await leases.release(c.after, 'hub', 'another-work-item');
+    await until(
+      'the hub refreshed once its lease is free',
+      async () => app(await rollout(c.after), 'hub', 'web-spoke-a')?.refreshedAt !== undefined,
+      { retries: true },
+    );
+    const r = (await stack.rolloutWhenDone(c.after)) as RolloutOut;
+    expect(app(r, 'hub', 'web-spoke-a')?.state).toBe('synced');
+    expectEachPatchedOnce();
+  }, 90_000);
 
   it('keeps an earlier block when the commit is delivered again', async () => {
     const c = await commitWeb();
