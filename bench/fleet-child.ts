@@ -29,6 +29,12 @@ const idleRssMb = process.memoryUsage().rss / 1024 / 1024;
 // The peak so far is start-up's (the bundle and the SDKs loading), not the orchestrator's work.
 const startupPeakMb = process.resourceUsage().maxRSS / 1024;
 let sampledPeak = 0;
+// The peak of each phase of the measured runs (fan-out, track, reconcile), sampled every 10 ms.
+const phasePeak: Record<string, number> = {};
+let phase: string | undefined;
+const enter = (name: string | undefined) => {
+  phase = name;
+};
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
@@ -40,6 +46,7 @@ try {
     // Fan-out of every app (unknown files): the plan, then all work items at once as Lambda would run them.
     const commit = await world.commit(run % 100);
     await world.command('reset');
+    enter('fanout');
     const started = Date.now();
     const cpu = process.cpuUsage();
     await world.app.fanout(pushMessage(world.repoURL, commit, false));
@@ -61,6 +68,7 @@ try {
     await world.command('tick');
     await world.command('reset');
     world.polled.length = 0;
+    enter('track');
     const pollCpuStart = process.cpuUsage();
     const pollStart = Date.now();
     const chains = world.queues.track.takeAll();
@@ -80,6 +88,7 @@ try {
     }
     let reconcile: { wall: number; cpu: number } | undefined;
     if (values.reconcile === true) {
+      enter('reconcile');
       const before = process.cpuUsage();
       const start = Date.now();
       await world.app.reconcile();
@@ -89,7 +98,9 @@ try {
       // From here on, sample RSS: maxRSS also holds the warm-up's one-time peak (first Git reads, first
       // connections, JIT), which a warm Lambda has behind it.
       const sampler = setInterval(() => {
-        sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+        const rss = process.memoryUsage.rss();
+        sampledPeak = Math.max(sampledPeak, rss);
+        if (phase !== undefined) phasePeak[phase] = Math.max(phasePeak[phase] ?? 0, rss / 1024 / 1024);
       }, 10);
       sampler.unref();
       continue;
@@ -112,6 +123,7 @@ try {
   out({
     maxRssMb: process.resourceUsage().maxRSS / 1024,
     warmPeakMb: Math.max(sampledPeak, process.memoryUsage.rss()) / 1024 / 1024,
+    phasePeak,
     idleRssMb,
     startupPeakMb,
     heapTotal,

@@ -192,7 +192,7 @@ export async function createFleetFunctions(shared: SharedRuntime): Promise<Fleet
             if (target === undefined) throw new Error(`cluster ${cluster} is not in the fleet`);
             const objects = new Map<string, unknown>();
             for (const kind of kinds) {
-              for (const raw of await target.list(kind)) {
+              for (const raw of await target.list(kind, 'track')) {
                 const meta = (raw as { metadata?: { namespace?: string; name?: string } }).metadata;
                 objects.set(liveKey(kind, meta?.namespace ?? '', meta?.name ?? ''), raw);
               }

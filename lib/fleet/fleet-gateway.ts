@@ -6,7 +6,7 @@ import {
   GIT_REPOSITORIES,
   type KubeResource,
 } from '../kubernetes/resources.js';
-import { slimApplication, slimForRefresh } from '../kubernetes/slim-object.js';
+import { slimApplication, slimForRefresh, slimForTrack } from '../kubernetes/slim-object.js';
 import type { TargetKind } from '../rollouts/model.js';
 import { argocdNamespaces, type ClusterConfig, type FleetConfig } from './fleet-config.js';
 import type { FleetCluster, FleetGateway } from './gateway.js';
@@ -52,7 +52,13 @@ export function createFleetGateway(
       // fields, and a hub's full listing would not fit in memory.
       list: async (kind, view) => {
         const slim =
-          kind !== 'Application' ? undefined : view === 'refresh' ? slimForRefresh : slimApplication;
+          kind !== 'Application'
+            ? undefined
+            : view === undefined
+              ? slimApplication
+              : view === 'refresh'
+                ? slimForRefresh
+                : slimForTrack;
         const lists = await Promise.all(
           namespacesOf(config, kind).map((ns) => listAllPages(api(), RESOURCE[kind], ns, pageSize, slim)),
         );

@@ -9,9 +9,9 @@ export interface FleetCluster {
   readonly concurrency: number;
   /**
    * One LIST of a kind in its namespace. `refresh`: only what fan-out reads (no per-resource status,
-   * history or sync results); by default also what tracking and its failure reports read.
+   * history or sync results); `track`: also the failed sync results; by default also what the audit reads.
    */
-  list(kind: TargetKind, view?: 'refresh'): Promise<readonly unknown[]>;
+  list(kind: TargetKind, view?: 'refresh' | 'track'): Promise<readonly unknown[]>;
   /** JSON merge patch of one object, retried (409/429/5xx/timeouts) a bounded number of times. */
   patch(target: AppTarget, patch: object): Promise<void>;
 }

@@ -49,11 +49,22 @@ export function slimApplication(object: KubeObject): KubeObject {
  * a 5,000-app hub's index holds about 1-2 KB per app instead of the 6-8 KB `slimApplication` keeps.
  */
 export function slimForRefresh(object: KubeObject): KubeObject {
-  const slim = slimApplication(object);
+  return withoutDetail(slimApplication(object), false);
+}
+
+/**
+ * For tracking (the sync state, its failed resources, the post-sync check): no per-resource status and no
+ * history, which only the audit reads; 150,000 resource entries for a 5,000-app hub were most of a poll's heap.
+ */
+export function slimForTrack(object: KubeObject): KubeObject {
+  return withoutDetail(slimApplication(object), true);
+}
+
+function withoutDetail(slim: KubeObject, keepFailedResults: boolean): KubeObject {
   const status = (slim as { status?: unknown }).status;
   if (isObj(status)) {
     const { resources: _resources, history: _history, ...rest } = status;
-    if (isObj(rest.operationState)) {
+    if (!keepFailedResults && isObj(rest.operationState)) {
       const { syncResult, ...op } = rest.operationState;
       const kept = pick(syncResult, ['revision', 'revisions']);
       rest.operationState = kept === undefined ? op : { ...op, syncResult: kept };

@@ -5,7 +5,7 @@ import { syncFailures } from '../../../lib/argocd/sync-failures.js';
 import { observeApplication } from '../../../lib/argocd/sync-state.js';
 import { readApplication } from '../../../lib/audit/application.js';
 import type { KubeObject } from '../../../lib/kubernetes/cluster-api.js';
-import { slimApplication, slimForRefresh } from '../../../lib/kubernetes/slim-object.js';
+import { slimApplication, slimForRefresh, slimForTrack } from '../../../lib/kubernetes/slim-object.js';
 import { deployObservations } from '../../../lib/reconcile/observations.js';
 import { liveVerdict } from '../../../lib/rollouts/live-verdict.js';
 
@@ -112,5 +112,17 @@ describe('slimApplication', () => {
       );
     }
     expect(parseApplication(lean)).toEqual(parseApplication(app));
+  });
+
+  it('keeps for tracking the sync state and the failed results, without per-resource status or history', () => {
+    const app = realApp();
+    const lean = slimForTrack(app);
+    const status = lean.status as Record<string, unknown>;
+    expect(status.resources).toBeUndefined();
+    expect(status.history).toBeUndefined();
+    expect(observeApplication(lean, sha)).toEqual(observeApplication(app, sha));
+    expect(observeApplication(lean, 'b'.repeat(40))).toEqual(observeApplication(app, 'b'.repeat(40)));
+    const state = (o: KubeObject) => (o.status as { operationState: unknown }).operationState;
+    expect(syncFailures(state(lean))).toEqual(syncFailures(state(app)));
   });
 });
