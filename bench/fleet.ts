@@ -203,8 +203,9 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
     metrics.push(
       ...percentiles(
         track,
-        'LISTs per poll ÷ clusters with apps in flight',
-        runs.map((r) => r.track.lists / Math.max(1, r.track.chains)),
+        // One LIST per cluster, of `ceil(apps / 500)` pages: the requests the servers saw ÷ that.
+        'LIST requests per poll ÷ (clusters with apps in flight × pages of their listing)',
+        runs.map((r) => r.track.lists / Math.max(1, r.track.chains * Math.ceil(perCluster / PAGE))),
         '×',
         { max: 1 },
       ),
