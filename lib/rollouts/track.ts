@@ -53,7 +53,8 @@ export interface TrackResult {
 
 /**
  * One poll of one cluster: every rollout in flight on it is read from one LIST per kind, however many
- * there are. Each app's state is written at once (conditionally: forward only, no lost update), each
+ * there are. The apps' state changes are written (forward only, each at the version it was decided on: in
+ * batches while the poll holds the cluster's lease, else one conditional write each), each
  * touched rollout's summary re-derived and its Slack message updated, and the next poll enqueued with
  * backoff while anything is in flight. A rollout past its deadline turns its unfinished apps to `timeout`.
  */
