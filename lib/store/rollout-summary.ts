@@ -86,7 +86,11 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */
-  async function storeViews(sha: string, views: ReadonlyMap<string, ClusterView>): Promise<Item | undefined> {
+  async function storeViews(
+    sha: string,
+    views: ReadonlyMap<string, ClusterView>,
+    retried = false,
+  ): Promise<Item | undefined> {
     let latest: Item | undefined;
     for (const [cluster, view] of views) {
       try {
@@ -105,9 +109,10 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
         latest = Attributes;
       } catch (error) {
         if (isConditionFailure(error)) latest = undefined;
-        else if (isMissingMap(error)) {
+        else if (isMissingMap(error) && !retried) {
+          // A summary written before `views` existed: add the map once and store the views again.
           await ensureViews(sha);
-          return storeViews(sha, views);
+          return storeViews(sha, views, true);
         } else throw error;
       }
     }

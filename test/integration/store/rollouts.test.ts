@@ -1,7 +1,9 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget } from '../../../lib/rollouts/model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
+import { rolloutPk, SUMMARY_SK } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
@@ -29,14 +31,25 @@ describe('the DynamoDB rollout records', () => {
   let table: TestTable;
   let writer: ReturnType<typeof dynamoRolloutWriter>;
   let reader: ReturnType<typeof dynamoRolloutReader>;
+  let ref: ReturnType<typeof createTableRef>;
 
   beforeAll(async () => {
     table = await startTestTable();
-    const ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
     writer = dynamoRolloutWriter(ref, 86400);
     reader = dynamoRolloutReader(ref);
   });
   afterAll(async () => table.close());
+
+  /** The summary item `start` writes for `m` (written under `m` and read back). */
+  async function summaryItemOf(m: RolloutMeta) {
+    await writer.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    const { Item } = await ref.doc.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: rolloutPk(m.sha), sk: SUMMARY_SK } }),
+    );
+    if (Item === undefined) throw new Error('no summary item');
+    return Item;
+  }
 
   async function started(m = meta()) {
     await writer.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
@@ -200,6 +213,21 @@ describe('the DynamoDB rollout records', () => {
     // They are ordinary records: a later conditional change applies at their version.
     expect(await writer.transition(m.sha, app('n1'), { state: 'synced' }, 2)).toBe('updated');
     expect((await writer.syncSummary(m.sha, 'hub'))?.counts).toEqual({ synced: 1, refreshed: 1 });
+  });
+
+  it('derives the status of a rollout whose summary was written before per-cluster views existed', async () => {
+    const m = meta();
+    const { views: _views, decisionsByCluster: _decisions, ...old } = await summaryItemOf(m);
+    await ref.doc.send(new PutCommand({ TableName: table.tableName, Item: old }));
+    await writer.recordApp(m, { ...app('a', 'hub'), state: 'synced' });
+    expect((await writer.syncSummary(m.sha, 'hub'))?.status).toBe('succeeded');
+    expect((await writer.syncSummary(m.sha, 'nowhere'))?.status).toBe('succeeded');
+  });
+
+  it('answers nothing for a rollout whose summary does not exist', async () => {
+    const m = meta();
+    await writer.recordApp(m, { ...app('a', 'hub'), state: 'synced' });
+    expect(await writer.syncSummary(m.sha, 'hub')).toBeUndefined();
   });
 
   it('derives the status from every cluster while syncing one cluster at a time', async () => {
