@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
 import type { FleetObject, MatchIndex } from '../matching/match-index.js';
@@ -16,6 +15,7 @@ import type {
   RolloutReader,
   RolloutWriter,
 } from './rollout-store.js';
+import { underLease } from './under-lease.js';
 
 export interface ClusterWorkDeps {
   readonly fleet: FleetGateway;
@@ -91,9 +91,17 @@ export async function runClusterWork(
     return empty;
   }
   if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
-  const holder = `${event.deliveryId}#${message.attempt}#${randomUUID()}`;
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
-  const lease = await deps.leases.acquire(sha, cluster.name, holder, budget.deadlineMs + LEASE_MARGIN_MS);
+  const lease = await underLease(
+    deps.leases,
+    {
+      sha,
+      cluster: cluster.name,
+      who: `${event.deliveryId}#${message.attempt}`,
+      untilMs: budget.deadlineMs + LEASE_MARGIN_MS,
+    },
+    () => workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta) }),
+  );
   if (!lease.held) {
     // Another work item (or a track poll's batch) of this commit is on this cluster now: look again once its
     // lease is over, or in 15 s (a holder usually releases long before its lease ends), without using up an
@@ -103,11 +111,7 @@ export async function runClusterWork(
     log.info('cluster busy: work item deferred', { delaySeconds });
     return empty;
   }
-  try {
-    return await workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta) });
-  } finally {
-    await deps.leases.release(sha, cluster.name, holder);
-  }
+  return lease.value;
 }
 
 const LEASE_MARGIN_MS = 15_000;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../concurrency.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
@@ -11,6 +10,7 @@ import type {
   OpenRollouts,
   RolloutReader,
 } from './rollout-store.js';
+import { underLease } from './under-lease.js';
 
 export interface SweepDeps {
   readonly open: OpenRollouts;
@@ -67,15 +67,7 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
       if (!isTerminal(app.state)) byCluster.set(app.cluster, [...(byCluster.get(app.cluster) ?? []), app]);
     }
     for (const [cluster, apps] of byCluster) {
-      const holder = `sweep#${randomUUID()}`;
-      // A cluster whose lease is held (a work item or a poll on it now) is left to the next pass.
-      if (
-        deps.leases !== undefined &&
-        !(await deps.leases.acquire(sha, cluster, holder, Date.now() + 60_000)).held
-      ) {
-        continue;
-      }
-      try {
+      const timeOut = async () => {
         for (const app of apps) {
           await deps.rollouts.transition(
             sha,
@@ -88,9 +80,11 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
             app.version,
           );
         }
-      } finally {
-        await deps.leases?.release(sha, cluster, holder);
-      }
+      };
+      // A cluster whose lease is held (a work item or a poll on it now) is left to the next pass.
+      if (deps.leases === undefined) await timeOut();
+      else
+        await underLease(deps.leases, { sha, cluster, who: 'sweep', untilMs: Date.now() + 60_000 }, timeOut);
     }
     for (const [cluster, progress] of Object.entries(summary.clusters ?? {})) {
       if (progress !== 'planned' && progress !== 'retrying') continue;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
@@ -17,6 +16,7 @@ import type {
   TrackedRollout,
 } from './rollout-store.js';
 import { decideApp, type LiveView } from './track-decide.js';
+import { underLease } from './under-lease.js';
 
 export interface LiveLister {
   /** One LIST per kind on the cluster (every page), keyed by `liveKey(kind, namespace, name)`. */
@@ -237,12 +237,8 @@ async function writeInBatches(
   const { leases } = deps;
   const many = deps.rollouts.transitionMany;
   if (leases === undefined || many === undefined || writes.length < BATCH_FROM) return undefined;
-  const holder = `track#${randomUUID()}`;
-  const lease = await leases.acquire(sha, cluster, holder, Date.now() + 60_000);
-  if (!lease.held) return undefined;
-  try {
-    return await many(sha, cluster, writes);
-  } finally {
-    await leases.release(sha, cluster, holder);
-  }
+  const lease = await underLease(leases, { sha, cluster, who: 'track', untilMs: Date.now() + 60_000 }, () =>
+    many(sha, cluster, writes),
+  );
+  return lease.held ? lease.value : undefined;
 }

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import type { ClusterLeases } from './rollout-store.js';
+
+export type LeaseOutcome<T> =
+  | { readonly held: true; readonly value: T }
+  | { readonly held: false; readonly untilMs: number };
+
+/**
+ * Runs `work` while holding the commit's lease on `cluster` (always released after, even when `work`
+ * throws), or tells until when another holder has it. `who` names the holder in the lease item.
+ */
+export async function underLease<T>(
+  leases: ClusterLeases,
+  lease: { readonly sha: string; readonly cluster: string; readonly who: string; readonly untilMs: number },
+  work: () => Promise<T>,
+): Promise<LeaseOutcome<T>> {
+  const holder = `${lease.who}#${randomUUID()}`;
+  const taken = await leases.acquire(lease.sha, lease.cluster, holder, lease.untilMs);
+  if (!taken.held) return taken;
+  try {
+    return { held: true, value: await work() };
+  } finally {
+    await leases.release(lease.sha, lease.cluster, holder);
+  }
+}
