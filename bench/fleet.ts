@@ -87,6 +87,19 @@ async function buildChild(): Promise<void> {
   });
 }
 
+/**
+ * The heap a 256 MB Lambda function's Node.js runs with: the runtime's bootstrap derives V8's limits from
+ * `AWS_LAMBDA_FUNCTION_MEMORY_SIZE` (new space a tenth of it, semi space half of that, old space the rest).
+ * Without a limit V8 grows the heap lazily while the machine has room (24 GB here), and peak RSS measures
+ * garbage V8 had no reason to collect; with it, the peak is what a 256 MB function would hold, and a live set
+ * that does not fit ends the size with an out-of-memory error, as the function would.
+ */
+export const LAMBDA_MEMORY_MB = 256;
+export function lambdaHeapFlags(memoryMb: number): string[] {
+  const newSpace = Math.floor(memoryMb / 10);
+  return [`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
+}
+
 async function runSize(size: Size): Promise<{
   runs: RunLine[];
   maxRssMb: number;
@@ -98,6 +111,7 @@ async function runSize(size: Size): Promise<{
     process.execPath,
     [
       '--expose-gc',
+      ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
       CHILD,
       '--clusters',
       String(size.clusters),
