@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { benchColdStart } from './cold-start.js';
 import { benchFleet } from './fleet.js';
+import { benchFloor } from './floor.js';
 import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
@@ -11,6 +12,7 @@ import { benchWebhook } from './webhook.js';
 // tests) and prints a Markdown table for BENCHMARKS.md, or one JSON object per line with `--json`.
 const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row | Metric)[]>> = {
   matching: benchMatching,
+  floor: benchFloor,
   webhook: benchWebhook,
   fleet: benchFleet,
   load: benchLoad,

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { createInterface } from 'node:readline';
+import { realisticBulk } from '../infra/simulator/realistic-status.js';
+import { type BenchOptions, type Metric, percentiles } from './report.js';
+
+const S = 'floor';
+
+/**
+ * What one refreshed app costs at the least on this machine, without any orchestrator code: the refresh
+ * PATCH through Node's own HTTP client, and the JSON.parse of the app's share of its cluster's LIST. Fan-out
+ * has to do both for every app it refreshes (the PATCH is the refresh; the LIST is how it knows the app), so
+ * the sum is the floor under fan-out's "CPU per refreshed app" row: a target below it cannot be met here.
+ */
+export async function benchFloor(options: BenchOptions): Promise<Metric[]> {
+  const rounds = options.quick ? 3 : 7;
+  const patch = await patchCpu(rounds, options.quick ? 500 : 2000);
+  const parse = parseCpu(rounds, options.quick ? 3 : 8);
+  const metrics = [
+    ...percentiles(
+      S,
+      'refresh PATCH through node:http, client CPU per request (keep-alive, 10 at a time, ~19 KB answer, server in another process)',
+      patch,
+      'ms',
+    ),
+    ...percentiles(
+      S,
+      'JSON.parse of one realistic Application in a 500-item LIST page (~19 KB each), CPU',
+      parse,
+      'ms',
+    ),
+  ];
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  metrics.push({
+    scenario: S,
+    metric: 'PATCH + parse per refreshed app (medians summed): the least fan-out CPU per app can be here',
+    value: median(patch) + median(parse),
+    unit: 'ms',
+  });
+  return metrics;
+}
+
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/** The API server answers a merge patch with the whole object: a realistic one here. */
+const SERVER = `
+const http = require('node:http');
+const answer = process.argv[1];
+http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(answer); });
+}).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });
+`;
+
+async function patchCpu(rounds: number, perRound: number): Promise<number[]> {
+  const server = spawn(process.execPath, ['-e', SERVER, JSON.stringify(application(0))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]();
+    const port = Number((await lines.next()).value);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+    const body = JSON.stringify({ metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } });
+    const once = () =>
+      new Promise<void>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            agent,
+            method: 'PATCH',
+            path: '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/svc-0',
+            headers: {
+              authorization: 'Bearer bench',
+              'content-type': 'application/merge-patch+json',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (response) => {
+            response.resume();
+            response.once('end', () => resolve());
+          },
+        );
+        request.once('error', reject);
+        request.end(body);
+      });
+    const round = async (n: number) => {
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          while (sent++ < n) await once();
+        }),
+      );
+    };
+    await round(perRound); // connections, JIT
+    const samples: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const cpu = process.cpuUsage();
+      await round(perRound);
+      samples.push(cpuMs(cpu) / perRound);
+    }
+    agent.destroy();
+    return samples;
+  } finally {
+    server.kill();
+  }
+}
+
+function parseCpu(rounds: number, perRound: number): number[] {
+  const page = JSON.stringify({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'ApplicationList',
+    metadata: { resourceVersion: '1' },
+    items: Array.from({ length: 500 }, (_, i) => application(i)),
+  });
+  for (let i = 0; i < 5; i++) JSON.parse(page);
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < perRound; i++) JSON.parse(page);
+    samples.push(cpuMs(cpu) / perRound / 500);
+  }
+  return samples;
+}
+
+/** One Application as the simulator serves it with realistic status (`realisticBulk`). */
+function application(i: number): object {
+  const service = `svc-${i}`;
+  const repoURL = 'http://127.0.0.1/gitops';
+  const bulk = realisticBulk(service, repoURL);
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name: service,
+      namespace: 'argocd',
+      uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      resourceVersion: String(1000 + i),
+      annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' },
+      managedFields: bulk.managedFields,
+    },
+    spec: {
+      project: 'default',
+      source: { repoURL, path: `apps/${service}`, targetRevision: 'main' },
+      destination: { name: 'in-cluster', namespace: service },
+      syncPolicy: { automated: { prune: true } },
+    },
+    status: bulk.status,
+  };
+}
