@@ -1,5 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+// The generated API client only (`dist/gen`): the package root also loads KubeConfig and its exec, OIDC,
+// Azure, GCP, websocket, SOCKS and js-yaml dependencies (~300 KB) that no function uses.
 import {
   type ConfigurationOptions,
   CustomObjectsApi,
@@ -7,11 +9,11 @@ import {
   HttpMethod,
   Observable,
   type ObservableMiddleware,
-  PatchStrategy,
   RequestContext,
   type ResponseContext,
   ServerConfiguration,
-} from '@kubernetes/client-node';
+} from '@kubernetes/client-node/dist/gen/index.js';
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { Logger } from '../ports.js';
 import type { AccessSource, ClusterAccess } from './cluster-access.js';
 import type { ClusterApi, JsonPatchOperation, KubeList, KubeObject, ListOptions } from './cluster-api.js';

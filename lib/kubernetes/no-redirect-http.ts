@@ -1,13 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
+// `dist/gen`, not the package root: see client-node-cluster-api.ts.
 import {
   type HttpLibrary,
   type RequestContext,
   ResponseContext,
   SelfDecodingBody,
   wrapHttpLibrary,
-} from '@kubernetes/client-node';
+} from '@kubernetes/client-node/dist/gen/index.js';
 import { UpstreamError } from '../errors.js';
 import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redirect.js';
 
