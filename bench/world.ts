@@ -6,7 +6,7 @@ import { loadConfig } from '../lib/config.js';
 import type { FleetConfig } from '../lib/fleet/fleet-config.js';
 import { type Logger, noMetrics } from '../lib/ports.js';
 import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
-import { createRuntime } from '../lib/runtime.js';
+import { createRuntime } from '../lib/runtime-local.js';
 
 export interface BenchWorld {
   readonly app: App;

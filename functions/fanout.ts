@@ -1,6 +1,6 @@
 import { fanoutHandler } from '../lib/handlers.js';
 import { lambdaApp } from '../lib/lambda-app.js';
-import { createFleetApp } from '../lib/runtime.js';
+import { createFanoutApp } from '../lib/runtime-fleet-apps.js';
 
 /** SQS (from webhook): match apps across the fleet, preflight ExternalSecrets, refresh, start tracking. */
-export const handler = fanoutHandler(lambdaApp(createFleetApp));
+export const handler = fanoutHandler(lambdaApp(createFanoutApp));

@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { lambdaApp } from '../lib/lambda-app.js';
-import { createFleetApp } from '../lib/runtime.js';
+import { createReconcileApp } from '../lib/runtime-fleet-apps.js';
 
-const app = lambdaApp(createFleetApp);
+const app = lambdaApp(createReconcileApp);
 
 /** EventBridge schedule: missed webhooks, drift, failed or thrashing syncs, and the production checklist. */
 export const handler = async (_event: unknown, context?: Context): Promise<Record<string, unknown>> => {

@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { FindingsReader } from './api/findings-reader.js';
 import { handleApi } from './api/handle-api.js';
-import type { ApiApp, App, FleetApp, WebhookApp } from './app.js';
+import type { ApiApp, FleetApp, WebhookApp } from './app.js';
 import { createCachedSecretReader } from './aws/cached-secrets.js';
 import { createFleetTextReader } from './aws/fleet-text.js';
 import { awsRequestHandler } from './aws/http-handler.js';
@@ -27,7 +27,7 @@ import type { FanoutMessage, PointerMessage, TrackMessage } from './queue/messag
 import { offloadQueue, resolveQueueBody } from './queue/offload-queue.js';
 import { sqsQueue } from './queue/sqs-queue.js';
 import type { RolloutReader } from './rollouts/rollout-store.js';
-import type { FleetFunctions } from './runtime-fleet.js';
+import type { FleetBuilder, FleetFunctions } from './runtime-fleet.js';
 import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
 import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
@@ -165,7 +165,8 @@ export function fleetSourceOf(base: RuntimeBase): FleetSource {
 
 /**
  * The composition root, one builder per function so each Lambda bundle holds only what its function
- * imports (`functions/<name>.ts` calls one builder); `createRuntime` composes all five for the local stack.
+ * imports (`functions/<name>.ts` calls one builder; the fleet ones are in `runtime-fleet-apps.ts`);
+ * `createRuntime` (`runtime-local.ts`) composes all five for the local stack.
  */
 export function createWebhookApp(config: Config, overrides: RuntimeOverrides = {}): WebhookApp {
   const base = runtimeBase(config, overrides);
@@ -239,11 +240,13 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
 }
 
 /**
- * fanout, track and reconcile (`runtime-fleet.ts`), built on their first call and again when the fleet
- * source hands out a changed fleet: a cold start that fails on the fleet fails the invocation loudly, and
- * importing the bundle stays cheap.
+ * fanout, track and reconcile, built on their first call by `build` (each Lambda's own part, loaded then:
+ * `runtime-fleet-apps.ts`) and again when the fleet source hands out a changed fleet: a cold start that
+ * fails on the fleet fails the invocation loudly, and importing the bundle stays cheap. No `import()` of
+ * the fleet code sits in this module: esbuild would wrap everything it reaches for lazy loading, in the
+ * webhook and API bundles too, and wrapped modules are not tree-shaken.
  */
-export function createFleetApp(config: Config, overrides: RuntimeOverrides = {}): FleetApp {
+export function createFleetApp(config: Config, overrides: RuntimeOverrides, build: FleetBuilder): FleetApp {
   const base = runtimeBase(config, overrides);
   const { clock } = base;
   const table = tableOf(config);
@@ -271,17 +274,19 @@ export function createFleetApp(config: Config, overrides: RuntimeOverrides = {})
     fleetSource,
   };
   // Rebuilt when the source hands out a new fleet (a changed FLEET_SOURCE), pinned to that fleet.
-  let built: { fleet: FleetConfig; functions: Promise<FleetFunctions> } | undefined;
-  const fleet = async (): Promise<FleetFunctions> => {
+  let built: { fleet: FleetConfig; functions: Promise<Partial<FleetFunctions>> } | undefined;
+  const fleet = async (): Promise<Partial<FleetFunctions>> => {
     const current = await fleetSource.current();
     if (built?.fleet !== current) {
       const pinned = { ...shared, fleetSource: fixedFleetSource(current, fleetSource.name) };
-      built = {
-        fleet: current,
-        functions: import('./runtime-fleet.js').then((m) => m.createFleetFunctions(pinned)),
-      };
+      built = { fleet: current, functions: build(pinned) };
     }
     return built.functions;
+  };
+  const part = async <K extends keyof FleetFunctions>(name: K): Promise<FleetFunctions[K]> => {
+    const fn = (await fleet())[name];
+    if (fn === undefined) throw new Error(`${name} is not built into this function`);
+    return fn;
   };
   return {
     logger: base.logger,
@@ -289,21 +294,10 @@ export function createFleetApp(config: Config, overrides: RuntimeOverrides = {})
     fleetReady: async () => {
       await fleet();
     },
-    fanout: async (message, budget) => (await fleet()).fanout(message, budget),
-    track: async (message) => (await fleet()).track(message),
-    reconcile: async (options) => (await fleet()).reconcile(options),
+    fanout: async (message, budget) => (await part('fanout'))(message, budget),
+    track: async (message) => (await part('track'))(message),
+    reconcile: async (options) => (await part('reconcile'))(options),
     resolveQueueBody: (body) => resolveQueueBody(body, payloads),
-  };
-}
-
-/** Every function in one App: the local stack and the benchmarks run all five in one process. */
-export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): App {
-  const base = runtimeBase(config, overrides);
-  const shared = { ...overrides, logger: base.logger, metrics: base.metrics, clock: base.clock };
-  return {
-    ...createWebhookApp(config, shared),
-    ...createApiApp(config, shared),
-    ...createFleetApp(config, shared),
   };
 }
 

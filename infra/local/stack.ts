@@ -7,7 +7,7 @@ import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
 import { apiHandler, webhookHandler } from '../../lib/handlers.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Logger } from '../../lib/ports.js';
-import { createRuntime } from '../../lib/runtime.js';
+import { createRuntime } from '../../lib/runtime-local.js';
 import type { ControllerOptions } from '../simulator/argocd-controller.js';
 import { type DefaultWorld, startDefaultWorld } from './default-world.js';
 import { ensureTable, localDynamoClient, startDynalite } from './dynamodb.js';

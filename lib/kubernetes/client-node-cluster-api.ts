@@ -1,22 +1,19 @@
 import http from 'node:http';
 import https from 'node:https';
+// client-node's HTTP layer only: its generated CustomObjectsApi pulls the ObjectSerializer, which holds
+// every Kubernetes model class (~450 KB that each fleet function compiled at every cold start), to send
+// the five requests below, whose bodies are JSON it passes through as they are (`any`).
 import {
-  type ConfigurationOptions,
-  CustomObjectsApi,
-  createConfiguration,
   HttpMethod,
-  Observable,
-  type ObservableMiddleware,
-  PatchStrategy,
   RequestContext,
   type ResponseContext,
-  ServerConfiguration,
-} from '@kubernetes/client-node';
+} from '@kubernetes/client-node/dist/gen/http/http.js';
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { Logger } from '../ports.js';
 import type { AccessSource, ClusterAccess } from './cluster-access.js';
 import type { ClusterApi, JsonPatchOperation, KubeList, KubeObject, ListOptions } from './cluster-api.js';
 import { KubernetesApiError, toKubernetesError } from './kube-error.js';
-import { noRedirectHttpLibrary, sendOnce } from './no-redirect-http.js';
+import { sendOnce } from './no-redirect-http.js';
 import { type KubeResource, resourceName } from './resources.js';
 
 export interface ClientNodeClusterApiOptions {
@@ -31,16 +28,26 @@ export interface ClientNodeClusterApiOptions {
 
 interface Connection {
   readonly key: string;
-  readonly api: CustomObjectsApi;
   readonly agent: http.Agent;
 }
 
+/** One request as client-node's `CustomObjectsApi` builds it: path, query, JSON body and its type. */
+interface KubeRequest {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+}
+
 const FIELD_MANAGER = 'gitops-sync';
+// What client-node's CustomObjectsApi asks for.
+const ACCEPT = 'application/json, */*;q=0.8';
 
 /**
- * `ClusterApi` over `@kubernetes/client-node` 1.4's `CustomObjectsApi` (it serves any `/apis` group, so
- * Deployments, HPAs and CRDs too). Credentials, a keep-alive agent and the timeout are applied per request
- * by a middleware, so a rotated token or kubeconfig never needs a new client.
+ * `ClusterApi` over client-node 1.4's HTTP layer, sending what its `CustomObjectsApi` sends (any `/apis`
+ * group, so Deployments, HPAs and CRDs too) through the no-redirect transport. Credentials, a keep-alive
+ * agent and the timeout are applied per request, so a rotated token or kubeconfig never needs a new client.
  */
 export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions): ClusterApi {
   let connection: Connection | undefined;
@@ -56,12 +63,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
           ...agentOptions,
           ...(access.caData === undefined ? {} : { ca: Buffer.from(access.caData, 'base64') }),
         });
-    const configuration = createConfiguration({
-      baseServer: new ServerConfiguration(access.server.replace(/\/+$/, ''), {}),
-      authMethods: {},
-      httpApi: noRedirectHttpLibrary(),
-    });
-    connection = { key, api: new CustomObjectsApi(configuration), agent };
+    connection = { key, agent };
     return connection;
   };
 
@@ -70,13 +72,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     resource: KubeResource,
     namespace: string | undefined,
     name: string | undefined,
-    run: (
-      api: CustomObjectsApi,
-      requestOptions: ConfigurationOptions,
-      access: ClusterAccess,
-      agent: http.Agent,
-    ) => Promise<T>,
-    contentType?: string,
+    run: (access: ClusterAccess, agent: http.Agent) => Promise<T>,
   ): Promise<T> => {
     const context = {
       cluster: options.cluster,
@@ -91,16 +87,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
       try {
         const access = await options.access.access();
         usedToken = access.token;
-        const { api, agent } = connect(access);
-        return await run(
-          api,
-          {
-            middleware: [requestMiddleware(access.token, agent, options.timeoutMs, contentType)],
-            middlewareMergeStrategy: 'append',
-          },
-          access,
-          agent,
-        );
+        return await run(access, connect(access).agent);
       } catch (error) {
         const failure = toKubernetesError(error, context);
         // A 401 after rotation or expiry: fetch fresh credentials once and try again if they changed.
@@ -114,6 +101,41 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     }
   };
 
+  /** The request on its way out: URL, token, agent and timeout, as a request middleware set them. */
+  const prepare = (access: ClusterAccess, agent: http.Agent, spec: KubeRequest): RequestContext => {
+    const request = new RequestContext(`${access.server.replace(/\/+$/, '')}${spec.path}`, spec.method);
+    for (const [key, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) request.setQueryParam(key, String(value));
+    }
+    request.setHeaderParam('Accept', ACCEPT);
+    request.setHeaderParam('Authorization', `Bearer ${access.token}`);
+    if (spec.body !== undefined) {
+      request.setHeaderParam('Content-Type', spec.contentType ?? 'application/json');
+      request.setBody(JSON.stringify(spec.body));
+    }
+    request.setAgent(agent);
+    request.setSignal(AbortSignal.timeout(options.timeoutMs));
+    return request;
+  };
+
+  /** A 2xx answer's JSON body; anything else thrown as client-node's `ApiException` carries it. */
+  const send = async (access: ClusterAccess, agent: http.Agent, spec: KubeRequest): Promise<unknown> => {
+    const response = await sendOnce(prepare(access, agent, spec));
+    const status = response.httpStatusCode;
+    if (status === 401) throw { code: status, body: undefined, headers: response.headers };
+    if (status < 200 || status > 299) {
+      throw { code: status, body: await response.body.text(), headers: response.headers };
+    }
+    return parseBody(response, await response.body.text());
+  };
+
+  const objectPath = (resource: KubeResource, namespace: string | undefined, name?: string): string => {
+    const scope =
+      resource.namespaced && namespace !== undefined ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+    const base = `/apis/${encodeURIComponent(resource.group)}/${encodeURIComponent(resource.version)}${scope}/${encodeURIComponent(resource.plural)}`;
+    return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+  };
+
   const patch = (
     resource: KubeResource,
     namespace: string | undefined,
@@ -121,83 +143,61 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     body: unknown,
     contentType: string,
   ): Promise<KubeObject> =>
-    call(
-      'patch',
-      resource,
-      namespace,
-      name,
-      async (api, requestOptions) =>
-        toObject(
-          options.cluster,
-          resource.namespaced
-            ? await api.patchNamespacedCustomObject(
-                {
-                  ...coordinates(resource),
-                  namespace: namespace ?? '',
-                  name,
-                  body,
-                  fieldManager: FIELD_MANAGER,
-                },
-                requestOptions,
-              )
-            : await api.patchClusterCustomObject(
-                { ...coordinates(resource), name, body, fieldManager: FIELD_MANAGER },
-                requestOptions,
-              ),
-        ),
-      contentType,
+    call('patch', resource, namespace, name, async (access, agent) =>
+      toObject(
+        options.cluster,
+        await send(access, agent, {
+          method: HttpMethod.PATCH,
+          path: objectPath(resource, resource.namespaced ? (namespace ?? '') : undefined, name),
+          query: { fieldManager: FIELD_MANAGER },
+          body,
+          contentType,
+        }),
+      ),
     );
 
   return {
     cluster: options.cluster,
 
     list: (resource, namespace, listOptions?: ListOptions) =>
-      call('list', resource, namespace, undefined, async (api, requestOptions) => {
-        const selector = {
-          ...(listOptions?.labelSelector === undefined ? {} : { labelSelector: listOptions.labelSelector }),
-          ...(listOptions?.limit === undefined ? {} : { limit: listOptions.limit }),
-          ...(listOptions?.continue === undefined ? {} : { _continue: listOptions.continue }),
-        };
-        const body: unknown =
-          resource.namespaced && namespace !== undefined
-            ? await api.listNamespacedCustomObject(
-                { ...coordinates(resource), namespace, ...selector },
-                requestOptions,
-              )
-            : await api.listClusterCustomObject({ ...coordinates(resource), ...selector }, requestOptions);
+      call('list', resource, namespace, undefined, async (access, agent) => {
+        const body = await send(access, agent, {
+          method: HttpMethod.GET,
+          path: objectPath(resource, resource.namespaced ? namespace : undefined),
+          query: {
+            continue: listOptions?.continue,
+            labelSelector: listOptions?.labelSelector,
+            limit: listOptions?.limit,
+          },
+        });
         return toList(body, options, resource);
       }),
 
     get: (resource, namespace, name) =>
-      call('get', resource, namespace, name, async (api, requestOptions) =>
+      call('get', resource, namespace, name, async (access, agent) =>
         toObject(
           options.cluster,
-          resource.namespaced
-            ? await api.getNamespacedCustomObject(
-                { ...coordinates(resource), namespace: namespace ?? '', name },
-                requestOptions,
-              )
-            : await api.getClusterCustomObject({ ...coordinates(resource), name }, requestOptions),
+          await send(access, agent, {
+            method: HttpMethod.GET,
+            path: objectPath(resource, resource.namespaced ? (namespace ?? '') : undefined, name),
+          }),
         ),
       ),
 
     mergePatch: (resource, namespace, name, body) =>
       patch(resource, namespace, name, body, PatchStrategy.MergePatch),
 
-    // The lean path: the same request client-node would build (URL, token, agent, timeout, no redirects),
-    // sent directly, and the answer's body read only when it is an error.
+    // The lean path: the same request, and the answer's body read only when it is an error.
     mergePatchQuiet: (resource, namespace, name, body) =>
-      call('patch', resource, namespace, name, async (_api, _options, access, agent) => {
-        const base = access.server.replace(/\/+$/, '');
-        const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(namespace ?? '')}` : '';
-        const path = `/apis/${resource.group}/${resource.version}${scope}/${resource.plural}/${encodeURIComponent(name)}`;
-        const request = new RequestContext(`${base}${path}?fieldManager=${FIELD_MANAGER}`, HttpMethod.PATCH);
-        request.setHeaderParam('Authorization', `Bearer ${access.token}`);
-        request.setHeaderParam('Content-Type', PatchStrategy.MergePatch);
+      call('patch', resource, namespace, name, async (access, agent) => {
+        const request = prepare(access, agent, {
+          method: HttpMethod.PATCH,
+          path: objectPath(resource, resource.namespaced ? (namespace ?? '') : undefined, name),
+          query: { fieldManager: FIELD_MANAGER },
+          body,
+          contentType: PatchStrategy.MergePatch,
+        });
         request.setHeaderParam('Accept', 'application/json');
-        request.setBody(JSON.stringify(body));
-        request.setAgent(agent);
-        request.setSignal(AbortSignal.timeout(options.timeoutMs));
         const response = await sendOnce(request);
         const status = response.httpStatusCode;
         if (status >= 200 && status < 300) {
@@ -217,26 +217,14 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
   };
 }
 
-function coordinates(resource: KubeResource): { group: string; version: string; plural: string } {
-  return { group: resource.group, version: resource.version, plural: resource.plural };
-}
-
-function requestMiddleware(
-  token: string,
-  agent: http.Agent,
-  timeoutMs: number,
-  contentType: string | undefined,
-): ObservableMiddleware {
-  return {
-    pre: (request: RequestContext) => {
-      request.setHeaderParam('Authorization', `Bearer ${token}`);
-      if (contentType !== undefined) request.setHeaderParam('Content-Type', contentType);
-      request.setAgent(agent);
-      request.setSignal(AbortSignal.timeout(timeoutMs));
-      return new Observable(Promise.resolve(request));
-    },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-  };
+/** As client-node's ObjectSerializer reads a body: JSON by its Content-Type, text as it is. */
+function parseBody(response: ResponseContext, text: string): unknown {
+  const mediaType = response.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType === undefined) throw new Error('Cannot parse content. No Content-Type defined.');
+  const [type = '', subtype = ''] = mediaType.split('/');
+  if (type === 'text') return text;
+  if (type === 'application' && subtype.split('+').includes('json')) return JSON.parse(text);
+  throw new Error(`The mediaType ${mediaType} is not supported by ObjectSerializer.parse.`);
 }
 
 function toObject(cluster: string, body: unknown): KubeObject {

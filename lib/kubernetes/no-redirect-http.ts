@@ -1,27 +1,21 @@
 import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
+// client-node's HTTP layer only, not the package root: see client-node-cluster-api.ts.
 import {
-  type HttpLibrary,
   type RequestContext,
   ResponseContext,
   SelfDecodingBody,
-  wrapHttpLibrary,
-} from '@kubernetes/client-node';
+} from '@kubernetes/client-node/dist/gen/http/http.js';
 import { UpstreamError } from '../errors.js';
 import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redirect.js';
 
 /**
- * client-node's default transport (node-fetch) follows redirects and keeps `Authorization` when the new
- * host is the same or a subdomain (another port included), so a cluster's bearer token could reach
- * another server. This one sends each request once over the connection's agent and refuses any 3xx,
- * naming the target origin, never the token.
+ * One request over the request's agent; a 3xx is refused (never followed). client-node's default transport
+ * (node-fetch) follows redirects and keeps `Authorization` when the new host is the same or a subdomain
+ * (another port included), so a cluster's bearer token could reach another server; this one sends each
+ * request once and names the refused target's origin, never the token.
  */
-export function noRedirectHttpLibrary(): HttpLibrary {
-  return wrapHttpLibrary({ send: (request) => sendOnce(request) });
-}
-
-/** One request over the request's agent; a 3xx is refused (never followed). */
 export function sendOnce(request: RequestContext): Promise<ResponseContext> {
   const url = new URL(request.getUrl());
   const body = request.getBody();

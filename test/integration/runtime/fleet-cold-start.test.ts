@@ -10,7 +10,7 @@ import { FleetConfigError } from '../../../lib/errors.js';
 import { fanoutHandler } from '../../../lib/handlers.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
 import type { PushMessage, TrackMessage } from '../../../lib/queue/messages.js';
-import { createRuntime } from '../../../lib/runtime.js';
+import { createRuntime } from '../../../lib/runtime-local.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 const SECRET = 'cold-start-secret';

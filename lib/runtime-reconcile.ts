@@ -1,0 +1,85 @@
+import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
+import { errorMessage } from './errors.js';
+import { createGitReaderPool } from './git/manifests.js';
+import { postToSlack } from './notify/slack-target.js';
+import { countReconcile } from './observability/reconcile-metrics.js';
+import { runReconcile } from './reconcile/run-reconcile.js';
+import { sweepRollouts } from './rollouts/sweep.js';
+import {
+  type FleetBuilder,
+  type FleetContext,
+  type FleetFunctions,
+  fleetContext,
+  gitCacheDir,
+} from './runtime-fleet.js';
+import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
+
+/** How long past its deadline a rollout may stay open before the sweep finishes it. */
+const SWEEP_GRACE_SECONDS = 60;
+
+/** The reconcile Lambda's part of the fleet (`functions/reconcile.ts`). */
+export const reconcileFunctions: FleetBuilder = async (shared) => ({
+  reconcile: createReconcile(await fleetContext(shared)),
+});
+
+/** One pass: missed webhooks, drift, failed or thrashing syncs, the audit, then the sweep of open rollouts. */
+export function createReconcile(context: FleetContext): FleetFunctions['reconcile'] {
+  const { config, logger, clock, metrics, table, secretReader, pushQueue, trackQueue } = context;
+  const { fleetConfig, rollouts, reader, findings } = context;
+  const argocdApis = context.part('argocdApis', () =>
+    createArgoCdApis(fleetConfig.clusters, { secrets: secretReader }),
+  );
+  // The audit's renders, reused across passes of a warm container while an app's spec and revisions hold.
+  const auditRenders = createRenderMemo();
+  const gitPool = context.part('gitPool', () =>
+    createGitReaderPool({
+      repositories: fleetConfig.repositories.map((r) => r.url),
+      cacheDir: gitCacheDir(context),
+      logger,
+    }),
+  );
+  return async (options = {}) => {
+    const git = gitPool.session();
+    try {
+      const report = await runReconcile({
+        fleet: fleetConfig,
+        clusters: context.clients,
+        git,
+        credentials: context.credentials,
+        findings,
+        memory: dynamoReconcileMemory(table),
+        rollouts: dynamoRolloutExistence(table),
+        pushQueue,
+        digest: (message) =>
+          postToSlack(context.slack, message).catch((error: unknown) =>
+            logger.warn('findings digest not sent', { error: errorMessage(error) }),
+          ),
+        clock,
+        logger,
+        renderer: createRenderCache(argocdApis, logger, auditRenders),
+        options: {
+          graceSeconds: config.missedWebhookGraceSeconds,
+          ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
+        },
+      });
+      const sweep = await sweepRollouts({
+        open: context.open,
+        rollouts: { ...reader, ...rollouts },
+        trackers: context.trackers,
+        trackQueue,
+        clusters: fleetConfig.clusters.map((c) => c.name),
+        notify: context.notify,
+        clock,
+        logger,
+        graceSeconds: SWEEP_GRACE_SECONDS,
+        chainLeaseSeconds: context.chainLeaseSeconds,
+        leases: context.leases,
+      });
+      // run-reconcile logs the pass's summary line; here it is counted.
+      countReconcile(metrics, report);
+      return { ...report, sweep };
+    } finally {
+      await git.close();
+    }
+  };
+}

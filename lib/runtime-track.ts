@@ -1,0 +1,51 @@
+import { EXTERNAL_SECRETS } from './kubernetes/resources.js';
+import { postSyncCheck } from './rollouts/post-sync-check.js';
+import { liveKey, trackCluster } from './rollouts/track.js';
+import { type FleetBuilder, type FleetContext, type FleetFunctions, fleetContext } from './runtime-fleet.js';
+import { dynamoAppTransitions } from './store/app-transitions.js';
+
+/** The track Lambda's part of the fleet (`functions/track.ts`): no Git, no preflight, no audit. */
+export const trackFunctions: FleetBuilder = async (shared) => ({
+  track: createTrack(await fleetContext(shared)),
+});
+
+/** Follow each sync to its end, record every state change, keep the Slack message current. */
+export function createTrack(context: FleetContext): FleetFunctions['track'] {
+  const { config, logger, clock, trackQueue, fleetConfig, gateway, rollouts, reader } = context;
+  const transitions = dynamoAppTransitions(context.table);
+  const onEnd = postSyncCheck({
+    clusters: fleetConfig.clusters,
+    externalSecrets: (cluster, namespace) => context.listIn(cluster, [EXTERNAL_SECRETS], namespace),
+    logger,
+  });
+  return async (message) => {
+    await trackCluster(message, {
+      rollouts: { ...reader, ...rollouts, ...transitions },
+      leases: context.leases,
+      trackers: context.trackers,
+      refPushes: context.refPushes,
+      live: {
+        async listTargets(cluster, kinds) {
+          const target = gateway.cluster(cluster);
+          if (target === undefined) throw new Error(`cluster ${cluster} is not in the fleet`);
+          const objects = new Map<string, unknown>();
+          for (const kind of kinds) {
+            for (const raw of await target.list(kind, 'track')) {
+              const meta = (raw as { metadata?: { namespace?: string; name?: string } }).metadata;
+              objects.set(liveKey(kind, meta?.namespace ?? '', meta?.name ?? ''), raw);
+            }
+          }
+          return objects;
+        },
+      },
+      onEnd,
+      notify: context.notify,
+      queue: trackQueue,
+      clock,
+      logger,
+      intervalSeconds: config.trackIntervalSeconds,
+      maxIntervalSeconds: config.trackMaxIntervalSeconds,
+      chainLeaseSeconds: context.chainLeaseSeconds,
+    });
+  };
+}
