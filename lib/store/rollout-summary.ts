@@ -1,4 +1,3 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type AppState,
   countStates,
@@ -7,6 +6,7 @@ import {
   type StateCounts,
 } from '../rollouts/model.js';
 import type { AppStateWriter } from '../rollouts/rollout-store.js';
+import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { summaryFromItem } from './rollout-items.js';

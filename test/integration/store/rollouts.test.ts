@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget } from '../../../lib/rollouts/model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk, SUMMARY_SK } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
