@@ -250,6 +250,22 @@ describe('the DynamoDB rollout records', () => {
     expect((await writer.syncSummary(m.sha))?.counts).toEqual({ synced: 1, degraded: 1 });
   });
 
+  it("derives a cluster's view from the apps the caller has just read, without reading them again", async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('web'), state: 'refreshed' });
+    await writer.syncSummary(m.sha, 'hub');
+    const [stored] = await reader.listApps(m.sha, 'hub');
+    expect(await writer.transition(m.sha, app('web'), { state: 'synced' }, stored?.version ?? 0)).toBe(
+      'updated',
+    );
+    // Given the apps as read before that write: the stored view stays at the write's older version.
+    expect((await writer.syncSummary(m.sha, 'hub', stored ? [stored] : []))?.counts).toEqual({
+      refreshed: 1,
+    });
+    const [after] = await reader.listApps(m.sha, 'hub');
+    expect((await writer.syncSummary(m.sha, 'hub', after ? [after] : []))?.counts).toEqual({ synced: 1 });
+  });
+
   it('serves an app history newest first, page by page', async () => {
     const times = ['2026-11-28T10:00:00.000Z', '2026-11-29T10:00:00.000Z', '2026-11-30T10:00:00.000Z'];
     for (const t of times) {
