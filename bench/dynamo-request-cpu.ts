@@ -6,10 +6,11 @@ import { awsRequestHandler } from '../lib/aws/http-handler.js';
 import { documentClient, UpdateCommand } from '../lib/store/document-client.js';
 import { createTableRef } from '../lib/store/dynamo.js';
 
-// `npx tsx bench/dynamo-request-cpu.ts [requests]`: the SDK's client-side CPU per DynamoDB request, the
-// store's UpdateItem against a loopback server in a child process (so its CPU is not counted) that answers
-// every request with a small item. Compares the store's client (cacheMiddleware) with the same commands
-// over a client without it and, when it is installed, lib-dynamodb's document client.
+// `npx tsx bench/dynamo-request-cpu.ts [requests] [--verbose] [--store-only]`: the client-side CPU per
+// DynamoDB request of the store's UpdateItem (an app transition: five values, ReturnValues ALL_NEW) against
+// a loopback server in a child process (its CPU is not counted) that answers with a six-attribute item.
+// Compares the store's client (cacheMiddleware) with the same commands over a client without it and, when
+// it is installed, lib-dynamodb's document client (the store's path before). `--verbose`: every round.
 
 const ANSWER = JSON.stringify({
   Attributes: {
@@ -35,37 +36,44 @@ if (process.argv[2] === '--serve') {
     process.send?.(typeof address === 'object' && address !== null ? address.port : 0);
   });
 } else {
-  await main(Number(process.argv[2] ?? 3000));
+  await main(Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 3000));
 }
 
 async function main(requests: number): Promise<void> {
   const server = fork(new URL(import.meta.url).pathname, ['--serve'], { execArgv: process.execArgv });
   const [port] = (await once(server, 'message')) as [number];
   const endpoint = `http://127.0.0.1:${port}`;
-  const plain = new DynamoDBClient({
-    region: 'local',
-    endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    requestHandler: awsRequestHandler({ maxSockets: 256 }),
-  });
+  // A client as createTableRef built it before (no cacheMiddleware, which lib-dynamodb refuses).
+  const clients: DynamoDBClient[] = [];
+  const plainClient = () => {
+    const client = new DynamoDBClient({
+      region: 'local',
+      endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      requestHandler: awsRequestHandler({ maxSockets: 256 }),
+    });
+    clients.push(client);
+    return client;
+  };
   const store = createTableRef({ tableName: 't', region: 'local', endpoint });
-  const send = {
-    'store client (cacheMiddleware)': store.doc.send.bind(store.doc),
-    ...(process.env.ONLY === undefined
-      ? { 'store commands, client without cacheMiddleware': documentClient(plain).send }
-      : {}),
-  } as Record<string, (command: UpdateCommand) => Promise<unknown>>;
-  const documentPackage = '@aws-sdk/lib-dynamodb';
-  if (process.env.ONLY === undefined)
+  const plain = plainClient();
+  const send: Record<string, (command: UpdateCommand) => Promise<unknown>> = {
+    'store client (cacheMiddleware)': store.doc.send,
+  };
+  // `--store-only`: the store's row alone (for `node --cpu-prof`).
+  if (!process.argv.includes('--store-only')) {
+    send['store commands, client without cacheMiddleware'] = documentClient(plain).send;
+    const documentPackage = '@aws-sdk/lib-dynamodb';
     try {
       const lib = await import(documentPackage);
-      const doc = lib.DynamoDBDocumentClient.from(plain, {
-        marshallOptions: { removeUndefinedValues: true },
+      const doc = lib.DynamoDBDocumentClient.from(plainClient(), {
+        marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
       });
       send['lib-dynamodb document client'] = (command) => doc.send(new lib.UpdateCommand(command.input));
     } catch {
       process.stdout.write('(lib-dynamodb not installed: its row is left out)\n');
     }
+  }
   for (const run of Object.values(send)) await burst(run, 500);
   // Three rounds in turn, so a neighbour's load or the JIT favours none of them; the best round counts.
   const best = new Map<string, number>();
@@ -76,14 +84,15 @@ async function main(requests: number): Promise<void> {
       const used = process.cpuUsage(before);
       const ms = (used.user + used.system) / 1000 / requests;
       best.set(name, Math.min(best.get(name) ?? Number.POSITIVE_INFINITY, ms));
-      if (process.env.VERBOSE) process.stdout.write(`  round ${round + 1}, ${name}: ${ms.toFixed(3)} ms\n`);
+      if (process.argv.includes('--verbose'))
+        process.stdout.write(`  round ${round + 1}, ${name}: ${ms.toFixed(3)} ms\n`);
     }
   }
   for (const [name, ms] of best) {
     process.stdout.write(`${name}: ${ms.toFixed(3)} ms CPU per UpdateItem (best of 3 × ${requests})\n`);
   }
   store.client.destroy();
-  plain.destroy();
+  for (const client of clients) client.destroy();
   server.kill();
 }
 
