@@ -37,7 +37,7 @@ export interface DocumentCommand<Output> {
 
 /**
  * The store's replacement for lib-dynamodb's document client, over the low-level client: the document
- * client refuses `cacheMiddleware`, which saves ~0.5 ms of CPU per request (BENCHMARKS.md).
+ * client refuses `cacheMiddleware`, which saves SDK CPU on every request (`bench/dynamo-request-cpu.ts`).
  */
 export interface DocumentClient {
   send<Output>(command: DocumentCommand<Output>): Promise<Output>;

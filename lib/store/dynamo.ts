@@ -19,7 +19,7 @@ export function createTableRef(options: {
   // Fan-out and track write hundreds of records at once: more sockets than the SDK's default 50.
   const client = new DynamoDBClient({
     region: options.region,
-    // The middleware stack is resolved once per command class, not on every request (~0.5 ms of CPU each).
+    // The middleware stack is resolved once per command class, not on every request (CPU per request).
     cacheMiddleware: true,
     requestHandler: awsRequestHandler({ maxSockets: 256, ...options.http }),
     ...(options.endpoint === undefined
