@@ -65,12 +65,23 @@ export interface AppStateWriter {
   /**
    * Recomputes the rollout's counts and status (monotonic: a stale view never overwrites) from the apps of
    * `cluster` (what one work item or one poll changed: its cost is that cluster's apps, not the whole
-   * rollout's) and the other clusters' stored views; without `cluster`, from every app.
+   * rollout's) and the other clusters' stored views; without `cluster`, from every app. `apps`: that
+   * cluster's apps as the caller has just read them (after its writes), so they are not read again.
    */
   syncSummary(
     sha: string,
     cluster?: string,
+    apps?: readonly ViewedApp[],
   ): Promise<(RolloutSummary & { readonly appsVersion: number }) | undefined>;
+}
+
+/** What a cluster's view of a rollout is derived from, per app. */
+export interface ViewedApp {
+  readonly state: StoredApp['state'];
+  readonly version: number;
+  readonly finishedAt?: string | undefined;
+  /** Stands in for `finishedAt` on a finished app without one (items written before every end set it). */
+  readonly updatedAt?: string | undefined;
 }
 
 /** The record writes of one app's refresh (the store's, or a buffer's for apps no record exists of yet). */
@@ -98,7 +109,12 @@ export interface AppTransitions {
     sha: string,
     cluster: string,
     writes: readonly TransitionWrite[],
-  ): Promise<{ readonly updated: number; readonly conflicts: readonly AppTarget[] }>;
+  ): Promise<{
+    readonly updated: number;
+    readonly conflicts: readonly AppTarget[];
+    /** The cluster's apps as they are after these writes (read under the lease: no one else wrote them). */
+    readonly apps: readonly (StoredApp & Pick<ViewedApp, 'updatedAt'>)[];
+  }>;
 }
 
 /** One work item at a time per commit and cluster (the lease runs out when its holder's invocation ends). */

@@ -14,6 +14,7 @@ import type {
   RefPushes,
   RolloutReader,
   TrackedRollout,
+  ViewedApp,
 } from './rollout-store.js';
 import { decideApp, type LiveView } from './track-decide.js';
 import { underLease } from './under-lease.js';
@@ -97,12 +98,14 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     const deadline = poll.summary?.deadline;
     const pastDeadline = deadline !== undefined && now.getTime() >= Date.parse(deadline);
     const context = { sha, pastDeadline, now, live, head: await headOf(poll.summary), deps };
-    const updated = await applyChanges(poll.apps, context, cluster);
+    const { updated, after } = await applyChanges(poll.apps, context, cluster);
     changed += updated;
-    const left = updated > 0 ? await deps.rollouts.listApps(sha, cluster) : poll.apps;
+    // The apps as the writes left them (the batch's own, or read once), which the summary's view is made of.
+    const left = updated > 0 ? (after ?? (await deps.rollouts.listApps(sha, cluster))) : poll.apps;
     const open = left.filter((a) => !isTerminal(a.state)).length;
     unfinished += open;
-    if (updated > 0 || poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
+    if (updated > 0) await deps.rollouts.syncSummary(sha, cluster, left);
+    else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
     if (open === 0) await dropRegistration(cluster, poll.registration, deps);
   }
@@ -172,12 +175,15 @@ interface ApplyContext {
   readonly deps: TrackDeps;
 }
 
-/** Writes each unfinished app's change; a conflict (someone wrote it since) is read again and decided once more. */
+/**
+ * Writes each unfinished app's change; a conflict (someone wrote it since) is read again and decided once
+ * more. `after`: the cluster's apps once written, when the batch under the lease wrote every change.
+ */
 async function applyChanges(
   apps: readonly StoredApp[],
   context: ApplyContext,
   cluster: string,
-): Promise<number> {
+): Promise<{ updated: number; after?: readonly ViewedApp[] }> {
   const { sha, deps } = context;
   let updated = 0;
   const conflicted: StoredApp[] = [];
@@ -214,8 +220,9 @@ async function applyChanges(
       const fresh = again.get(key(app));
       if (fresh !== undefined && followed(fresh) && (await write(fresh)) === 'updated') updated += 1;
     }
+    return { updated };
   }
-  return updated;
+  return batched === undefined ? { updated } : { updated, after: batched.apps };
 }
 
 const key = (a: StoredApp) => liveKey(a.kind, a.namespace, a.name);

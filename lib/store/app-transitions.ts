@@ -3,6 +3,7 @@ import type { AppTransitions, TransitionWrite } from '../rollouts/rollout-store.
 import { batchWriteAll } from './batch-write.js';
 import { queryAll, type TableRef } from './dynamo.js';
 import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';
+import { appFromItem } from './rollout-items.js';
 
 /**
  * Many apps' state changes on one cluster as batch puts, for the holder of that cluster's lease (no other
@@ -40,12 +41,17 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
         next.version = expectedVersion + 1;
         next.updatedAt = now;
         puts.push(next);
+        items.set(appSk(target), next);
       }
       await batchWriteAll(
         table,
         puts.map((Item) => ({ PutRequest: { Item } })),
       );
-      return { updated: puts.length, conflicts };
+      const apps = [...items.values()].map((item) => ({
+        ...appFromItem(item),
+        ...(typeof item.updatedAt === 'string' ? { updatedAt: item.updatedAt } : {}),
+      }));
+      return { updated: puts.length, conflicts, apps };
     },
   };
 }

@@ -1,6 +1,6 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency.js';
 import { UpstreamError } from '../errors.js';
+import { BatchWriteCommand } from './document-client.js';
 import type { TableRef } from './dynamo.js';
 
 export interface BatchWriteOptions {

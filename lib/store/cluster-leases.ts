@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClusterLeases } from '../rollouts/rollout-store.js';
+import { GetCommand, PutCommand, UpdateCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { clusterLeaseSk, rolloutPk } from './keys.js';
 

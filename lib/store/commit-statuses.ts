@@ -1,5 +1,5 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PostedStatuses } from '../commit-status/commit-status-notice.js';
+import { DeleteCommand, PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, statusSk } from './keys.js';
 

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryClaim, DeliveryRecord, DeliveryState, DeliveryStore } from '../ports.js';
+import { GetCommand, PutCommand, UpdateCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { DELIVERY_SK, deliveryPk } from './keys.js';
 

@@ -1,15 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type AwsHttpOptions, awsRequestHandler } from '../aws/http-handler.js';
 import { BadRequestError } from '../errors.js';
+import { type DocumentClient, documentClient, type NativeItem, QueryCommand } from './document-client.js';
 
 export interface TableRef {
   readonly client: DynamoDBClient;
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DocumentClient;
   readonly tableName: string;
 }
 
-/** One document client per cold start; `endpoint` points it at dynalite locally and in tests. */
+/** One client per cold start; `endpoint` points it at dynalite locally and in tests. */
 export function createTableRef(options: {
   tableName: string;
   region: string;
@@ -19,15 +19,14 @@ export function createTableRef(options: {
   // Fan-out and track write hundreds of records at once: more sockets than the SDK's default 50.
   const client = new DynamoDBClient({
     region: options.region,
+    // The middleware stack is resolved once per command class, not on every request (CPU per request).
+    cacheMiddleware: true,
     requestHandler: awsRequestHandler({ maxSockets: 256, ...options.http }),
     ...(options.endpoint === undefined
       ? {}
       : { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   });
-  const doc = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
-  return { client, doc, tableName: options.tableName };
+  return { client, doc: documentClient(client), tableName: options.tableName };
 }
 
 export function isConditionFailure(error: unknown): boolean {
@@ -68,13 +67,9 @@ export function epochSeconds(date: Date): number {
 }
 
 /** Every item of one partition whose sort key starts with `skPrefix`, all pages, strongly consistent. */
-export async function queryAll(
-  table: TableRef,
-  pk: string,
-  skPrefix: string,
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
+export async function queryAll(table: TableRef, pk: string, skPrefix: string): Promise<NativeItem[]> {
+  const items: NativeItem[] = [];
+  let start: NativeItem | undefined;
   do {
     const page = await table.doc.send(
       new QueryCommand({

@@ -1,4 +1,3 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { FindingFilter, FindingsReader } from '../api/findings-reader.js';
 import { findingKey } from '../audit/lifecycle.js';
 import { type Evidence, type Finding, SEVERITIES, type Severity } from '../audit/types.js';
@@ -6,6 +5,7 @@ import { BadRequestError } from '../errors.js';
 import { type Clock, systemClock } from '../ports.js';
 import type { FindingsStore } from '../reconcile/ports.js';
 import { type BatchWriteOptions, batchWriteAll } from './batch-write.js';
+import { QueryCommand, type QueryCommandInput } from './document-client.js';
 import { decodeCursor, encodeCursor, epochSeconds, type TableRef, withCallerCursor } from './dynamo.js';
 import { FINDINGS_PK } from './keys.js';
 

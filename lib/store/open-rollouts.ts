@@ -1,5 +1,5 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { OpenRollouts } from '../rollouts/rollout-store.js';
+import { DeleteCommand, PutCommand } from './document-client.js';
 import { queryAll, type TableRef } from './dynamo.js';
 import { OPEN_PK } from './keys.js';
 

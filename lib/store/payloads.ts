@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PayloadStore } from '../ports.js';
+import { PutCommand } from './document-client.js';
 import { epochSeconds, queryAll, type TableRef } from './dynamo.js';
 import { payloadChunkSk, payloadPk } from './keys.js';
 

@@ -1,4 +1,3 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   AppMemory,
   AppObservation,
@@ -8,6 +7,7 @@ import type {
   RolloutExistence,
 } from '../reconcile/ports.js';
 import { type BatchWriteOptions, batchWriteAll } from './batch-write.js';
+import { DeleteCommand, GetCommand, PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { RECONCILE_PK, rolloutPk, SUMMARY_SK } from './keys.js';
 

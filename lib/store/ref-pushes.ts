@@ -1,5 +1,5 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefPushes } from '../rollouts/rollout-store.js';
+import { PutCommand, QueryCommand } from './document-client.js';
 import type { TableRef } from './dynamo.js';
 import { refPk } from './keys.js';
 

@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RolloutFilter, RolloutIndex } from '../api/rollout-index.js';
 import { BadRequestError } from '../errors.js';
 import type { RolloutSummary } from '../rollouts/model.js';
+import { QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, type TableRef, withCallerCursor } from './dynamo.js';
 import { GSI1, GSI2, GSI3, ROLLOUTS_PK, repoRolloutsPk, shaPrefixPk } from './keys.js';
 import { summaryFromItem } from './rollout-items.js';

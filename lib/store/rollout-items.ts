@@ -1,6 +1,6 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppRecord, DecisionRecord, RolloutSummary, StoredApp } from '../rollouts/model.js';
 import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
+import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
 import { clusterAppsPrefix, GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
 

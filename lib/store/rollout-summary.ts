@@ -1,4 +1,3 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type AppState,
   countStates,
@@ -6,7 +5,8 @@ import {
   isTerminal,
   type StateCounts,
 } from '../rollouts/model.js';
-import type { AppStateWriter } from '../rollouts/rollout-store.js';
+import type { AppStateWriter, ViewedApp } from '../rollouts/rollout-store.js';
+import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { summaryFromItem } from './rollout-items.js';
@@ -35,7 +35,7 @@ export interface ClusterView {
   readonly f?: string;
 }
 
-export function clusterView(apps: readonly Item[]): ClusterView {
+export function clusterView(apps: readonly (Item | ViewedApp)[]): ClusterView {
   const states = apps.map((a) => a.state as AppState);
   const ends = apps.map((a) => String(a.finishedAt ?? a.updatedAt ?? '')).filter((e) => e !== '');
   const finished = states.length > 0 && states.every(isTerminal);
@@ -137,17 +137,20 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
   }
 
   return {
-    async syncSummary(sha: string, cluster?: string) {
-      const apps = await queryAll(
-        table,
-        rolloutPk(sha),
-        cluster === undefined ? 'APP#' : clusterAppsPrefix(cluster),
-      );
-      const byCluster = new Map<string, Item[]>();
-      if (cluster !== undefined) byCluster.set(cluster, apps);
-      for (const app of cluster === undefined ? apps : []) {
-        const name = String(app.cluster);
-        byCluster.set(name, [...(byCluster.get(name) ?? []), app]);
+    async syncSummary(sha: string, cluster?: string, known?: readonly ViewedApp[]) {
+      const byCluster = new Map<string, readonly (Item | ViewedApp)[]>();
+      if (cluster !== undefined && known !== undefined) byCluster.set(cluster, known);
+      else {
+        const apps = await queryAll(
+          table,
+          rolloutPk(sha),
+          cluster === undefined ? 'APP#' : clusterAppsPrefix(cluster),
+        );
+        if (cluster !== undefined) byCluster.set(cluster, apps);
+        for (const app of cluster === undefined ? apps : []) {
+          const name = String(app.cluster);
+          byCluster.set(name, [...(byCluster.get(name) ?? []), app]);
+        }
       }
       const views = new Map([...byCluster].map(([name, list]) => [name, clusterView(list)]));
       const before = views.size > 0 ? await storeViews(sha, views) : await getSummaryItem(table, sha);

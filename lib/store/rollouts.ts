@@ -1,4 +1,3 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK } from '../rollouts/model.js';
 import type {
   AppChange,
@@ -10,6 +9,7 @@ import type {
   RolloutWriter,
 } from '../rollouts/rollout-store.js';
 import { chunkDecisions } from './decision-chunks.js';
+import { PutCommand, UpdateCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
 

@@ -1,13 +1,7 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import type { SlackNotice, SlackNoticeStore, SlackNoticeUpdate } from '../notify/notice-store.js';
 import type { Clock } from '../ports.js';
+import { DeleteCommand, documentClient, GetCommand, PutCommand, UpdateCommand } from './document-client.js';
 import { rolloutPk, slackSk } from './keys.js';
 
 export interface SlackRefsOptions {
@@ -22,9 +16,7 @@ const OPTIONAL_FIELDS = ['ts', 'channelId', 'contentHash', 'progress'] as const;
 
 /** Slack message references (`ROLLOUT#<sha>` / `SLACK#<channel>`) with conditional writes only. */
 export function createSlackRefs(options: SlackRefsOptions): SlackNoticeStore {
-  const doc = DynamoDBDocumentClient.from(options.client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const doc = documentClient(options.client);
   const table = options.tableName;
   const ttlMs = (options.claimTtlSeconds ?? 60) * 1000;
   const key = (sha: string, channel: string) => ({ pk: rolloutPk(sha), sk: slackSk(channel) });

@@ -1,5 +1,5 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClusterTrackers, TrackedRollout } from '../rollouts/rollout-store.js';
+import { DeleteCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { TRACKER_CHAIN_SK, TRACKER_ROLLOUT_PREFIX, trackerPk } from './keys.js';
 

@@ -26,20 +26,6 @@ export async function bundleOf(entry: string): Promise<FunctionBundle> {
   };
 }
 
-// lib-dynamodb's document commands and the table actions they call.
-const DOCUMENT_COMMANDS: Record<string, string> = {
-  Get: 'GetItem',
-  Put: 'PutItem',
-  Update: 'UpdateItem',
-  Delete: 'DeleteItem',
-  Query: 'Query',
-  Scan: 'Scan',
-  BatchGet: 'BatchGetItem',
-  BatchWrite: 'BatchWriteItem',
-  TransactGet: 'TransactGetItems',
-  TransactWrite: 'TransactWriteItems',
-};
-
 // Batch APIs authorised by their single-message action.
 const AUTHORISED_BY: Record<string, string> = {
   'sqs:SendMessageBatch': 'sqs:SendMessage',
@@ -74,10 +60,7 @@ export function awsActions(code: string): Set<string> {
       const [imported = '', local = imported] = raw.trim().split(/\s+as\s+|\s*:\s*/);
       if (!imported.endsWith('Command') || !new RegExp(`\\bnew ${local}\\(`).test(code)) continue;
       const operation = imported.slice(0, -'Command'.length);
-      const action =
-        pkg === 'lib-dynamodb'
-          ? `dynamodb:${DOCUMENT_COMMANDS[operation] ?? operation}`
-          : `${SERVICE_PREFIX[service] ?? service}:${operation}`;
+      const action = `${SERVICE_PREFIX[service] ?? service}:${operation}`;
       actions.add(AUTHORISED_BY[action] ?? action);
     }
   }

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsRequestHandler } from '../../../lib/aws/http-handler.js';
 import { createSecretsManagerApi } from '../../../lib/aws/secrets-manager.js';
+import { GetCommand } from '../../../lib/store/document-client.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 import { type FaultProxy, matchKey, startFaultProxy } from '../../helpers/fault-proxy.js';

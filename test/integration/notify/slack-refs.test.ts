@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackNoticeStore } from '../../../lib/notify/notice-store.js';
 import type { Clock } from '../../../lib/ports.js';
+import { documentClient, GetCommand } from '../../../lib/store/document-client.js';
 import { createSlackRefs } from '../../../lib/store/slack-refs.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
@@ -44,7 +44,7 @@ describe('Slack message references in DynamoDB (dynalite)', () => {
   it('stores the item under ROLLOUT#<sha> / SLACK#<channel>', async () => {
     const sha = nextSha();
     await store.claim(sha, '#deploys');
-    const { Item } = await table.client.send(
+    const { Item } = await documentClient(table.client).send(
       new GetCommand({ TableName: table.tableName, Key: { pk: `ROLLOUT#${sha}`, sk: 'SLACK##deploys' } }),
     );
     expect(Item).toMatchObject({ version: 1, claimedAt: '2026-01-01T10:00:00.000Z' });

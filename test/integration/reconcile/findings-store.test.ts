@@ -1,10 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FindingFilter } from '../../../lib/api/findings-reader.js';
 import { findingKey } from '../../../lib/audit/lifecycle.js';
 import type { Finding, Severity } from '../../../lib/audit/types.js';
 import { BadRequestError, UpstreamError } from '../../../lib/errors.js';
 import { batchWriteAll } from '../../../lib/store/batch-write.js';
+import { GetCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, encodeCursor, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoFindingsStore } from '../../../lib/store/findings.js';
 import { FINDINGS_PK } from '../../../lib/store/keys.js';

@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppMemory } from '../../../lib/reconcile/ports.js';
+import { QueryCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { RECONCILE_PK } from '../../../lib/store/keys.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from '../../../lib/store/reconcile-memory.js';

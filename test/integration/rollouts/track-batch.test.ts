@@ -3,7 +3,7 @@ import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { systemClock } from '../../../lib/ports.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
-import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { AppTarget, StoredApp } from '../../../lib/rollouts/model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
 import { liveKey, type TrackDeps, trackCluster } from '../../../lib/rollouts/track.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';
@@ -86,7 +86,9 @@ describe('a track poll with many changes on one cluster', () => {
     expect(result.changed).toBe(30);
     const apps = await reader.listApps(sha, 'hub');
     expect(new Set(apps.map((a) => `${a.state}@${a.version}`))).toEqual(new Set(['synced@2']));
-    expect((await reader.summary(sha))?.status).toBe('succeeded');
+    const summary = await reader.summary(sha);
+    expect(summary?.status).toBe('succeeded');
+    expect(summary?.counts).toEqual({ synced: 30 });
   });
 
   it('writes each change on its own while a fan-out work item holds the cluster', async () => {
@@ -95,6 +97,7 @@ describe('a track poll with many changes on one cluster', () => {
     const result = await trackCluster({ type: 'track', cluster: 'hub', attempt: 0 }, deps);
     expect(result.changed).toBe(12);
     expect((await reader.listApps(sha, 'hub')).every((a) => a.state === 'synced')).toBe(true);
+    expect((await reader.summary(sha))?.counts).toEqual({ synced: 12 });
     // The poll neither took the lease over nor released the work item's.
     expect((await leases.acquire(sha, 'hub', 'another', Date.now() + 60_000)).held).toBe(false);
   });
@@ -118,6 +121,9 @@ describe('a track poll with many changes on one cluster', () => {
     expect(result.updated).toBe(1);
     expect(result.conflicts.map((t) => t.name).sort()).toEqual(['app-0', 'app-1']);
     const after = new Map((await reader.listApps(sha, 'hub')).map((a) => [a.name, a]));
+    // What it returns as the cluster's apps after its writes is what is stored.
+    const brief = (a: StoredApp) => [a.name, a.state, a.version];
+    expect(result.apps.map(brief)).toEqual([...after.values()].map(brief));
     expect(after.get('app-0')?.state).toBe('refreshed');
     expect(after.get('app-1')?.state).toBe('failed');
     expect(after.get('app-2')?.state).toBe('synced');

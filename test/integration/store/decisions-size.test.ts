@@ -1,7 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionRecord } from '../../../lib/rollouts/model.js';
 import { DETAIL_MAX_CHARS } from '../../../lib/store/decision-chunks.js';
+import { PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, queryAll, type TableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';

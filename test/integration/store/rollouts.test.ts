@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget } from '../../../lib/rollouts/model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk, SUMMARY_SK } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
@@ -248,6 +248,22 @@ describe('the DynamoDB rollout records', () => {
     expect(done?.finishedAt).toBe('2026-11-30T10:05:00.000Z');
     // A full sync agrees with the per-cluster ones.
     expect((await writer.syncSummary(m.sha))?.counts).toEqual({ synced: 1, degraded: 1 });
+  });
+
+  it("derives a cluster's view from the apps the caller has just read, without reading them again", async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('web'), state: 'refreshed' });
+    await writer.syncSummary(m.sha, 'hub');
+    const [stored] = await reader.listApps(m.sha, 'hub');
+    expect(await writer.transition(m.sha, app('web'), { state: 'synced' }, stored?.version ?? 0)).toBe(
+      'updated',
+    );
+    // Given the apps as read before that write: the stored view stays at the write's older version.
+    expect((await writer.syncSummary(m.sha, 'hub', stored ? [stored] : []))?.counts).toEqual({
+      refreshed: 1,
+    });
+    const [after] = await reader.listApps(m.sha, 'hub');
+    expect((await writer.syncSummary(m.sha, 'hub', after ? [after] : []))?.counts).toEqual({ synced: 1 });
   });
 
   it('serves an app history newest first, page by page', async () => {
