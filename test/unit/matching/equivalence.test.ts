@@ -51,8 +51,14 @@ describe('the incremental cache decides exactly as a fresh index after objects c
           if (!r.chance(0.2)) return [object];
           return [randomObject(r, object.cluster, idOf(object), round + 1)];
         });
+        // New objects land anywhere in the listing, and now and then the listing comes in another order.
         for (let k = Math.floor(r.next() * 4); k > 0; k--)
-          fleet.push(randomObject(r, r.pick(CLUSTERS), next++));
+          fleet.splice(
+            Math.floor(r.next() * (fleet.length + 1)),
+            0,
+            randomObject(r, r.pick(CLUSTERS), next++),
+          );
+        if (r.chance(0.2)) fleet.reverse();
       }
       const indexes = CLUSTERS.map((c) =>
         cache.indexFor(

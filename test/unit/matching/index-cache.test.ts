@@ -77,3 +77,80 @@ describe('createMatchIndexCache', () => {
     expect(cache.indexFor('hub', [listed('web', 'u1', '2')]).failures).toEqual([]);
   });
 });
+
+describe('createMatchIndexCache relisting out of step', () => {
+  const names = (cache: ReturnType<typeof createMatchIndexCache>, objects: FleetObject[]) =>
+    cache
+      .indexFor('hub', objects)
+      .match(branchPush('main'), files('apps/x'))
+      .matches.map((m) => m.target.name)
+      .sort();
+  const fleet = (...specs: [string, string][]) =>
+    specs.map(([name, rv]) => listed(name, `uid-${name}`, rv, `apps/${name}`));
+
+  it.each([
+    ['an object inserted in the middle', fleet(['a', '1'], ['n', '9'], ['b', '2'], ['c', '3']), 1, 3, 0],
+    ['an object dropped from the middle', fleet(['a', '1'], ['c', '3']), 0, 2, 1],
+    ['the first object dropped', fleet(['b', '2'], ['c', '3']), 0, 2, 1],
+    ['the last object dropped', fleet(['a', '1'], ['b', '2']), 0, 2, 1],
+    ['the listing reversed', fleet(['c', '3'], ['b', '2'], ['a', '1']), 0, 3, 0],
+    ['one object changed and one moved', fleet(['b', '5'], ['a', '1'], ['c', '3']), 1, 2, 0],
+    ['everything replaced', fleet(['x', '1'], ['y', '2']), 2, 0, 3],
+  ])('reuses what it can when %s', (_, second, parsed, reused, dropped) => {
+    const cache = createMatchIndexCache();
+    cache.indexFor('hub', fleet(['a', '1'], ['b', '2'], ['c', '3']));
+    expect(names(cache, second)).toEqual(
+      second.map((o) => (o.raw as { metadata: { name: string } }).metadata.name).sort(),
+    );
+    expect(cache.lastUpdate('hub')).toEqual({ parsed, reused, dropped });
+    // Listed once more as is: every object is met in step and kept.
+    expect(names(cache, second)).toHaveLength(second.length);
+    expect(cache.lastUpdate('hub')).toEqual({ parsed: 0, reused: second.length, dropped: 0 });
+  });
+
+  it('matches a changed object by its new spec after the listing shifted around it', () => {
+    const cache = createMatchIndexCache();
+    cache.indexFor('hub', fleet(['a', '1'], ['b', '2'], ['c', '3']));
+    const moved = listed('c', 'uid-c', '7', 'apps/elsewhere');
+    const index = cache.indexFor('hub', [listed('n', 'uid-n', '8'), ...fleet(['a', '1'], ['b', '2']), moved]);
+    const refreshedBy = (file: string) =>
+      index
+        .match(branchPush('main'), files(file))
+        .matches.filter((m) => m.decision === 'refreshed')
+        .map((m) => m.target.name);
+    expect(refreshedBy('apps/elsewhere/x')).toEqual(['c']);
+    expect(refreshedBy('apps/c/x')).toEqual([]);
+  });
+});
+
+describe('createMatchIndexCache bounds', () => {
+  const app = (cluster: string, n: number): FleetObject => ({
+    ...listed(`app-${n}`, `${cluster}-${n}`, '1'),
+    cluster,
+  });
+  const clusterOf = (cluster: string, size: number) =>
+    Array.from({ length: size }, (_, n) => app(cluster, n));
+
+  it('forgets the least recently indexed clusters beyond its object bound, never the one just indexed', () => {
+    const cache = createMatchIndexCache({ objects: 5, clusters: 10 });
+    cache.indexFor('a', clusterOf('a', 2));
+    cache.indexFor('b', clusterOf('b', 2));
+    cache.indexFor('a', clusterOf('a', 2)); // a is now the most recent
+    expect(cache.clusters()).toEqual(['b', 'a']);
+    cache.indexFor('c', clusterOf('c', 2));
+    expect(cache.clusters()).toEqual(['a', 'c']);
+    cache.indexFor('big', clusterOf('big', 8));
+    expect(cache.clusters()).toEqual(['big']);
+    expect(cache.lastUpdate('big')).toEqual({ parsed: 8, reused: 0, dropped: 0 });
+  });
+
+  it('forgets the least recently indexed clusters beyond its cluster bound', () => {
+    const cache = createMatchIndexCache({ objects: 100, clusters: 2 });
+    for (const name of ['a', 'b', 'c']) cache.indexFor(name, clusterOf(name, 1));
+    expect(cache.clusters()).toEqual(['b', 'c']);
+    // A forgotten cluster is indexed from scratch, and decides as before.
+    cache.indexFor('a', clusterOf('a', 1));
+    expect(cache.lastUpdate('a')).toEqual({ parsed: 1, reused: 0, dropped: 0 });
+    expect(cache.clusters()).toEqual(['c', 'a']);
+  });
+});
