@@ -3,7 +3,7 @@ import { parseApplication } from '../argocd/application.js';
 import { parseApplicationSet } from '../argocd/application-set.js';
 import { parseGitRepository } from '../flux/git-repository.js';
 import type { AppTarget, TargetKind } from '../rollouts/model.js';
-import { type CompiledRules, compileRulesOf } from './compiled-decide.js';
+import { type CompiledRules, compileRulesOf, type SingleSource, singleSourceOf } from './compiled-decide.js';
 import { attributeRepoKeys } from './failure-keys.js';
 import type { IndexedObject, ParseFailure } from './match-index.js';
 import { identify, isRecord, type Parsed } from './raw-object.js';
@@ -15,6 +15,8 @@ export type IndexEntry =
       readonly object: IndexedObject;
       readonly target: AppTarget;
       readonly rules: CompiledRules;
+      /** Set for a one-source Application: its repository's directory map holds its literal paths. */
+      readonly single: SingleSource | undefined;
       /** The repositories its readable parts use. */
       readonly repoKeys: ReadonlySet<string>;
       /** A multi-source app with ignored sources, reported to pushes of what those might name. */
@@ -83,11 +85,13 @@ export function indexEntry(cluster: string, listed: ListedObject): IndexEntry {
   }
   const object = parsed.value;
   const { namespace, name } = object.value;
+  const rules = compileRulesOf(object);
   const entry = {
     parsed: true,
     object,
     target: { cluster, kind: object.kind, namespace, name },
-    rules: compileRulesOf(object),
+    rules,
+    single: singleSourceOf(object, rules),
     repoKeys: repoKeysOf(object),
   } as const;
   const reason = object.kind === 'Application' ? ignoredSourcesReason(object.value) : undefined;
