@@ -1,9 +1,12 @@
+import type { AppTarget } from '../rollouts/model.js';
 import type { KnownChangedPaths } from './changed-paths.js';
 import { normaliseChangedFiles } from './changed-paths.js';
-import { decideCompiled, decideSingle } from './compiled-decide.js';
+import { decideCompiled, decideSingle, type SingleSource } from './compiled-decide.js';
+import type { Verdict } from './decide.js';
 import type { IndexEntry } from './index-entry.js';
-import type { MatchIndex, ObjectMatch, ParseFailure } from './match-index.js';
-import { pushFacts } from './push-facts.js';
+import type { IndexedObject, MatchIndex, ObjectMatch, ParseFailure } from './match-index.js';
+import { globsCover } from './path-filter.js';
+import { type PushFacts, pushFacts } from './push-facts.js';
 import { canonicalRepoKeys } from './repo-url.js';
 
 /** Entries bucketed by canonical repository key; entries can be added and removed one at a time. */
@@ -25,6 +28,60 @@ interface RepoBucket {
   readonly byPath: Map<string, Set<IndexEntry>>;
   /** Literal items in `byPath`, over all apps: what asking every app would cost in lookups. */
   literals: number;
+  /** What a push walks, built again after the entries changed; see `Row`. */
+  walk: Walk | undefined;
+}
+
+interface Walk {
+  readonly rows: readonly Row[];
+  readonly rowOf: ReadonlyMap<IndexEntry, Row>;
+}
+
+/**
+ * One entry as a push walks the bucket. Rows are allocated together, in the entries' order, so the walk
+ * reads memory in sequence instead of chasing each entry (created one by one among its parse's garbage);
+ * `hit` is the serial of the last push that found one of its literal paths in the directory map.
+ */
+interface Row {
+  readonly entry: IndexEntry;
+  readonly target: AppTarget;
+  readonly object: IndexedObject;
+  readonly single: SingleSource | undefined;
+  readonly group: Group | undefined;
+  hit: number;
+}
+
+/** One-source apps deciding alike but for their paths: one verdict each way per push for all of them. */
+interface Group {
+  readonly base: SingleSource;
+  serial: number;
+  covered?: Verdict;
+  missed?: Verdict;
+}
+
+function walkOf(bucket: RepoBucket): Walk {
+  if (bucket.walk) return bucket.walk;
+  const rows: Row[] = [];
+  const rowOf = new Map<IndexEntry, Row>();
+  const groups = new Map<string, Group>();
+  for (const entry of bucket.entries) {
+    if (!entry.parsed) continue;
+    const { single } = entry;
+    let group: Group | undefined;
+    if (single) {
+      const key = JSON.stringify([single.revision, single.label, single.filtered, single.dry]);
+      group = groups.get(key);
+      if (!group) {
+        group = { base: { ...single, literals: [], globs: [] }, serial: 0 };
+        groups.set(key, group);
+      }
+    }
+    const row = { entry, target: entry.target, object: entry.object, single, group, hit: 0 };
+    rows.push(row);
+    rowOf.set(entry, row);
+  }
+  bucket.walk = { rows, rowOf };
+  return bucket.walk;
 }
 
 function addTo(map: Map<string, Set<IndexEntry>>, keys: Iterable<string>, entry: IndexEntry): void {
@@ -43,14 +100,27 @@ function removeFrom(map: Map<string, Set<IndexEntry>>, keys: Iterable<string>, e
   }
 }
 
-/** The one-source apps of `bucket` with a literal item among the changed paths. */
-function literalHits(bucket: RepoBucket, changed: KnownChangedPaths): Set<IndexEntry> {
-  const hits = new Set<IndexEntry>();
+/** Stamps the rows of one-source apps with a literal item among the changed paths. */
+function stampHits(bucket: RepoBucket, walk: Walk, changed: KnownChangedPaths, serial: number): void {
   for (const path of changed.candidates) {
-    const named = bucket.byPath.get(path);
-    if (named) for (const entry of named) hits.add(entry);
+    for (const entry of bucket.byPath.get(path) ?? []) {
+      const row = walk.rowOf.get(entry);
+      if (row) row.hit = serial;
+    }
   }
-  return hits;
+}
+
+function singleVerdict(row: Row, group: Group, changed: KnownChangedPaths, facts: PushFacts, byMap: boolean) {
+  if (group.serial !== facts.serial) {
+    group.serial = facts.serial;
+    group.covered = decideSingle(group.base, true, changed, facts);
+    group.missed = decideSingle(group.base, false, changed, facts);
+  }
+  const single = row.single as SingleSource;
+  const covered =
+    (byMap ? row.hit === facts.serial : single.literals.some((path) => changed.candidates.has(path))) ||
+    (single.globs.length > 0 && globsCover(single.globs, changed));
+  return (covered ? group.covered : group.missed) as Verdict;
 }
 
 export function createIndexStore(): IndexStore {
@@ -58,6 +128,7 @@ export function createIndexStore(): IndexStore {
   const failuresByRepo = new Map<string, Set<IndexEntry>>();
   const unparsed = new Set<IndexEntry>();
   let failures: ParseFailure[] | undefined;
+  let serial = 0;
 
   const index: MatchIndex = {
     get failures() {
@@ -69,7 +140,7 @@ export function createIndexStore(): IndexStore {
         push.repo.webUrl === undefined ? push.repo.urls : [...push.repo.urls, push.repo.webUrl],
       );
       const changed = normaliseChangedFiles(changedFiles);
-      const facts = pushFacts(push, keys, changed);
+      const facts = pushFacts(push, keys, changed, ++serial);
       // All URLs of a push nearly always name one key; only then can an object be met twice.
       const seen = keys.size > 1 ? new Set<IndexEntry>() : undefined;
       const matches: ObjectMatch[] = [];
@@ -78,30 +149,23 @@ export function createIndexStore(): IndexStore {
         for (const entry of failuresByRepo.get(key) ?? []) found.add(entry);
         const bucket = byRepo.get(key);
         if (bucket === undefined) continue;
+        const walk = walkOf(bucket);
         // Look the changed paths up in the directory map when they are fewer than the apps' literal items
         // (a big push asks each app instead: its paths would be more lookups than the apps have items).
-        const hits =
-          changed.known && changed.candidates.size < bucket.literals
-            ? literalHits(bucket, changed)
-            : undefined;
-        for (const entry of bucket.entries) {
-          if (!entry.parsed || seen?.has(entry)) continue;
-          seen?.add(entry);
-          const { single } = entry;
+        const byMap = changed.known && changed.candidates.size < bucket.literals;
+        if (byMap) stampHits(bucket, walk, changed, facts.serial);
+        for (const row of walk.rows) {
+          if (seen?.has(row.entry)) continue;
+          seen?.add(row.entry);
           const verdict =
-            single !== undefined && changed.known
-              ? decideSingle(
-                  single,
-                  hits === undefined
-                    ? single.literals.some((path) => changed.candidates.has(path))
-                    : hits.has(entry),
-                  changed,
-                  facts,
-                )
-              : decideCompiled(entry.object, entry.rules, facts);
+            row.group !== undefined && changed.known
+              ? singleVerdict(row, row.group, changed, facts, byMap)
+              : row.entry.parsed
+                ? decideCompiled(row.object, row.entry.rules, facts)
+                : undefined;
           if (!verdict) continue;
           const { decision, reason, hydrate } = verdict;
-          matches.push({ target: entry.target, object: entry.object, decision, reason, hydrate });
+          matches.push({ target: row.target, object: row.object, decision, reason, hydrate });
         }
       }
       // An app matched through its readable sources carries its ignored ones in its reason instead.
@@ -114,16 +178,22 @@ export function createIndexStore(): IndexStore {
   const bucketOf = (key: string): RepoBucket => {
     let bucket = byRepo.get(key);
     if (!bucket) {
-      bucket = { entries: new Set(), byPath: new Map(), literals: 0 };
+      bucket = { entries: new Set(), byPath: new Map(), literals: 0, walk: undefined };
       byRepo.set(key, bucket);
     }
     return bucket;
+  };
+
+  const forget = (key: string) => {
+    const bucket = byRepo.get(key);
+    if (bucket) bucket.walk = undefined;
   };
 
   return {
     index,
     add(entry) {
       if (entry.parsed) {
+        for (const key of entry.repoKeys) forget(key);
         for (const key of entry.repoKeys) bucketOf(key).entries.add(entry);
         if (entry.single) {
           const bucket = bucketOf(entry.single.repoKey);
@@ -139,6 +209,7 @@ export function createIndexStore(): IndexStore {
     },
     remove(entry) {
       if (entry.parsed) {
+        for (const key of entry.repoKeys) forget(key);
         if (entry.single) {
           const bucket = bucketOf(entry.single.repoKey);
           const paths = new Set(entry.single.literals);
