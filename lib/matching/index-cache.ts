@@ -83,15 +83,33 @@ function update(cluster: string, state: ClusterState, objects: Iterable<ListedOb
   const generation = ++state.generation;
   const previous = state.order;
   let parsed = 0;
-  let reused = 0;
   for (const entry of state.uncached) state.store.remove(entry);
   state.uncached = [];
   // `order` stays `previous` while the listing is in step with it (then nothing can have been dropped);
   // a copy is made at the first difference.
   let order: Cached[] | undefined;
-  let next = 0;
-  let cursor = 0;
-  for (const object of objects) {
+  const listed = Array.isArray(objects) ? (objects as readonly ListedObject[]) : [...objects];
+  // The common case first: the same object, unchanged, at the same place (its position stays right).
+  const inStep = Math.min(listed.length, previous.length);
+  let start = 0;
+  for (; start < inStep; start++) {
+    const object = listed[start] as ListedObject;
+    const cached = previous[start] as Cached;
+    const metadata = typeof object.raw === 'object' ? (object.raw as RawMeta)?.metadata : undefined;
+    if (
+      metadata?.resourceVersion !== cached.resourceVersion ||
+      metadata?.uid !== cached.uid ||
+      object.kind !== cached.kind
+    ) {
+      break;
+    }
+    cached.seen = generation;
+  }
+  let reused = start;
+  let next = start;
+  let cursor = start;
+  for (let i = start; i < listed.length; i++) {
+    const object = listed[i] as ListedObject;
     const metadata = typeof object.raw === 'object' ? (object.raw as RawMeta)?.metadata : undefined;
     const uid = metadata?.uid;
     const resourceVersion = metadata?.resourceVersion;
