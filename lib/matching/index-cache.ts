@@ -1,4 +1,4 @@
-import { type IndexEntry, indexEntry, type ListedObject } from './index-entry.js';
+import { type IndexEntry, indexEntry, type ListedObject, withNewStatus } from './index-entry.js';
 import { createIndexStore, type IndexStore } from './index-store.js';
 import type { MatchIndex } from './match-index.js';
 
@@ -9,6 +9,8 @@ export interface IndexUpdate {
   readonly reused: number;
   /** Objects gone since the last listing. */
   readonly dropped: number;
+  /** Changed objects whose parse was kept: only what the parser does not read changed (their status). */
+  readonly statusOnly: number;
 }
 
 /**
@@ -83,6 +85,7 @@ function update(cluster: string, state: ClusterState, objects: Iterable<ListedOb
   const generation = ++state.generation;
   const previous = state.order;
   let parsed = 0;
+  let statusOnly = 0;
   for (const entry of state.uncached) state.store.remove(entry);
   state.uncached = [];
   // `order` stays `previous` while the listing is in step with it (then nothing can have been dropped);
@@ -140,8 +143,10 @@ function update(cluster: string, state: ClusterState, objects: Iterable<ListedOb
       order?.push(cached);
       continue;
     }
-    const entry = indexEntry(cluster, object);
-    parsed++;
+    const kept = cached && cached.seen !== generation ? withNewStatus(cached.entry, object) : undefined;
+    const entry = kept ?? indexEntry(cluster, object);
+    if (kept) statusOnly++;
+    else parsed++;
     state.store.add(entry);
     if (cached?.seen === generation) {
       state.uncached.push(entry); // a uid listed twice: never trust it for next time
@@ -157,9 +162,9 @@ function update(cluster: string, state: ClusterState, objects: Iterable<ListedOb
     order ??= previous.slice(0, fresh.position);
     order.push(fresh);
   }
-  if (order === undefined && next === previous.length) return { parsed, reused, dropped: 0 };
+  if (order === undefined && next === previous.length) return { parsed, reused, dropped: 0, statusOnly };
   state.order = order ?? previous.slice(0, next);
-  return { parsed, reused, dropped: dropUnseen(state, previous, generation) };
+  return { parsed, reused, dropped: dropUnseen(state, previous, generation), statusOnly };
 }
 
 /** Objects of the last listing not met in this one. */
