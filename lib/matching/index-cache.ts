@@ -32,10 +32,11 @@ export interface MatchIndexCache {
 
 /**
  * A fan-out container works on one cluster per invocation and may see every cluster of the fleet over its
- * life; without a bound it keeps every cluster's index. An indexed slim Application holds ~3-4 KB of heap
- * (its slim `raw` ~1-2 KB, the parsed value, compiled rules and index slots), so 20,000 objects are ~70 MB:
- * what a 256 MB function can spare beside its ~64 MB runtime and one invocation's listing and HTTP traffic.
- * That keeps a 10,000-app hub whole (a 20,000-app/50-cluster fleet: any 50 of its ~400-app clusters).
+ * life; without a bound it keeps every cluster's index. An indexed Application holds ~3.2 KB of heap (its
+ * `slimForRefresh` raw, the parsed value, compiled rules and index slots; measured with issue 11's realistic
+ * 19 KB objects), so 20,000 objects are ~64 MB: what a 256 MB function can spare beside its ~64 MB runtime
+ * and one invocation's listing and HTTP traffic. That keeps a 10,000-app hub whole, or any 50 of a
+ * 20,000-app/50-cluster fleet's ~400-app clusters.
  */
 export const INDEX_CACHE_MAX_OBJECTS = 20_000;
 /** Beyond the objects, each kept cluster holds its maps and buckets; 64 covers the fleets of issue 11. */
