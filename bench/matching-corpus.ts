@@ -107,3 +107,12 @@ export function withChanges(
     return { ...object, raw };
   });
 }
+
+/** The listing after Argo CD wrote every object's status: each has a new `resourceVersion`, the same spec. */
+export function withStatusWritten(objects: readonly FleetObject[], round: number) {
+  return objects.map((object) => {
+    const raw = structuredClone(object.raw) as ReturnType<typeof app>;
+    raw.metadata.resourceVersion = `${raw.metadata.resourceVersion}-s${round}`;
+    return { ...object, raw };
+  });
+}

@@ -1,12 +1,15 @@
 import type { Application, ApplicationSource } from '../argocd/application.js';
 import type { ApplicationSet, GitGenerator } from '../argocd/application-set.js';
+import type { KnownChangedPaths } from './changed-paths.js';
 import { decideGitRepository, sourceLabel, sourcePaths, type Verdict, withIgnoredSources } from './decide.js';
 import type { IndexedObject } from './match-index.js';
 import {
   compilePaths,
   compileRules,
   filterVerdict,
+  globsCover,
   type PathFilter,
+  type PathItem,
   type RuleFilter,
   rulesVerdict,
 } from './path-filter.js';
@@ -47,6 +50,55 @@ function compileApplicationSet(appSet: ApplicationSet): CompiledRules {
     filter: compileRules([...generator.directories, ...generator.files]),
   }));
   return { kind: 'ApplicationSet', generators };
+}
+
+/**
+ * An Application with one source and no ignored ones, the shape of nearly every app of a monorepo: its
+ * literal path items go into its repository's directory map (`index-store.ts`), so a push looks up its
+ * changed paths there instead of asking every app. `decideSingle` decides it as `decideSources` would.
+ */
+export interface SingleSource {
+  readonly repoKey: string;
+  readonly revision: string;
+  readonly label: string;
+  readonly dry: boolean;
+  readonly filtered: boolean;
+  readonly literals: readonly string[];
+  readonly globs: readonly PathItem[];
+}
+
+export function singleSourceOf(object: IndexedObject, rules: CompiledRules): SingleSource | undefined {
+  if (object.kind !== 'Application' || rules.kind !== 'Application') return undefined;
+  const [only, ...more] = rules.sources;
+  if (only === undefined || more.length > 0 || (object.value.ignoredSources?.length ?? 0) > 0)
+    return undefined;
+  const { source, label, filter } = only;
+  if (source.repoKey === undefined) return undefined;
+  return {
+    repoKey: source.repoKey,
+    revision: source.targetRevision,
+    label,
+    dry: source.hydrator === 'dry',
+    filtered: filter.items.length > 0,
+    literals: filter.items.flatMap((item) => ('literal' in item ? [item.literal] : [])),
+    globs: filter.items.filter((item) => !('literal' in item)),
+  };
+}
+
+/**
+ * `decideSources` for a `SingleSource` whose repository the push names and whose changed files are known;
+ * `literalHit`: one of its literal items is a changed file or a directory above one.
+ */
+export function decideSingle(
+  single: SingleSource,
+  literalHit: boolean,
+  changed: KnownChangedPaths,
+  facts: PushFacts,
+): Verdict {
+  const { label, revision, filtered } = single;
+  if (!facts.follows(revision)) return revisionMiss(label, 'targetRevision', revision, facts);
+  const covered = !filtered || literalHit || (single.globs.length > 0 && globsCover(single.globs, changed));
+  return pathsVerdict(label, covered ? 'refreshed' : 'paths-miss', filtered, single.dry, facts);
 }
 
 export function compileRulesOf(object: IndexedObject): CompiledRules {

@@ -3,10 +3,10 @@ import { parseApplication } from '../argocd/application.js';
 import { parseApplicationSet } from '../argocd/application-set.js';
 import { parseGitRepository } from '../flux/git-repository.js';
 import type { AppTarget, TargetKind } from '../rollouts/model.js';
-import { type CompiledRules, compileRulesOf } from './compiled-decide.js';
+import { type CompiledRules, compileRulesOf, type SingleSource, singleSourceOf } from './compiled-decide.js';
 import { attributeRepoKeys } from './failure-keys.js';
 import type { IndexedObject, ParseFailure } from './match-index.js';
-import { identify, isRecord, type Parsed } from './raw-object.js';
+import { identify, isRecord, type Parsed, type RawRecord } from './raw-object.js';
 
 /** One listed object as the index holds it: parsed and compiled, or a failure with the repositories it may name. */
 export type IndexEntry =
@@ -15,6 +15,8 @@ export type IndexEntry =
       readonly object: IndexedObject;
       readonly target: AppTarget;
       readonly rules: CompiledRules;
+      /** Set for a one-source Application: its repository's directory map holds its literal paths. */
+      readonly single: SingleSource | undefined;
       /** The repositories its readable parts use. */
       readonly repoKeys: ReadonlySet<string>;
       /** A multi-source app with ignored sources, reported to pushes of what those might name. */
@@ -83,11 +85,13 @@ export function indexEntry(cluster: string, listed: ListedObject): IndexEntry {
   }
   const object = parsed.value;
   const { namespace, name } = object.value;
+  const rules = compileRulesOf(object);
   const entry = {
     parsed: true,
     object,
     target: { cluster, kind: object.kind, namespace, name },
-    rules: compileRulesOf(object),
+    rules,
+    single: singleSourceOf(object, rules),
     repoKeys: repoKeysOf(object),
   } as const;
   const reason = object.kind === 'Application' ? ignoredSourcesReason(object.value) : undefined;
@@ -97,4 +101,46 @@ export function indexEntry(cluster: string, listed: ListedObject): IndexEntry {
     failure: { cluster, kind: listed.kind, namespace, name, reason },
     failureKeys: ignoredSourceKeys(object.value, listed.raw),
   };
+}
+
+const MAX_DEPTH = 64;
+
+/** JSON equality (key order aside); deeper than `MAX_DEPTH` counts as different, so the object is parsed. */
+function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > MAX_DEPTH) {
+    return false;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJson(item, b[i], depth + 1));
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  const x = a as RawRecord;
+  const y = b as RawRecord;
+  return keys.every((key) => Object.hasOwn(y, key) && sameJson(x[key], y[key], depth + 1));
+}
+
+/**
+ * The entry of an Application relisted with a new `resourceVersion` but the same metadata name, namespace and
+ * annotations and the same spec (all `parseApplication` reads): Argo CD writes every app's status on each full
+ * reconciliation (`reconciledAt`, every 180 s by default), and that bumps the resourceVersion without changing
+ * what matching decides from. The parse and compiled rules are kept; `raw` is the new object, whose status
+ * fan-out reads. Undefined when something the parser reads changed.
+ */
+export function withNewStatus(entry: IndexEntry, listed: ListedObject): IndexEntry | undefined {
+  if (!entry.parsed || entry.object.kind !== 'Application' || listed.kind !== 'Application') return undefined;
+  const before = entry.object.raw;
+  const after = listed.raw;
+  if (!isRecord(before) || !isRecord(after) || !isRecord(before.metadata) || !isRecord(after.metadata)) {
+    return undefined;
+  }
+  const [was, now] = [before.metadata, after.metadata];
+  const same =
+    was.name === now.name &&
+    was.namespace === now.namespace &&
+    sameJson(was.annotations, now.annotations) &&
+    sameJson(before.spec, after.spec);
+  return same ? { ...entry, object: { ...entry.object, raw: after } } : undefined;
 }

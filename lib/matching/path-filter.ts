@@ -37,6 +37,10 @@ function itemCovers(item: PathItem, changed: KnownChangedPaths): boolean {
   return covers;
 }
 
+/** Whether some glob item covers a changed file or a directory above one (answered once per pattern per push). */
+export const globsCover = (items: readonly PathItem[], changed: KnownChangedPaths): boolean =>
+  items.some((item) => itemCovers(item, changed));
+
 /** An Application source's refresh paths; no items means no filter. */
 export interface PathFilter {
   readonly items: readonly PathItem[];

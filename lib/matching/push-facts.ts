@@ -8,18 +8,26 @@ export interface PushFacts {
   readonly push: PushedRef;
   readonly keys: ReadonlySet<string>;
   readonly changed: ChangedPaths;
+  /** Tells this push from the index's earlier ones (verdicts kept per group of apps are per push). */
+  readonly serial: number;
   /** `revisionMatches` per distinct revision string: most of a repository's apps share a handful. */
   follows(revision: string): boolean;
   /** Verdicts are immutable and most apps of a push share one (`source follows branch main; ...`). */
   readonly verdicts: Map<string, Map<string, Verdict>>;
 }
 
-export function pushFacts(push: PushedRef, keys: ReadonlySet<string>, changed: ChangedPaths): PushFacts {
+export function pushFacts(
+  push: PushedRef,
+  keys: ReadonlySet<string>,
+  changed: ChangedPaths,
+  serial = 0,
+): PushFacts {
   const memo = new Map<string, boolean>();
   return {
     push,
     keys,
     changed,
+    serial,
     follows(revision) {
       let follows = memo.get(revision);
       if (follows === undefined) {

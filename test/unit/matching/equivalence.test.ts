@@ -17,6 +17,14 @@ const idOf = (object: FleetObject): number =>
 const decisionsOf = (result: MatchResult): Decision[] =>
   result.matches.map((m) => describeDecision(m.target.cluster, m.target.kind, m.target, m)).sort();
 
+/** The object after its controller wrote its status: a new resourceVersion, the same spec. */
+function statusWritten(object: FleetObject, round: number): FleetObject {
+  const raw = structuredClone(object.raw) as { metadata: Record<string, unknown>; status?: unknown };
+  raw.metadata.resourceVersion = `${String(raw.metadata.resourceVersion)}-s${round}`;
+  raw.status = { reconciledAt: `round ${round}` };
+  return { ...object, raw };
+}
+
 function randomFleet(seed: number): FleetObject[] {
   const r = random(seed);
   return Array.from({ length: 10 + Math.floor(r.next() * 30) }, (_, n) =>
@@ -48,11 +56,18 @@ describe('the incremental cache decides exactly as a fresh index after objects c
         // Change some objects (a new resourceVersion), drop some, add some.
         fleet = fleet.flatMap((object): FleetObject[] => {
           if (r.chance(0.1)) return [];
+          if (r.chance(0.15)) return [statusWritten(object, round)];
           if (!r.chance(0.2)) return [object];
           return [randomObject(r, object.cluster, idOf(object), round + 1)];
         });
+        // New objects land anywhere in the listing, and now and then the listing comes in another order.
         for (let k = Math.floor(r.next() * 4); k > 0; k--)
-          fleet.push(randomObject(r, r.pick(CLUSTERS), next++));
+          fleet.splice(
+            Math.floor(r.next() * (fleet.length + 1)),
+            0,
+            randomObject(r, r.pick(CLUSTERS), next++),
+          );
+        if (r.chance(0.2)) fleet.reverse();
       }
       const indexes = CLUSTERS.map((c) =>
         cache.indexFor(
