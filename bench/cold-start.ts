@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { readZip } from '../test/helpers/zip.js';
 import { stats } from './measure.js';
 import type { BenchOptions, Metric } from './report.js';
@@ -67,6 +68,7 @@ export async function benchColdStart(options: BenchOptions = { quick: false }): 
         ...loadNote(),
       });
     }
+    rows.push(await floorRow(dir, runs));
     return rows;
   } finally {
     rmSync(given === undefined ? dir : join(dir, 'unzipped'), { recursive: true, force: true });
@@ -78,4 +80,58 @@ function loadNote(): { note?: string } {
   const [load = 0] = loadavg();
   const cores = cpus().length;
   return load > cores ? { note: `load average ${load.toFixed(1)} on ${cores} cores` } : {};
+}
+
+/**
+ * The least a webhook cold start can import: a bundle of only the AWS SDK clients and Powertools parts the
+ * webhook function uses (DynamoDB, SQS, Secrets Manager through Parameters, Logger, Metrics), built with
+ * serverless.yml's esbuild options and constructed as the function constructs them. What our own code adds
+ * is the webhook row minus this one.
+ */
+async function floorRow(dir: string, runs: number): Promise<Metric> {
+  const outfile = join(dir, 'unzipped', 'floor', 'webhook-sdk-floor.mjs');
+  await build({
+    stdin: {
+      contents: [
+        "import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';",
+        "import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';",
+        "import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';",
+        "import { Logger } from '@aws-lambda-powertools/logger';",
+        "import { Metrics } from '@aws-lambda-powertools/metrics';",
+        "const region = 'us-east-1';",
+        'export const parts = [new DynamoDBClient({ region }), new SQSClient({ region }), new SecretsProvider(),',
+        "  new Logger({ serviceName: 'floor' }), new Metrics({ namespace: 'floor' }), PutItemCommand, SendMessageCommand];",
+      ].join('\n'),
+      resolveDir: process.cwd(),
+      loader: 'ts',
+    },
+    bundle: true,
+    minify: true,
+    keepNames: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    alias: { '@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts' },
+    external: ['@aws-sdk/client-ssm', '@aws-sdk/client-s3', '@smithy/core/event-streams'],
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    outfile,
+    logLevel: 'warning',
+  });
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, outfile], {
+      env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1' },
+    });
+    samples.push(Number(stdout));
+  }
+  return {
+    scenario: 'cold-start',
+    metric: `floor: import of a bundle of only the SDK clients and Powertools parts the webhook uses (${Math.round(statSync(outfile).size / KB)} KB, median of ${runs})`,
+    value: stats(samples).p50,
+    unit: 'ms',
+    ...loadNote(),
+  };
 }

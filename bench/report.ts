@@ -17,8 +17,19 @@ export interface Metric {
   readonly value: number;
   readonly unit: string;
   readonly target?: Target;
-  /** Why a missed target cannot be met on this machine, printed next to it. */
+  /** Printed next to the row (the machine's load, a failure's error). */
   readonly note?: string;
+  /** Why the target cannot be met on this machine, measured: printed next to the row only when it is missed. */
+  readonly whyMissed?: string;
+}
+
+/** Gives the rows with a target the reason their target cannot be met here (shown only if it is missed). */
+export function ifMissed(metrics: readonly Metric[], why: string): Metric[] {
+  return metrics.map((m) => (m.target === undefined ? m : { ...m, whyMissed: why }));
+}
+
+function missedReason(metric: Metric): string | undefined {
+  return metricOk(metric) === false ? metric.whyMissed : undefined;
 }
 
 export function parseBenchArgs(argv: readonly string[]): {
@@ -76,15 +87,17 @@ export function jsonLine(item: Row | Metric): string {
     });
   }
   const { scenario, metric, value, unit, target, note } = item;
-  const line = {
+  const why = missedReason(item);
+  return JSON.stringify({
     scenario,
     metric,
     value: Number(value.toFixed(3)),
     unit,
     target: targetText(target),
     ok: metricOk(item),
-  };
-  return JSON.stringify(note === undefined ? line : { ...line, note });
+    ...(note === undefined ? {} : { note }),
+    ...(why === undefined ? {} : { why }),
+  });
 }
 
 /** The Markdown row of BENCHMARKS.md's results table: `| scenario | measure | result | target |`. */
@@ -92,9 +105,11 @@ export function tableRow(item: Row | Metric): string {
   if (!isMetric(item)) return `| ${item.scenario} | ${item.measure} | ${item.value} | |`;
   const target = targetText(item.target);
   const verdict = metricOk(item) === null ? '' : metricOk(item) ? ' ok' : ' **missed**';
-  const note = item.note === undefined ? '' : ` (${item.note})`;
+  const why = missedReason(item);
+  const note = [item.note, why === undefined ? undefined : `why: ${why}`].filter((n) => n !== undefined);
+  const noteText = note.length === 0 ? '' : ` (${note.join('; ')})`;
   const result = `${number(item.value)} ${item.unit}`;
-  return `| ${item.scenario} | ${item.metric} | ${result} | ${target === null ? '' : `${target} ${item.unit}${verdict}`}${note} |`;
+  return `| ${item.scenario} | ${item.metric} | ${result} | ${target === null ? '' : `${target} ${item.unit}${verdict}`}${noteText} |`;
 }
 
 /** Median and p99 of a sample, as two metrics with the same name stem. */
