@@ -135,7 +135,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       contentType: request.headers['content-type'] ?? '',
       body,
     });
-    replyJson(response, answer.status, answerJson(store, route.resource, answer));
+    replyJson(response, answer.status, answerJson(store, answer));
   };
 
   const server = createServer((request, response) => {

@@ -155,15 +155,15 @@ function objectFrom(request: ResourceRequest, namespace: string | undefined): St
  * The answer's JSON, byte for byte what `JSON.stringify(answer.body)` gives, from the store's cached text of
  * each object: a page of 500 large Applications is a concatenation, not 500 serialisations.
  */
-export function answerJson(store: ResourceStore, resource: KubeResource, answer: Answer): Buffer {
+export function answerJson(store: ResourceStore, answer: Answer): Buffer {
   const body = answer.body;
-  if (!('items' in body) || !Array.isArray(body.items)) return store.json(resource, body as StoredObject);
+  if (!('items' in body) || !Array.isArray(body.items)) return store.json(body as StoredObject);
   const { items, ...rest } = body;
   const parts: Buffer[] = [Buffer.from(`${JSON.stringify(rest).slice(0, -1)},"items":[`)];
   const comma = Buffer.from(',');
   items.forEach((item, i) => {
     if (i > 0) parts.push(comma);
-    parts.push(store.json(resource, item));
+    parts.push(store.json(item));
   });
   parts.push(Buffer.from(']}'));
   return Buffer.concat(parts);

@@ -31,16 +31,27 @@ export interface StoreEvent {
 
 const HISTORY = 20_000;
 
+/**
+ * An event the history keeps, with its object as JSON text: a text is off the JS heap, and 20,000 retained
+ * versions of ~20 KB Applications per cluster, as objects, made marking them most of the simulator's CPU.
+ */
+interface RetainedEvent {
+  readonly type: WatchEventType;
+  readonly resource: KubeResource;
+  readonly text: Buffer;
+  readonly resourceVersion: number;
+}
+
 /** One cluster's objects, with a cluster-wide resourceVersion counter and change events (for watches). */
 export class ResourceStore {
   private readonly objects = new Map<string, Map<string, StoredObject>>();
   /** Each bucket's keys in listing order, kept until a key comes or goes (a replace keeps its place). */
   private readonly order = new Map<string, string[]>();
-  /** The JSON text of stored versions, dropped when the object is replaced or deleted. */
+  /** The JSON text of each stored version, made when it is written, dropped when it is replaced or deleted. */
   private readonly texts = new WeakMap<StoredObject, Buffer>();
   private readonly listeners = new Set<(event: StoreEvent) => void>();
   /** The retained events are `history[historyStart…]`: trimming moves the start, compaction is amortised. */
-  private readonly history: StoreEvent[] = [];
+  private readonly history: RetainedEvent[] = [];
   private historyStart = 0;
   private revision = 1;
 
@@ -87,19 +98,12 @@ export class ResourceStore {
   }
 
   /**
-   * The JSON text of an object: for the version the store holds now, serialised once and kept until the
-   * next write of that object, so listing a page of large objects joins their texts instead of serialising
-   * every one again. Stored objects are never mutated in place, so the text cannot go stale before then.
+   * The JSON text of an object: for the version the store holds, the text made when it was written (the
+   * history keeps it too), so listing a page of large objects joins texts instead of serialising each again.
+   * Stored objects are never mutated in place, so a text cannot go stale; any other object is serialised.
    */
-  json(resource: KubeResource, object: StoredObject): Buffer {
-    const cached = this.texts.get(object);
-    if (cached !== undefined) return cached;
-    const text = Buffer.from(JSON.stringify(object));
-    const { namespace, name } = object.metadata;
-    if (this.objects.get(resourceName(resource))?.get(key(resource, namespace, name)) === object) {
-      this.texts.set(object, text);
-    }
-    return text;
+  json(object: StoredObject): Buffer {
+    return this.texts.get(object) ?? Buffer.from(JSON.stringify(object));
   }
 
   get(resource: KubeResource, namespace: string | undefined, name: string): StoredObject | undefined {
@@ -215,8 +219,9 @@ export class ResourceStore {
     if (resourceVersion < this.oldestResumableVersion) return undefined;
     const events: StoreEvent[] = [];
     for (let i = this.historyStart; i < this.history.length; i++) {
-      const event = this.history[i] as StoreEvent;
-      if (event.resourceVersion > resourceVersion) events.push(event);
+      const { text, ...event } = this.history[i] as RetainedEvent;
+      if (event.resourceVersion > resourceVersion)
+        events.push({ ...event, object: JSON.parse(text.toString()) as StoredObject });
     }
     return events;
   }
@@ -234,12 +239,14 @@ export class ResourceStore {
     if (previous === undefined) this.order.delete(resourceName(resource));
     else this.texts.delete(previous);
     bucket.set(id, object);
+    this.texts.set(object, Buffer.from(JSON.stringify(object)));
     this.emit({ type, resource, object, resourceVersion: this.revision });
     return object;
   }
 
   private emit(event: StoreEvent): void {
-    this.history.push(event);
+    const { object, ...retained } = event;
+    this.history.push({ ...retained, text: this.json(object) });
     this.historyStart = Math.max(this.historyStart, this.history.length - HISTORY);
     if (this.historyStart >= HISTORY) {
       this.history.splice(0, this.historyStart);

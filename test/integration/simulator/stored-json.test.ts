@@ -103,26 +103,26 @@ describe('ResourceStore.json', () => {
   it('keeps one text per stored version and drops it when the object is written again', () => {
     const store = new ResourceStore(KUBE_RESOURCES);
     const first = store.create(APPLICATIONS, application('web'));
-    const text = store.json(APPLICATIONS, first);
-    expect(store.json(APPLICATIONS, first)).toBe(text);
+    const text = store.json(first);
+    expect(store.json(first)).toBe(text);
     const second = store.update(APPLICATIONS, 'argocd', 'web', (draft) => {
       draft.status = { health: { status: 'Healthy' } };
     });
-    const newer = store.json(APPLICATIONS, second);
+    const newer = store.json(second);
     expect(newer).not.toBe(text);
     expect(JSON.parse(newer.toString())).toEqual(JSON.parse(JSON.stringify(second)));
     // The replaced version (as a watch replays it) is serialised as it is, not from the current text.
-    expect(JSON.parse(store.json(APPLICATIONS, first).toString()).status).toBeUndefined();
+    expect(JSON.parse(store.json(first).toString()).status).toBeUndefined();
   });
 
   it('serialises, without keeping, an object the store does not hold (a deleted one)', () => {
     const store = new ResourceStore(KUBE_RESOURCES);
     store.create(APPLICATIONS, application('web'));
     const deleted = store.delete(APPLICATIONS, 'argocd', 'web');
-    expect(JSON.parse(store.json(APPLICATIONS, deleted).toString()).metadata.resourceVersion).toBe(
+    expect(JSON.parse(store.json(deleted).toString()).metadata.resourceVersion).toBe(
       deleted.metadata.resourceVersion,
     );
-    expect(store.json(APPLICATIONS, deleted)).not.toBe(store.json(APPLICATIONS, deleted));
+    expect(store.json(deleted)).not.toBe(store.json(deleted));
   });
 
   it('lists in key order after objects come and go', () => {
@@ -139,6 +139,22 @@ describe('ResourceStore.json', () => {
 });
 
 describe('the store history watches resume from', () => {
+  it('replays each version as it was written', () => {
+    const store = new ResourceStore(KUBE_RESOURCES);
+    const created = store.create(APPLICATIONS, application('web'));
+    store.update(APPLICATIONS, 'argocd', 'web', (draft) => {
+      draft.status = { sync: { status: 'OutOfSync' } };
+    });
+    store.delete(APPLICATIONS, 'argocd', 'web');
+    const events = store.eventsSince(Number(created.metadata.resourceVersion) - 1) ?? [];
+    expect(events.map((e) => [e.type, e.resourceVersion, e.object.status])).toEqual([
+      ['ADDED', Number(created.metadata.resourceVersion), undefined],
+      ['MODIFIED', Number(created.metadata.resourceVersion) + 1, { sync: { status: 'OutOfSync' } }],
+      ['DELETED', Number(created.metadata.resourceVersion) + 2, { sync: { status: 'OutOfSync' } }],
+    ]);
+    expect(events[0]?.object).toEqual(JSON.parse(JSON.stringify(created)));
+  });
+
   it('keeps the last 20,000 events however many writes came before', () => {
     const store = new ResourceStore(KUBE_RESOURCES);
     store.create(APPLICATIONS, application('web'));
