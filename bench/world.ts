@@ -1,5 +1,6 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createInterface, type Interface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { App } from '../lib/app.js';
 import { loadConfig } from '../lib/config.js';
@@ -30,11 +31,15 @@ export async function startBenchWorld(
 ): Promise<BenchWorld> {
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-  const child: ChildProcessWithoutNullStreams = spawn(
+  const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
     [
       // The doubles hold every simulated Application (20,000 realistic ones are gigabytes of objects).
       '--max-old-space-size=12288',
+      // BENCH_DOUBLES_PROF=<dir>: a CPU profile of the doubles (where the benchmark's wall time goes).
+      ...(process.env.BENCH_DOUBLES_PROF === undefined
+        ? []
+        : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_DOUBLES_PROF}`]),
       '--import',
       'tsx',
       'bench/doubles.ts',
@@ -46,7 +51,8 @@ export async function startBenchWorld(
       String(options.latencyMs ?? 0),
       ...(options.realistic === true ? ['--realistic'] : []),
     ],
-    { stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } },
+    // stderr is inherited: nothing reads a pipe, and a full one would block the doubles.
+    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
   );
   const lines: Interface = createInterface({ input: child.stdout });
   const iterator = lines[Symbol.asyncIterator]();

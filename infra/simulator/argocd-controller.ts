@@ -117,6 +117,21 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
     }
   });
 
+  /**
+   * Keeps `steps` ordered by due time, a new step after every step due at or before it: the order a stable
+   * sort of the steps in the order they were scheduled gives, without sorting thousands of steps per step.
+   */
+  const insertStep = (step: Step) => {
+    let low = 0;
+    let high = steps.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((steps[middle] as Step).due <= step.due) low = middle + 1;
+      else high = middle;
+    }
+    steps.splice(low, 0, step);
+  };
+
   const schedule = (
     resource: KubeResource,
     object: StoredObject,
@@ -126,7 +141,7 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
   ) => {
     const [next, ...rest] = queue;
     if (next === undefined) return;
-    steps.push({
+    insertStep({
       due: at + next.afterMs,
       resource,
       namespace: object.metadata.namespace,
@@ -247,7 +262,6 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
   const runDueSteps = () => {
     for (let guard = 0; guard < 1000; guard++) {
       const now = clock.now();
-      steps.sort((a, b) => a.due - b.due);
       const next = steps[0];
       if (next === undefined || next.due > now.getTime()) return;
       steps.shift();

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { KUBE_RESOURCES, type KubeResource } from '../../lib/kubernetes/resources.js';
 import { AccessControl, type TokenIdentity } from './access-control.js';
 import { FaultInjector, RequestLog } from './faults.js';
-import { handleResource } from './kube-handlers.js';
+import { answerJson, handleResource } from './kube-handlers.js';
 import { parseRoute } from './kube-routes.js';
 import { KubeStatusError, kubeStatus } from './kube-status.js';
 import { serveWatch } from './kube-watch.js';
@@ -135,7 +135,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       contentType: request.headers['content-type'] ?? '',
       body,
     });
-    reply(response, answer.status, answer.body);
+    replyJson(response, answer.status, answerJson(store, answer));
   };
 
   const server = createServer((request, response) => {
@@ -181,6 +181,12 @@ function reply(
     ...headers,
   });
   response.end(text);
+}
+
+function replyJson(response: ServerResponse, status: number, json: Buffer): void {
+  if (response.headersSent) return;
+  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': json.length });
+  response.end(json);
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

@@ -49,7 +49,8 @@ async function primeApplication(
   now: Date,
   bulkStatus: Record<string, unknown> = {},
 ): Promise<StoredObject> {
-  const app = structuredClone(input);
+  // Only `status` is set, on a copy of the top level: the seed's nested objects are shared, never changed.
+  const app: StoredObject = { ...input };
   const { sources, multi } = sourcesOf(app);
   const revisions = await Promise.all(sources.map((s) => resolve(s.repoURL, s.targetRevision)));
   const at = timestamp(now);

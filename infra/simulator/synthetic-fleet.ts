@@ -22,11 +22,21 @@ export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
   const services = options.services ?? 100;
   const names = Array.from({ length: options.clusters }, (_, i) => `c-${String(i).padStart(3, '0')}`);
   const objects: Record<string, SeedObject[]> = Object.fromEntries(names.map((name) => [name, []]));
+  // One bulk per service, shared by its seeds: the store copies every seed it is given.
+  const bulks = new Map<string, ReturnType<typeof realisticBulk>>();
+  const bulkOf = (service: string) => {
+    let bulk = bulks.get(service);
+    if (bulk === undefined) {
+      bulk = realisticBulk(service, options.repoURL);
+      bulks.set(service, bulk);
+    }
+    return bulk;
+  };
   for (let i = 0; i < options.applications; i++) {
     const cluster = names[i % names.length] as string;
     const service = `svc-${Math.floor(i / names.length) % services}`;
     const index = Math.floor(i / (names.length * services));
-    const bulk = options.realistic === true ? realisticBulk(service, options.repoURL) : undefined;
+    const bulk = options.realistic === true ? bulkOf(service) : undefined;
     objects[cluster]?.push({
       resource: APPLICATIONS,
       ...(bulk === undefined ? {} : { bulkStatus: bulk.status }),
