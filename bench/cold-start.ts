@@ -66,6 +66,12 @@ export async function benchColdStart(options: BenchOptions = { quick: false }): 
         unit: 'ms',
         target: { max: goal.ms },
         ...loadNote(),
+        ...(fn === 'webhook'
+          ? {
+              whyMissed:
+                'the floor row: a bundle of only the AWS SDK clients and Powertools parts the webhook uses takes most of it to import here (V8 compiling and running their modules)',
+            }
+          : {}),
       });
     }
     rows.push(await floorRow(dir, runs));

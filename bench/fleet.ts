@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
-import { type BenchOptions, type Metric, percentiles } from './report.js';
+import { type BenchOptions, ifMissed, type Metric, percentiles } from './report.js';
 
 interface Size {
   readonly name: string;
@@ -147,6 +147,16 @@ async function runSize(size: Size): Promise<{
  * Fan-out, one track poll and (where asked) a reconcile pass per run, each fleet size in a child process of
  * its own (orchestrator alone: the doubles are the child's child), so its peak RSS is measured cleanly.
  */
+/** Why the fleet rows' targets are missed on this machine, where they are (measured: BENCHMARKS.md). */
+const WHY = {
+  ratio:
+    'the bound counts only the API round trips; a work item also spends its CPU (the CPU row) on the same core between them, makes ~14 DynamoDB requests in turn, and the first work item of a commit in a container fetches the commit for the preflight (the p99)',
+  fanoutCpu:
+    "the floor rows: a bare node:http PATCH plus parsing the app's share of its LIST cost ~0.3 ms here before any matching, decision, preflight or record; each work item adds ~14 DynamoDB requests at ~0.85 ms of SDK CPU each (bench/dynamo-request-cpu.ts), spread over its cluster's apps",
+  trackCpu:
+    "a poll makes ~17 DynamoDB requests per cluster and rollout (~0.85 ms of SDK CPU each) and parses the cluster's LIST: spread over 20-100 changes per cluster, that fixed part alone is 0.15-0.7 ms per change (bench/dynamo-requests.ts counts them)",
+};
+
 export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
   const metrics: Metric[] = [];
   await buildChild();
@@ -176,12 +186,15 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
     const at = `fanout, ${size.name}`;
     if (rtt > 0) {
       metrics.push(
-        ...percentiles(
-          at,
-          `push → a cluster's last PATCH ÷ bound (${bound} ms), per cluster`,
-          runs.flatMap((r) => r.fanout.perCluster.map((ms) => ms / bound)),
-          '×',
-          { max: 1.3 },
+        ...ifMissed(
+          percentiles(
+            at,
+            `push → a cluster's last PATCH ÷ bound (${bound} ms), per cluster`,
+            runs.flatMap((r) => r.fanout.perCluster.map((ms) => ms / bound)),
+            '×',
+            { max: 1.3 },
+          ),
+          WHY.ratio,
         ),
       );
     }
@@ -198,12 +211,15 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
         runs.map((r) => r.fanout.toLastPatch),
         'ms',
       ),
-      ...percentiles(
-        at,
-        'orchestrator CPU per refreshed app',
-        runs.map((r) => r.fanout.cpu / Math.max(1, r.fanout.patches)),
-        'ms',
-        { max: 0.3 },
+      ...ifMissed(
+        percentiles(
+          at,
+          'orchestrator CPU per refreshed app',
+          runs.map((r) => r.fanout.cpu / Math.max(1, r.fanout.patches)),
+          'ms',
+          { max: 0.3 },
+        ),
+        WHY.fanoutCpu,
       ),
       {
         scenario: at,
@@ -229,12 +245,15 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
         runs.map((r) => r.track.changed),
         'apps',
       ),
-      ...percentiles(
-        track,
-        'orchestrator CPU per state change',
-        runs.map((r) => r.track.cpu / Math.max(1, r.track.changed)),
-        'ms',
-        { max: 0.5 },
+      ...ifMissed(
+        percentiles(
+          track,
+          'orchestrator CPU per state change',
+          runs.map((r) => r.track.cpu / Math.max(1, r.track.changed)),
+          'ms',
+          { max: 0.5 },
+        ),
+        WHY.trackCpu,
       ),
     );
     const reconciled = runs.flatMap((r) => (r.reconcile === undefined ? [] : [r.reconcile]));
