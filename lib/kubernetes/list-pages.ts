@@ -1,9 +1,27 @@
+import type { Limiter } from '../concurrency.js';
 import { UpstreamError } from '../errors.js';
 import type { ClusterApi, KubeObject } from './cluster-api.js';
 import type { KubeResource } from './resources.js';
 
 /** Objects per LIST page: 500 slim Applications are ~0.5 MB kept, a real page's JSON 5-15 MB parsed. */
 export const DEFAULT_PAGE_SIZE = 500;
+
+/**
+ * Pages of Applications fetched and parsed at once in one process, over every cluster and caller: a page of
+ * 500 realistic Applications is ~9 MB of JSON, held three times while it is read (the response's bytes, its
+ * text, the parsed objects, ~30 MB in all) until it is slimmed. Ten track polls of one invocation, or a
+ * reconcile pass reading 16 clusters at once, would otherwise hold hundreds of MB of pages at the same time.
+ */
+export const LIST_PAGES_IN_FLIGHT = 2;
+
+export interface ListPagesOptions {
+  /** Objects per page (`limit`). */
+  readonly limit: number;
+  /** Runs on each item as its page arrives, so only the slim copies outlive the page. */
+  readonly slim?: (object: KubeObject) => KubeObject;
+  /** Shared by the lists of one process, so at most so many pages are read at once (see `LIST_PAGES_IN_FLIGHT`). */
+  readonly pages?: Limiter;
+}
 
 /** One page of a LIST, its items slimmed. */
 export interface ListPage {
@@ -25,20 +43,25 @@ export async function* listPages(
   api: ClusterApi,
   resource: KubeResource,
   namespace: string | undefined,
-  limit: number,
-  slim: (object: KubeObject) => KubeObject = (object) => object,
+  options: ListPagesOptions,
 ): AsyncGenerator<ListPage, void, undefined> {
+  const { limit, slim = (object: KubeObject) => object, pages = (fn) => fn() } = options;
   let restarted = false;
   for (let restart = 0; ; restart++) {
     let next: string | undefined;
     try {
       do {
-        const page = await api.list(resource, namespace, {
-          limit,
-          ...(next === undefined ? {} : { continue: next }),
+        const token = next;
+        // The page is slimmed before its slot is given back: the full objects never outlive the slot.
+        const page = await pages(async () => {
+          const answer = await api.list(resource, namespace, {
+            limit,
+            ...(token === undefined ? {} : { continue: token }),
+          });
+          return { items: answer.items.map((item) => slim(item)), continue: answer.continue };
         });
         next = page.continue;
-        const items = page.items.map((item) => slim(item));
+        const items = page.items;
         yield { items, restarted };
         restarted = false;
       } while (next !== undefined);
@@ -55,11 +78,10 @@ export async function listAllPages(
   api: ClusterApi,
   resource: KubeResource,
   namespace: string | undefined,
-  limit: number,
-  slim?: (object: KubeObject) => KubeObject,
+  options: ListPagesOptions,
 ): Promise<KubeObject[]> {
   const items: KubeObject[] = [];
-  for await (const page of listPages(api, resource, namespace, limit, slim)) {
+  for await (const page of listPages(api, resource, namespace, options)) {
     if (page.restarted) items.length = 0;
     for (const item of page.items) items.push(item);
   }

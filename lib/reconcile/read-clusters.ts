@@ -1,8 +1,13 @@
-import { createLimiter, mapWithConcurrency } from '../concurrency.js';
+import { createLimiter, type Limiter, mapWithConcurrency } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
 import { argocdNamespaces, type FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
-import { DEFAULT_PAGE_SIZE, type ListPage, listPages } from '../kubernetes/list-pages.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  LIST_PAGES_IN_FLIGHT,
+  type ListPage,
+  listPages,
+} from '../kubernetes/list-pages.js';
 import {
   APPLICATIONS,
   HORIZONTAL_POD_AUTOSCALERS,
@@ -60,6 +65,7 @@ export async function readArgoClusters<T>(
   visit: (cluster: ArgoClusterRead) => Promise<T>,
 ): Promise<ArgoClustersRead<T>> {
   const argo = fleet.clusters.flatMap((c) => (c.argocd === undefined ? [] : [{ ...c, argocd: c.argocd }]));
+  const pages = createLimiter(LIST_PAGES_IN_FLIGHT);
   const settled = await mapWithConcurrency(argo, options.concurrency, async (cluster) => {
     const api = clients.get(cluster.name);
     if (api === undefined) throw new Error(`no client for cluster ${cluster.name}`);
@@ -71,7 +77,7 @@ export async function readArgoClusters<T>(
       : undefined;
     return visit({
       cluster: cluster.name,
-      pages: applicationPages(api, argocdNamespaces(cluster)),
+      pages: applicationPages(api, argocdNamespaces(cluster), pages),
       ...(projects === undefined
         ? {}
         : 'error' in projects
@@ -94,11 +100,14 @@ export async function readArgoClusters<T>(
 }
 
 /** The audit reads no more of an Application than `slimApplication` keeps. */
-async function* applicationPages(api: ClusterApi, namespaces: readonly string[]): AsyncGenerator<ListPage> {
+async function* applicationPages(
+  api: ClusterApi,
+  namespaces: readonly string[],
+  pages: Limiter,
+): AsyncGenerator<ListPage> {
+  const slim = (item: KubeObject) => slimApplication(withType(item, APPLICATIONS));
   for (const ns of namespaces) {
-    yield* listPages(api, APPLICATIONS, ns, DEFAULT_PAGE_SIZE, (item) =>
-      slimApplication(withType(item, APPLICATIONS)),
-    );
+    yield* listPages(api, APPLICATIONS, ns, { limit: DEFAULT_PAGE_SIZE, slim, pages });
   }
 }
 

@@ -75,7 +75,10 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const argo = await readArgoClusters(
     deps.fleet,
     deps.clusters,
-    { concurrency: options.clusterConcurrency, readAppProjects: options.readAppProjects },
+    {
+      concurrency: Math.min(options.clusterConcurrency, options.pageConcurrency),
+      readAppProjects: options.readAppProjects,
+    },
     async (read) => {
       const previous = memory.get(read.cluster);
       const audited = await auditCluster(read, previous, {
