@@ -3,6 +3,7 @@ import { destinationCluster } from '../fleet/destination.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
 import { identify } from '../matching/raw-object.js';
 import { type AuditAppsDeps, type AuditTarget, auditApps } from './audit-apps.js';
+import { createInterner, type Interner } from './intern.js';
 import { type ClusterPass, startClusterPass } from './memory-update.js';
 import type { ObservationLimits } from './observations.js';
 import type { ClusterMemory } from './ports.js';
@@ -36,6 +37,8 @@ export interface AuditClusterDeps {
   readonly audit: Omit<AuditAppsDeps, 'resolve' | 'live'>;
   readonly now: number;
   readonly limits: ObservationLimits;
+  /** Shares the strings and evidence of what the pass keeps until it settles (one per pass). */
+  readonly shared?: Interner;
 }
 
 /**
@@ -49,9 +52,10 @@ export async function auditCluster(
   previous: ClusterMemory | undefined,
   deps: AuditClusterDeps,
 ): Promise<AuditedCluster> {
+  const shared = deps.shared ?? createInterner();
   const { cluster, appProjects } = read;
   const resolve = (source: TrackedSource) => deps.repositories.resolve(source.source);
-  const pass = startClusterPass(previous, resolve, deps.now, deps.limits);
+  const pass = startClusterPass(previous, resolve, deps.now, deps.limits, shared);
   const seen = new Set<string>();
   const invalid: InvalidApplication[] = [];
   const findings: FindingDraft[] = [];
@@ -93,7 +97,7 @@ export async function auditCluster(
     );
     unlisted += tracked.filter((t) => t.sources.some((s) => resolve(s).kind === 'unlisted')).length;
     const audited = await auditApps(withHistory, { ...deps.audit, resolve, live: deps.live.read });
-    for (const finding of audited.findings) findings.push(finding);
+    for (const finding of audited.findings) findings.push(shared.finding(finding));
     for (const note of audited.notes) notes.push(note);
     outOfTime += audited.outOfTime;
   }

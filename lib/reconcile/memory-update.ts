@@ -6,6 +6,7 @@ import {
   nextMarkers,
   type SourceResolution,
 } from './behind.js';
+import { createInterner, type Interner } from './intern.js';
 import {
   auditHistory,
   deployObservations,
@@ -42,16 +43,11 @@ export function startClusterPass(
   resolve: (source: TrackedSource) => SourceResolution,
   now: number,
   limits: ObservationLimits,
+  shared: Pick<Interner, 'text'> = createInterner(),
 ): ClusterPassBuilder {
   const next = new Map<string, AppMemory>();
   const behind: { app: BehindApp; behind: BehindSource }[] = [];
-  const shared = new Map<string, string>();
-  const intern = (value: string): string => {
-    const known = shared.get(value);
-    if (known !== undefined) return known;
-    shared.set(value, value);
-    return value;
-  };
+  const intern = shared.text;
   return {
     add(app) {
       const before = previous?.apps.get(app.key);

@@ -11,6 +11,7 @@ import type { PushMessage } from '../queue/messages.js';
 import { createManifestReader } from './app-manifests.js';
 import { auditCluster } from './audit-cluster.js';
 import { groupMissedPushes } from './behind.js';
+import { createInterner } from './intern.js';
 import { enqueueMissedPushes } from './missed-webhooks.js';
 import { type ReconcileSettings, resolveOptions } from './options.js';
 import type { FindingsStore, ReconcileMemory, RolloutExistence } from './ports.js';
@@ -72,6 +73,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     audit: options.audit,
   };
   const limits = { windowMs: options.observationWindowMs, max: options.maxObservations };
+  const shared = createInterner();
   const argo = await readArgoClusters(
     deps.fleet,
     deps.clusters,
@@ -88,6 +90,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
         audit,
         now,
         limits,
+        shared,
       });
       // Written as soon as the cluster is done, so its memory is not held while others are audited; a
       // failed write still fails the pass (below), as it did when every cluster was written at the end.
