@@ -98,7 +98,7 @@ export async function auditCluster(
     unlisted += tracked.filter((t) => t.sources.some((s) => resolve(s).kind === 'unlisted')).length;
     const audited = await auditApps(withHistory, { ...deps.audit, resolve, live: deps.live.read });
     for (const finding of audited.findings) findings.push(shared.finding(finding));
-    for (const note of audited.notes) notes.push(note);
+    for (const note of audited.notes) notes.push(shared.note(note));
     outOfTime += audited.outOfTime;
   }
   const { apps, changed, behind } = pass.finish();

@@ -1,4 +1,4 @@
-import type { Evidence, FindingDraft } from '../audit/types.js';
+import type { AuditNote, Evidence, FindingDraft } from '../audit/types.js';
 
 /** One shared copy per distinct value, for what a pass keeps of thousands of apps until it settles. */
 export interface Interner {
@@ -9,6 +9,8 @@ export interface Interner {
    * copy of the message and evidence was a few hundred bytes kept until the findings are settled.
    */
   finding(draft: FindingDraft): FindingDraft;
+  /** The note with its strings shared (a skipped rule says the same of every app). */
+  note(note: AuditNote): AuditNote;
 }
 
 /** Distinct evidences remembered at most: evidence naming the app itself never repeats, and its JSON key would double it. */
@@ -41,5 +43,12 @@ export function createInterner(): Interner {
         evidence,
       };
     },
+    note: (note) => ({
+      ...note,
+      rule: text(note.rule),
+      cluster: text(note.cluster),
+      namespace: text(note.namespace),
+      message: text(note.message),
+    }),
   };
 }

@@ -23,4 +23,16 @@ describe('createInterner', () => {
     expect(sb?.evidence).toBe(sa?.evidence);
     expect(sc?.evidence).not.toBe(sa?.evidence);
   });
+
+  it('keeps each note as it was', () => {
+    const note = {
+      kind: 'skipped',
+      rule: 'drift',
+      cluster: 'hub',
+      namespace: 'argocd',
+      app: 'web',
+      message: 'sync history was not read',
+    } as const;
+    expect(createInterner().note(note)).toEqual(note);
+  });
 });
