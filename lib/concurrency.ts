@@ -45,3 +45,24 @@ export async function withDeadline<T>(promise: Promise<T>, deadlineMs: number, w
     promise.catch(() => undefined);
   }
 }
+
+/** Runs `fn` once fewer than `limit` calls started through the same limiter are in flight. */
+export type Limiter = <R>(fn: () => Promise<R>) => Promise<R>;
+
+/** A limiter shared by callers that run at once (clusters read in parallel, auditing into one budget). */
+export function createLimiter(limit: number): Limiter {
+  const max = Math.max(1, Math.floor(limit) || 1);
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (fn) => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    else active++;
+    try {
+      return await fn();
+    } finally {
+      const wake = waiting.shift();
+      if (wake === undefined) active--;
+      else wake();
+    }
+  };
+}

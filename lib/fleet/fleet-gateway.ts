@@ -1,5 +1,6 @@
+import { createLimiter } from '../concurrency.js';
 import type { ClusterClients } from '../kubernetes/cluster-clients.js';
-import { DEFAULT_PAGE_SIZE, listAllPages } from '../kubernetes/list-pages.js';
+import { DEFAULT_PAGE_SIZE, LIST_PAGES_IN_FLIGHT, listAllPages } from '../kubernetes/list-pages.js';
 import {
   APPLICATION_SETS,
   APPLICATIONS,
@@ -33,6 +34,8 @@ export function createFleetGateway(
   defaultConcurrency: number,
   pageSize = DEFAULT_PAGE_SIZE,
 ): FleetGateway {
+  // One budget of pages read at once for every cluster and every message this process handles.
+  const pages = createLimiter(LIST_PAGES_IN_FLIGHT);
   const clusters: FleetCluster[] = fleet.clusters.map((config) => {
     const kinds: TargetKind[] = [
       ...(config.argocd === undefined ? [] : (['Application', 'ApplicationSet'] as const)),
@@ -60,7 +63,13 @@ export function createFleetGateway(
                 ? slimForRefresh
                 : slimForTrack;
         const lists = await Promise.all(
-          namespacesOf(config, kind).map((ns) => listAllPages(api(), RESOURCE[kind], ns, pageSize, slim)),
+          namespacesOf(config, kind).map((ns) =>
+            listAllPages(api(), RESOURCE[kind], ns, {
+              limit: pageSize,
+              pages,
+              ...(slim === undefined ? {} : { slim }),
+            }),
+          ),
         );
         return lists.flat();
       },

@@ -9,7 +9,7 @@ import type {
   ManifestDoc,
   SyncHistoryEntry,
 } from '../audit/types.js';
-import { mapWithConcurrency } from '../concurrency.js';
+import { type Limiter, mapWithConcurrency } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
@@ -40,6 +40,8 @@ export interface AuditAppsDeps {
   /** Epoch ms after which apps are no longer audited. */
   readonly deadline: number;
   readonly concurrency: number;
+  /** Shared with the audits of other clusters' pages, so the pass audits `concurrency` apps at once in all. */
+  readonly limit?: Limiter;
   readonly audit: AuditOptions;
 }
 
@@ -57,7 +59,7 @@ export async function auditApps(targets: readonly AuditTarget[], deps: AuditApps
   const notes: AuditNote[] = [];
   let audited = 0;
   let outOfTime = 0;
-  const settled = await mapWithConcurrency(targets, deps.concurrency, async (target) => {
+  const auditOne = async (target: AuditTarget): Promise<void> => {
     const where = identity(target);
     if (deps.clock.now().getTime() >= deps.deadline) {
       outOfTime++;
@@ -69,7 +71,11 @@ export async function auditApps(targets: readonly AuditTarget[], deps: AuditApps
     audited++;
     findings.push(...result.findings);
     notes.push(...result.notes, ...extraNotes);
-  });
+  };
+  const limit: Limiter = deps.limit ?? ((fn) => fn());
+  const settled = await mapWithConcurrency(targets, deps.concurrency, (target) =>
+    limit(() => auditOne(target)),
+  );
   settled.forEach((result, i) => {
     if (result.status === 'fulfilled') return;
     const target = targets[i] as AuditTarget;

@@ -7,6 +7,11 @@ export interface ReconcileOptions {
   readonly lsRefsConcurrency: number;
   /** Clusters read at once, for Applications and for live objects (default 16). */
   readonly clusterConcurrency: number;
+  /**
+   * Clusters whose Applications are audited at once (default 4), at most `clusterConcurrency`: each holds
+   * one page of up to 500 slim Applications (~4 MB for realistic ones) while the page is audited.
+   */
+  readonly pageConcurrency: number;
   /** Apps audited at once; each may read manifests from Git (default 8). */
   readonly auditConcurrency: number;
   /**
@@ -29,6 +34,7 @@ export const DEFAULT_RECONCILE_OPTIONS: ReconcileOptions = Object.freeze({
   graceSeconds: 120,
   lsRefsConcurrency: 8,
   clusterConcurrency: 16,
+  pageConcurrency: 4,
   auditConcurrency: 8,
   timeBudgetMs: 240_000,
   lastSeenRefreshSeconds: 3600,

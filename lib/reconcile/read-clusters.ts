@@ -1,8 +1,13 @@
-import { mapWithConcurrency } from '../concurrency.js';
+import { createLimiter, type Limiter, mapWithConcurrency } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
 import { argocdNamespaces, type FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi, KubeObject } from '../kubernetes/cluster-api.js';
-import { DEFAULT_PAGE_SIZE, listAllPages } from '../kubernetes/list-pages.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  LIST_PAGES_IN_FLIGHT,
+  type ListPage,
+  listPages,
+} from '../kubernetes/list-pages.js';
 import {
   APPLICATIONS,
   HORIZONTAL_POD_AUTOSCALERS,
@@ -23,9 +28,15 @@ export const APP_PROJECTS = {
 /** The live kinds the audit rules read on a destination cluster. */
 export const LIVE_RESOURCES: readonly KubeResource[] = [HORIZONTAL_POD_AUTOSCALERS, SCALED_OBJECTS];
 
+/** One Argo CD cluster as a pass reads it: its AppProjects up front, its Applications page by page. */
 export interface ArgoClusterRead {
   readonly cluster: string;
-  readonly applications: readonly KubeObject[];
+  /**
+   * The cluster's Applications (every namespace its Argo CD keeps them in, one after another), 500 a page,
+   * slimmed, each page listed only when the one before was consumed. A failed LIST throws from the
+   * iteration; a page marked `restarted` begins the listing again (an expired continue token).
+   */
+  readonly pages: AsyncIterable<ListPage>;
   /** AppProjects by name; absent when not read. */
   readonly appProjects?: ReadonlyMap<string, unknown>;
   readonly appProjectsError?: string;
@@ -36,41 +47,37 @@ export interface UnreadCluster {
   readonly error: string;
 }
 
-export interface ArgoClustersRead {
-  readonly read: readonly ArgoClusterRead[];
+export interface ArgoClustersRead<T> {
+  /** The clusters whose every page was visited, with what the visit returned, in fleet order. */
+  readonly read: readonly { readonly cluster: string; readonly value: T }[];
   readonly unread: readonly UnreadCluster[];
 }
 
-/** One LIST of Applications (and, if asked, AppProjects) per cluster running Argo CD, clusters in parallel. */
-export async function readArgoClusters(
+/**
+ * Each cluster running Argo CD, clusters in parallel: its AppProjects if asked, then `visit` consumes its
+ * pages of Applications (so a cluster holds one page at a time, not its whole listing). A cluster whose
+ * LIST (or visit) fails is unread: what its visit gathered is dropped, as if nothing had been listed.
+ */
+export async function readArgoClusters<T>(
   fleet: FleetConfig,
   clients: ReadonlyMap<string, ClusterApi>,
   options: { readonly concurrency: number; readonly readAppProjects: boolean },
-): Promise<ArgoClustersRead> {
+  visit: (cluster: ArgoClusterRead) => Promise<T>,
+): Promise<ArgoClustersRead<T>> {
   const argo = fleet.clusters.flatMap((c) => (c.argocd === undefined ? [] : [{ ...c, argocd: c.argocd }]));
+  const pages = createLimiter(LIST_PAGES_IN_FLIGHT);
   const settled = await mapWithConcurrency(argo, options.concurrency, async (cluster) => {
     const api = clients.get(cluster.name);
     if (api === undefined) throw new Error(`no client for cluster ${cluster.name}`);
-    const [applications, projects] = await Promise.all([
-      // Every namespace the cluster's Argo CD keeps Applications in (apps in any namespace, two instances),
-      // paged and slimmed as each page arrives (the audit reads no more than `slimApplication` keeps).
-      Promise.all(
-        argocdNamespaces(cluster).map((ns) =>
-          listAllPages(api, APPLICATIONS, ns, DEFAULT_PAGE_SIZE, (item) =>
-            slimApplication(withType(item, APPLICATIONS)),
-          ),
-        ),
-      ).then((lists) => lists.flat()),
-      options.readAppProjects
-        ? api.list(APP_PROJECTS, cluster.argocd.namespace).then(
-            (list) => ({ list }),
-            (error: unknown) => ({ error: errorMessage(error) }),
-          )
-        : undefined,
-    ]);
-    const read: ArgoClusterRead = {
+    const projects = options.readAppProjects
+      ? await api.list(APP_PROJECTS, cluster.argocd.namespace).then(
+          (list) => ({ list }),
+          (error: unknown) => ({ error: errorMessage(error) }),
+        )
+      : undefined;
+    return visit({
       cluster: cluster.name,
-      applications,
+      pages: applicationPages(api, argocdNamespaces(cluster), pages),
       ...(projects === undefined
         ? {}
         : 'error' in projects
@@ -80,17 +87,28 @@ export async function readArgoClusters(
                 projects.list.items.map((p) => [p.metadata.name, withType(p, APP_PROJECTS)] as const),
               ),
             }),
-    };
-    return read;
+    });
   });
-  const read: ArgoClusterRead[] = [];
+  const read: { cluster: string; value: T }[] = [];
   const unread: UnreadCluster[] = [];
   settled.forEach((result, i) => {
     const name = argo[i]?.name ?? '';
-    if (result.status === 'fulfilled') read.push(result.value);
+    if (result.status === 'fulfilled') read.push({ cluster: name, value: result.value });
     else unread.push({ name, error: errorMessage(result.reason) });
   });
   return { read, unread };
+}
+
+/** The audit reads no more of an Application than `slimApplication` keeps. */
+async function* applicationPages(
+  api: ClusterApi,
+  namespaces: readonly string[],
+  pages: Limiter,
+): AsyncGenerator<ListPage> {
+  const slim = (item: KubeObject) => slimApplication(withType(item, APPLICATIONS));
+  for (const ns of namespaces) {
+    yield* listPages(api, APPLICATIONS, ns, { limit: DEFAULT_PAGE_SIZE, slim, pages });
+  }
 }
 
 export type LiveRead =
@@ -140,6 +158,41 @@ export async function readLiveObjects(
     );
   });
   return out;
+}
+
+/** Live objects read as a pass meets the destinations of its apps, each cluster once. */
+export interface LiveObjectsReader {
+  /** Reads each named cluster's live objects not read before (concurrent loads share a read). */
+  load(names: Iterable<string>): Promise<void>;
+  /** What was read so far, by cluster name. */
+  readonly read: ReadonlyMap<string, LiveRead>;
+}
+
+export function createLiveObjectsReader(
+  clients: ReadonlyMap<string, ClusterApi>,
+  concurrency: number,
+): LiveObjectsReader {
+  const read = new Map<string, LiveRead>();
+  const reads = new Map<string, Promise<void>>();
+  const limit = createLimiter(concurrency);
+  return {
+    read,
+    async load(names) {
+      const pending: Promise<void>[] = [];
+      for (const name of names) {
+        let reading = reads.get(name);
+        if (reading === undefined) {
+          reading = limit(() => readLiveObjects([name], clients, 1)).then((one) => {
+            const result = one.get(name);
+            if (result !== undefined) read.set(name, result);
+          });
+          reads.set(name, reading);
+        }
+        pending.push(reading);
+      }
+      await Promise.all(pending);
+    },
+  };
 }
 
 /** Items of a LIST carry no apiVersion/kind (the list has them); the audit reads objects that do. */

@@ -1,5 +1,5 @@
 import type { ApplicationSource } from '../argocd/application.js';
-import { mapWithConcurrency } from '../concurrency.js';
+import { createLimiter } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import { repositoryFor } from '../fleet/repositories.js';
@@ -32,6 +32,12 @@ export function isGitSource(source: ApplicationSource): boolean {
   return source.chart === undefined && source.repoKey !== undefined;
 }
 
+/** Repositories listed as a pass meets their sources: `load` lists those not listed yet. */
+export interface RepositoriesReader extends RepositoriesRead {
+  /** Lists (`ls-refs`) each fleet repository these sources use that was not asked for before. */
+  load(sources: Iterable<ApplicationSource>): Promise<void>;
+}
+
 /**
  * One `ls-refs` per distinct fleet repository the sources use, with bounded concurrency; a repository
  * that fails is reported and its sources resolve to `unknown`. Repositories not in the fleet file are
@@ -41,40 +47,75 @@ export async function readRepositories(
   sources: Iterable<ApplicationSource>,
   deps: RepositoryDeps,
 ): Promise<RepositoriesRead> {
+  const reader = createRepositoriesReader(deps);
+  await reader.load(sources);
+  return reader;
+}
+
+/**
+ * `readRepositories` for a pass that streams its apps: each repository is listed once, when the first page
+ * naming it is loaded (concurrent loads share the listing), so no pass-wide list of sources is needed.
+ * A fleet repository's source resolves only after it was loaded; before, it is `unknown`.
+ */
+export function createRepositoriesReader(deps: RepositoryDeps): RepositoriesReader {
   const wanted = new Map<string, RepositoryConfig>();
-  for (const source of sources) {
-    if (!isGitSource(source)) continue;
-    const repo = repositoryFor(source.repoKey, deps.fleet.repositories);
-    if (repo !== undefined && source.repoKey !== undefined) wanted.set(source.repoKey, repo);
-  }
-  const keys = [...wanted.keys()].sort();
-  const listed = await mapWithConcurrency(keys, deps.concurrency, async (key) => {
-    const repo = wanted.get(key) as RepositoryConfig;
-    const auth = await deps.credentials(repo);
-    return deps.git.listRemoteRefs({
-      url: repo.url,
-      ...(auth === undefined ? {} : { auth }),
-      ...(repo.provider === undefined ? {} : { provider: repo.provider }),
-    });
-  });
+  const listings = new Map<string, Promise<void>>();
   const remotes = new Map<string, RemoteRefs>();
   const errors = new Map<string, string>();
-  listed.forEach((result, i) => {
-    const key = keys[i] ?? '';
-    if (result.status === 'fulfilled') remotes.set(key, result.value);
-    else errors.set(key, errorMessage(result.reason));
-  });
   const memo = new Map<string, SourceResolution>();
+  const limit = createLimiter(deps.concurrency);
+  const list = async (key: string, repo: RepositoryConfig): Promise<void> => {
+    try {
+      const refs = await limit(async () => {
+        const auth = await deps.credentials(repo);
+        return deps.git.listRemoteRefs({
+          url: repo.url,
+          ...(auth === undefined ? {} : { auth }),
+          ...(repo.provider === undefined ? {} : { provider: repo.provider }),
+        });
+      });
+      remotes.set(key, refs);
+    } catch (error) {
+      errors.set(key, errorMessage(error));
+    }
+  };
   return {
-    read: [...remotes.keys()],
-    failed: [...errors].map(([repo, error]) => ({ repo, error })),
+    get read() {
+      return [...remotes.keys()].sort();
+    },
+    get failed() {
+      return [...errors]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([repo, error]) => ({ repo, error }));
+    },
+    async load(sources) {
+      const pending: Promise<void>[] = [];
+      for (const source of sources) {
+        if (!isGitSource(source) || source.repoKey === undefined) continue;
+        let listing = listings.get(source.repoKey);
+        if (listing === undefined) {
+          const repo = repositoryFor(source.repoKey, deps.fleet.repositories);
+          if (repo === undefined) continue;
+          wanted.set(source.repoKey, repo);
+          listing = list(source.repoKey, repo);
+          listings.set(source.repoKey, listing);
+        }
+        pending.push(listing);
+      }
+      await Promise.all(pending);
+    },
     repository: (source) =>
       isGitSource(source) ? repositoryFor(source.repoKey, deps.fleet.repositories) : undefined,
     resolve(source) {
       if (!isGitSource(source)) return { kind: 'not-git' };
       const key = source.repoKey as string;
       const repo = wanted.get(key);
-      if (repo === undefined) return { kind: 'unlisted' };
+      if (repo === undefined) {
+        const listed = repositoryFor(key, deps.fleet.repositories) !== undefined;
+        return listed ? { kind: 'unknown', reason: 'repository not listed yet' } : { kind: 'unlisted' };
+      }
+      if (!remotes.has(key) && !errors.has(key))
+        return { kind: 'unknown', reason: 'repository not listed yet' };
       const memoKey = `${key}\n${source.targetRevision}`;
       let resolution = memo.get(memoKey);
       if (resolution === undefined) {

@@ -1,7 +1,7 @@
 import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import type { FindingsDigest } from '../audit/digest.js';
 import type { FindingDraft } from '../audit/types.js';
-import { destinationCluster } from '../fleet/destination.js';
+import { createLimiter } from '../concurrency.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
@@ -9,17 +9,16 @@ import type { ClusterApi } from '../kubernetes/cluster-api.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import { createManifestReader } from './app-manifests.js';
-import { type AuditTarget, auditApps } from './audit-apps.js';
+import { auditCluster } from './audit-cluster.js';
 import { groupMissedPushes } from './behind.js';
-import { type ClusterPass, passCluster } from './memory-update.js';
+import { createInterner } from './intern.js';
 import { enqueueMissedPushes } from './missed-webhooks.js';
 import { type ReconcileSettings, resolveOptions } from './options.js';
 import type { FindingsStore, ReconcileMemory, RolloutExistence } from './ports.js';
-import { type ArgoClustersRead, readArgoClusters, readLiveObjects } from './read-clusters.js';
+import { createLiveObjectsReader, readArgoClusters } from './read-clusters.js';
 import type { InvalidApplication, ReconcileReport } from './report.js';
-import { readRepositories } from './resolve-repos.js';
+import { createRepositoriesReader } from './resolve-repos.js';
 import { sendDigest, settleFindings } from './settle-findings.js';
-import { type TrackedApp, type TrackedSource, trackApplication } from './tracked-app.js';
 
 export interface ReconcileDeps {
   readonly fleet: FleetConfig;
@@ -41,10 +40,11 @@ export interface ReconcileDeps {
 }
 
 /**
- * One scheduled pass over the fleet: read each Argo CD cluster's Applications once, each destination's live
- * autoscalers once and each fleet repository's refs once; enqueue a push for every commit whose webhook
- * never came; audit every app; upsert findings (resolving what is gone, on clusters read only); and post a
- * digest of what changed. A cluster or repository that fails is reported and never hides the others.
+ * One scheduled pass over the fleet: read each Argo CD cluster's Applications once, page by page, auditing
+ * each page before the next is listed (a 5,000-app hub never sits in memory whole); each destination's live
+ * autoscalers and each fleet repository's refs once, when the first app needs them; enqueue a push for every
+ * commit whose webhook never came; upsert findings (resolving what is gone, on clusters read only); and post
+ * a digest of what changed. A cluster or repository that fails is reported and never hides the others.
  */
 export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport> {
   const options = resolveOptions(deps.options);
@@ -52,72 +52,80 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const now = started.getTime();
   const log = deps.logger.child({ pass: started.toISOString() });
 
-  const [argo, memory] = await Promise.all([
-    readArgoClusters(deps.fleet, deps.clusters, {
-      concurrency: options.clusterConcurrency,
-      readAppProjects: options.readAppProjects,
+  // Each cluster's loaded memory is let go once the cluster's own memory is written.
+  const memory = new Map(await deps.memory.load());
+  const repos = createRepositoriesReader({ ...deps, concurrency: options.lsRefsConcurrency });
+  const live = createLiveObjectsReader(deps.clusters, options.clusterConcurrency);
+  const audit = {
+    clusters: deps.fleet.clusters,
+    manifests: createManifestReader({
+      git: deps.git,
+      credentials: deps.credentials,
+      repositories: repos,
+      ...(deps.renderer === undefined ? {} : { renderer: deps.renderer }),
     }),
-    deps.memory.load(),
-  ]);
-  for (const { name, error } of argo.unread) log.warn('cluster unread', { cluster: name, error });
-  const { targets, invalid } = collectTargets(argo);
-  const tracked = targets.flatMap((t) => (t.tracked === undefined ? [] : [t.tracked]));
-
-  const destinations = new Set(
-    tracked.flatMap((t) => destinationCluster(t.app.destination, t.cluster, deps.fleet.clusters) ?? []),
-  );
-  const [live, repos] = await Promise.all([
-    readLiveObjects([...destinations].sort(), deps.clusters, options.clusterConcurrency),
-    readRepositories(
-      tracked.flatMap((t) => t.sources.map((s) => s.source)),
-      { ...deps, concurrency: options.lsRefsConcurrency },
-    ),
-  ]);
-  for (const failure of repos.failed) log.warn('repository refs not read', failure);
-  const resolve = (source: TrackedSource) => repos.resolve(source.source);
-
-  const passes = new Map<string, ClusterPass>();
+    clock: deps.clock,
+    now: started,
+    deadline: now + options.timeBudgetMs,
+    concurrency: options.auditConcurrency,
+    // One budget of audits in flight for every cluster read at once.
+    limit: createLimiter(options.auditConcurrency),
+    audit: options.audit,
+  };
   const limits = { windowMs: options.observationWindowMs, max: options.maxObservations };
-  for (const [cluster, apps] of byCluster(argo, tracked)) {
-    passes.set(cluster, passCluster(apps, memory.get(cluster), resolve, now, limits));
-  }
-  const missedWebhooks = await enqueueMissedPushes(
-    groupMissedPushes([...passes.values()].flatMap((p) => p.behind)),
-    { ...deps, logger: log, graceMs: options.graceSeconds * 1000 },
-  );
-
-  const audited = await auditApps(
-    targets.map((t) => {
-      const history = t.tracked && passes.get(t.cluster)?.history.get(t.tracked.key);
-      return history ? { ...t, history } : t;
-    }),
+  const shared = createInterner();
+  const argo = await readArgoClusters(
+    deps.fleet,
+    deps.clusters,
     {
-      clusters: deps.fleet.clusters,
-      manifests: createManifestReader({
-        git: deps.git,
-        credentials: deps.credentials,
+      concurrency: Math.min(options.clusterConcurrency, options.pageConcurrency),
+      readAppProjects: options.readAppProjects,
+    },
+    async (read) => {
+      const previous = memory.get(read.cluster);
+      const audited = await auditCluster(read, previous, {
+        clusters: deps.fleet.clusters,
         repositories: repos,
-        ...(deps.renderer === undefined ? {} : { renderer: deps.renderer }),
-      }),
-      resolve,
-      live,
-      clock: deps.clock,
-      now: started,
-      deadline: now + options.timeBudgetMs,
-      concurrency: options.auditConcurrency,
-      audit: options.audit,
+        live,
+        audit,
+        now,
+        limits,
+        shared,
+      });
+      // Written as soon as the cluster is done, so its memory is not held while others are audited; a
+      // failed write still fails the pass (below), as it did when every cluster was written at the end.
+      const { memory: next, ...kept } = audited;
+      const failed = next.changed
+        ? await deps.memory.saveCluster(read.cluster, next.apps, previous).then(
+            () => undefined,
+            (error: unknown) => ({ error }),
+          )
+        : undefined;
+      memory.delete(read.cluster);
+      return { audited: kept, failed };
     },
   );
-  await Promise.all(
-    [...passes]
-      .filter(([, pass]) => pass.changed)
-      .map(([cluster, pass]) => deps.memory.saveCluster(cluster, pass.apps, memory.get(cluster))),
-  );
+  for (const { name, error } of argo.unread) log.warn('cluster unread', { cluster: name, error });
+  for (const failure of repos.failed) log.warn('repository refs not read', failure);
+  const saveFailed = argo.read.find((r) => r.value.failed !== undefined)?.value.failed;
+  if (saveFailed !== undefined) throw saveFailed.error;
+  const clusters = argo.read.map((r) => r.value.audited);
 
+  const missedWebhooks = await enqueueMissedPushes(groupMissedPushes(clusters.flatMap((c) => c.behind)), {
+    ...deps,
+    logger: log,
+    graceMs: options.graceSeconds * 1000,
+  });
+
+  const invalid = clusters.flatMap((c) => c.invalid);
+  const notAudited = clusters.reduce((sum, c) => sum + c.outOfTime, 0);
   const outcome = await settleFindings(
     deps,
-    argo.read.map((c) => c.cluster),
-    { ...audited, findings: [...audited.findings, ...invalid.map(unreadableFinding)] },
+    clusters.map((c) => c.cluster),
+    {
+      findings: [...clusters.flatMap((c) => c.findings), ...invalid.map(unreadableFinding)],
+      notes: clusters.flatMap((c) => c.notes),
+    },
     started,
     options.lastSeenRefreshSeconds * 1000,
   );
@@ -127,19 +135,20 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const report: ReconcileReport = {
     startedAt: started.toISOString(),
     durationMs: deps.clock.now().getTime() - now,
-    clusters: { read: argo.read.map((c) => c.cluster), unread: argo.unread },
-    applications: targets.length,
+    clusters: { read: clusters.map((c) => c.cluster), unread: argo.unread },
+    applications: clusters.reduce((sum, c) => sum + c.applications, 0),
     repositories: { read: repos.read, failed: repos.failed },
     missedWebhooks,
     findings: outcome.counts,
     digest,
     skipped: {
       invalidApplications: invalid,
-      unlistedRepositoryApps: tracked.filter((t) => t.sources.some((s) => resolve(s).kind === 'unlisted'))
-        .length,
-      notAudited: audited.outOfTime,
-      liveObjects: [...live].flatMap(([name, read]) => (read.ok ? [] : [{ name, error: read.error }])),
-      appProjects: argo.read.flatMap((c) =>
+      unlistedRepositoryApps: clusters.reduce((sum, c) => sum + c.unlistedRepositoryApps, 0),
+      notAudited,
+      liveObjects: [...live.read]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .flatMap(([name, read]) => (read.ok ? [] : [{ name, error: read.error }])),
+      appProjects: clusters.flatMap((c) =>
         c.appProjectsError === undefined ? [] : [{ name: c.cluster, error: c.appProjectsError }],
       ),
     },
@@ -150,40 +159,10 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     clustersUnread: report.clusters.unread.length,
     applications: report.applications,
     missedWebhooksEnqueued: missedWebhooks.filter((m) => m.action === 'enqueued').length,
-    notAudited: audited.outOfTime,
+    notAudited,
     ...report.findings,
   });
   return report;
-}
-
-function collectTargets(argo: ArgoClustersRead): {
-  targets: AuditTarget[];
-  invalid: InvalidApplication[];
-} {
-  const targets: AuditTarget[] = [];
-  const invalid: InvalidApplication[] = [];
-  for (const { cluster, applications, appProjects } of argo.read) {
-    for (const raw of applications) {
-      const tracked = trackApplication(cluster, raw);
-      if (!tracked.ok) {
-        const { namespace, name, reason } = tracked;
-        invalid.push({ cluster, namespace, name, reason });
-      }
-      targets.push({
-        cluster,
-        raw,
-        ...(tracked.ok ? { tracked: tracked.value } : {}),
-        ...(appProjects === undefined ? {} : { appProjects }),
-      });
-    }
-  }
-  return { targets, invalid };
-}
-
-function byCluster(argo: ArgoClustersRead, tracked: readonly TrackedApp[]): Map<string, TrackedApp[]> {
-  const groups = new Map<string, TrackedApp[]>(argo.read.map((c) => [c.cluster, []]));
-  for (const app of tracked) groups.get(app.cluster)?.push(app);
-  return groups;
 }
 
 /** An Application Argo CD holds but we cannot read: a finding of its own, so it never vanishes silently. */

@@ -3,7 +3,11 @@ import { UpstreamError } from '../../../lib/errors.js';
 import type { FleetConfig } from '../../../lib/fleet/fleet-config.js';
 import type { ClusterApi, KubeList } from '../../../lib/kubernetes/cluster-api.js';
 import type { KubeResource } from '../../../lib/kubernetes/resources.js';
-import { readArgoClusters, readLiveObjects } from '../../../lib/reconcile/read-clusters.js';
+import {
+  type ArgoClusterRead,
+  readArgoClusters,
+  readLiveObjects,
+} from '../../../lib/reconcile/read-clusters.js';
 
 type Lists = Record<string, KubeList | Error>;
 
@@ -43,6 +47,13 @@ const fleet: FleetConfig = {
   secretStores: [],
 };
 
+/** A visit that keeps every page's items, as the test's record of what was listed. */
+async function collect(read: ArgoClusterRead) {
+  const applications: unknown[] = [];
+  for await (const page of read.pages) applications.push(...page.items);
+  return { applications, appProjects: read.appProjects, appProjectsError: read.appProjectsError };
+}
+
 describe('readArgoClusters', () => {
   it('lists Applications once in each Argo CD namespace, and reports a cluster that fails as unread', async () => {
     const asked: string[] = [];
@@ -51,11 +62,11 @@ describe('readArgoClusters', () => {
       ['down', cluster('down', { applications: new Error('connect ECONNREFUSED') }, asked)],
       ['spoke', cluster('spoke', {}, asked)],
     ]);
-    const read = await readArgoClusters(fleet, clients, { concurrency: 4, readAppProjects: false });
+    const read = await readArgoClusters(fleet, clients, { concurrency: 4, readAppProjects: false }, collect);
     expect(asked.sort()).toEqual(['applications@argocd', 'applications@gitops']);
-    expect(read.read.map((r) => [r.cluster, r.applications.length])).toEqual([['hub', 2]]);
+    expect(read.read.map((r) => [r.cluster, r.value.applications.length])).toEqual([['hub', 2]]);
     expect(read.unread).toEqual([{ name: 'down', error: 'connect ECONNREFUSED' }]);
-    expect(read.read[0]?.applications[0]).toMatchObject({
+    expect(read.read[0]?.value.applications[0]).toMatchObject({
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',
     });
@@ -66,9 +77,9 @@ describe('readArgoClusters', () => {
       ['hub', cluster('hub', { applications: list('gitops/web'), appprojects: list('gitops/shop') })],
       ['down', cluster('down', { applications: list() })],
     ]);
-    const read = await readArgoClusters(fleet, clients, { concurrency: 4, readAppProjects: true });
-    expect([...(read.read[0]?.appProjects?.keys() ?? [])]).toEqual(['gitops/shop']);
-    expect(read.read[1]).toMatchObject({ cluster: 'down', appProjectsError: 'not found' });
+    const read = await readArgoClusters(fleet, clients, { concurrency: 4, readAppProjects: true }, collect);
+    expect([...(read.read[0]?.value.appProjects?.keys() ?? [])]).toEqual(['gitops/shop']);
+    expect(read.read[1]).toMatchObject({ cluster: 'down', value: { appProjectsError: 'not found' } });
     expect(read.unread).toEqual([]);
   });
 });
