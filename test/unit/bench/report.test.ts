@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ifMissed, jsonLine, type Metric, tableRow } from '../../../bench/report.js';
 
-const row = (value: number): Metric => ({ scenario: 's', metric: 'm', value, unit: 'ms', target: { max: 1 } });
+const row = (value: number): Metric => ({
+  scenario: 's',
+  metric: 'm',
+  value,
+  unit: 'ms',
+  target: { max: 1 },
+});
 
 describe('bench report: the reason a target cannot be met', () => {
   it('is printed beside a missed row, in the table and in the JSON line', () => {
@@ -9,7 +15,10 @@ describe('bench report: the reason a target cannot be met', () => {
     expect(tableRow(missed as Metric)).toBe(
       '| s | m | 2.00 ms | ≤ 1 ms **missed** (why: the floor here is 1.5 ms) |',
     );
-    expect(JSON.parse(jsonLine(missed as Metric))).toMatchObject({ ok: false, why: 'the floor here is 1.5 ms' });
+    expect(JSON.parse(jsonLine(missed as Metric))).toMatchObject({
+      ok: false,
+      why: 'the floor here is 1.5 ms',
+    });
   });
 
   it('is left out where the row meets its target, and rows without a target get none', () => {
