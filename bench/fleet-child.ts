@@ -40,6 +40,18 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000;
 };
 const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
+// serverless.yml's track `batchSize`: one invocation polls at most this many clusters, side by side.
+const TRACK_BATCH_SIZE = 10;
+/** The track chains' messages as SQS hands them to track: a batch per invocation, one after another. */
+const pollInBatches = async (chains: readonly { cluster: string }[]) => {
+  for (let i = 0; i < chains.length; i += TRACK_BATCH_SIZE) {
+    await Promise.all(
+      chains
+        .slice(i, i + TRACK_BATCH_SIZE)
+        .map((m) => world.app.track({ type: 'track', cluster: m.cluster, attempt: 0 })),
+    );
+  }
+};
 try {
   // Run 0 warms up (JIT, first Git reads, connections, as a warm Lambda has) and is not reported. It pushes
   // one service's file: every cluster is listed and matched, and that service's apps are preflighted,
@@ -75,7 +87,7 @@ try {
     const pollCpuStart = process.cpuUsage();
     const pollStart = Date.now();
     const chains = world.queues.track.takeAll();
-    await Promise.all(chains.map((m) => world.app.track({ type: 'track', cluster: m.cluster, attempt: 0 })));
+    await pollInBatches(chains);
     const pollWall = Date.now() - pollStart;
     const pollCpu = cpuMs(pollCpuStart);
     const pollStats = await world.stats();
@@ -83,11 +95,7 @@ try {
     // Later polls until nothing is in flight, so the next run starts from a quiet fleet.
     for (let i = 0; i < 5 && world.queues.track.depth > 0; i++) {
       await world.command('tick');
-      await Promise.all(
-        world.queues.track
-          .takeAll()
-          .map((m) => world.app.track({ type: 'track', cluster: m.cluster, attempt: 0 })),
-      );
+      await pollInBatches(world.queues.track.takeAll());
     }
     let reconcile: { wall: number; cpu: number } | undefined;
     if (values.reconcile === true) {

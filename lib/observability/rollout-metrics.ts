@@ -22,11 +22,24 @@ const FINAL_STATE_METRICS: Partial<Record<AppState, string>> = {
  */
 export function rolloutEndCounter(metrics: Metrics, clock: Clock, memo = 500) {
   const counted = new Set<string>();
+  // Rollouts whose apps one caller is reading to count them: the notices of ten track polls of one
+  // invocation see a big rollout end together, and each would otherwise hold all its apps at once.
+  const claimed = new Set<string>();
   /** Whether a rollout with this summary would be counted now (so its apps are worth reading). */
   const due = (summary: Pick<Rollout, 'sha' | 'status'>): boolean =>
-    ENDED.has(summary.status) && !counted.has(summary.sha);
+    ENDED.has(summary.status) && !counted.has(summary.sha) && !claimed.has(summary.sha);
+  /** `due`, and if so no other caller of this container is due until `release` (or the count). */
+  const claim = (summary: Pick<Rollout, 'sha' | 'status'>): boolean => {
+    if (!due(summary)) return false;
+    claimed.add(summary.sha);
+    return true;
+  };
+  const release = (sha: string): void => {
+    claimed.delete(sha);
+  };
   const count = (rollout: Rollout): void => {
-    if (!due(rollout)) return;
+    if (!ENDED.has(rollout.status) || counted.has(rollout.sha)) return;
+    claimed.delete(rollout.sha);
     counted.add(rollout.sha);
     if (counted.size > memo) counted.delete(counted.values().next().value as string);
     const dimensions = { status: rollout.status, trigger: rollout.trigger };
@@ -44,5 +57,5 @@ export function rolloutEndCounter(metrics: Metrics, clock: Clock, memo = 500) {
     const start = Date.parse(rollout.receivedAt);
     if (Number.isFinite(start)) metrics.timing('RolloutDuration', end - start, dimensions);
   };
-  return Object.assign(count, { due });
+  return Object.assign(count, { due, claim, release });
 }

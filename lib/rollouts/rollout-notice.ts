@@ -47,10 +47,18 @@ export function rolloutNotice(deps: {
   const countEnd = rolloutEndCounter(deps.metrics ?? noMetrics, deps.clock ?? systemClock);
   return async (sha: string): Promise<void> => {
     try {
-      // Every app of the rollout is read only when something will use them: Slack, or the end metrics.
+      // Every app of the rollout is read only when something will use them: Slack, or the end metrics (by
+      // one notice of this container at a time, so concurrent notices do not each hold every app).
       if (deps.notifier.active === false) {
         const summary = await deps.rollouts.summary(sha);
-        if (summary === undefined || !countEnd.due(summary)) return;
+        if (summary === undefined || !countEnd.claim(summary)) return;
+        try {
+          const rollout = await deps.rollouts.get(sha);
+          if (rollout !== undefined) countEnd(rollout);
+        } finally {
+          countEnd.release(sha);
+        }
+        return;
       }
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
