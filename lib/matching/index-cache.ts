@@ -34,11 +34,13 @@ export interface MatchIndexCache {
  * A fan-out container works on one cluster per invocation and may see every cluster of the fleet over its
  * life; without a bound it keeps every cluster's index. An indexed Application holds ~3.2 KB of heap (its
  * `slimForRefresh` raw, the parsed value, compiled rules and index slots; measured with issue 11's realistic
- * 19 KB objects), so 20,000 objects are ~64 MB: what a 256 MB function can spare beside its ~64 MB runtime
- * and one invocation's listing and HTTP traffic. That keeps a 10,000-app hub whole, or any 50 of a
- * 20,000-app/50-cluster fleet's ~400-app clusters.
+ * 19 KB objects), so 5,000 objects are ~16 MB. At 20,000 (~64 MB) a container that had served every cluster
+ * of a 20,000-app/50-cluster fleet peaked at 315 MB RSS (`npm run bench`, the 256 MB Lambda heap): beside
+ * the ~70 MB runtime, a listing's pages and the HTTP traffic of an invocation there is no room for more. A
+ * cluster evicted is indexed cold again on its next push (~17 µs per app: 7 ms for a 400-app cluster), so
+ * the bound keeps a 5,000-app hub whole, or a dozen of a 20,000-app fleet's ~400-app clusters.
  */
-export const INDEX_CACHE_MAX_OBJECTS = 20_000;
+export const INDEX_CACHE_MAX_OBJECTS = 5_000;
 /** Beyond the objects, each kept cluster holds its maps and buckets; 64 covers the fleets of issue 11. */
 export const INDEX_CACHE_MAX_CLUSTERS = 64;
 
