@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { readZip } from '../test/helpers/zip.js';
+import { LAMBDA_LIKE_BUILD } from './fleet.js';
 import { stats } from './measure.js';
 import type { BenchOptions, Metric } from './report.js';
 
@@ -111,20 +112,8 @@ async function floorRow(dir: string, runs: number): Promise<Metric> {
       resolveDir: process.cwd(),
       loader: 'ts',
     },
-    bundle: true,
-    minify: true,
-    keepNames: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    alias: { '@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts' },
-    external: ['@aws-sdk/client-ssm', '@aws-sdk/client-s3', '@smithy/core/event-streams'],
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
+    ...LAMBDA_LIKE_BUILD,
     outfile,
-    logLevel: 'warning',
   });
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {

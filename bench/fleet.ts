@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { type BenchOptions, ifMissed, type Metric, percentiles } from './report.js';
 
 interface Size {
@@ -68,24 +68,29 @@ const CHILD = '.bench-build/fleet-child.mjs';
  * and the idle process is ~140 MB instead of ~65 MB; under tsx also tsx's loader thread.
  */
 async function buildChild(): Promise<void> {
-  await build({
-    entryPoints: ['bench/fleet-child.ts'],
-    bundle: true,
-    minify: true,
-    keepNames: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    mainFields: ['module', 'main'],
-    alias: { '@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts' },
-    external: ['@aws-sdk/client-ssm', '@aws-sdk/client-s3'],
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    outfile: CHILD,
-    logLevel: 'warning',
-  });
+  await build({ ...LAMBDA_LIKE_BUILD, entryPoints: ['bench/fleet-child.ts'], outfile: CHILD });
 }
+
+/** serverless.yml's `custom.esbuild` for the benchmark's own bundles (targeting the Node that runs them). */
+export const LAMBDA_LIKE_BUILD = {
+  bundle: true,
+  minify: true,
+  keepNames: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  alias: {
+    '@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts',
+    'whatwg-url': './lib/kubernetes/whatwg-url.ts',
+    yaml: './node_modules/yaml/browser/index.js',
+  },
+  external: ['@aws-sdk/client-ssm', '@aws-sdk/client-s3', '@smithy/core/event-streams'],
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+} satisfies BuildOptions;
 
 /**
  * The heap a 256 MB Lambda function's Node.js runs with: the runtime's bootstrap derives V8's limits from

@@ -1,6 +1,6 @@
+import { createLimiter } from '../concurrency.js';
 import { UpstreamError } from '../errors.js';
 import { createAgent, type HttpAnswer, httpGet, TransportError } from './http-get.js';
-import { createLimiter } from './limiter.js';
 import {
   errorBodyMessage,
   ManifestsAnswerError,
