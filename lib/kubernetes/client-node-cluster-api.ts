@@ -136,6 +136,10 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
   };
 
+  /** One named object's path: a namespaced resource always has a namespace segment (empty if none given). */
+  const namedPath = (resource: KubeResource, namespace: string | undefined, name: string): string =>
+    objectPath(resource, resource.namespaced ? (namespace ?? '') : undefined, name);
+
   const patch = (
     resource: KubeResource,
     namespace: string | undefined,
@@ -148,7 +152,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
         options.cluster,
         await send(access, agent, {
           method: HttpMethod.PATCH,
-          path: objectPath(resource, resource.namespaced ? (namespace ?? '') : undefined, name),
+          path: namedPath(resource, namespace, name),
           query: { fieldManager: FIELD_MANAGER },
           body,
           contentType,
@@ -179,7 +183,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
           options.cluster,
           await send(access, agent, {
             method: HttpMethod.GET,
-            path: objectPath(resource, resource.namespaced ? (namespace ?? '') : undefined, name),
+            path: namedPath(resource, namespace, name),
           }),
         ),
       ),
@@ -192,7 +196,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
       call('patch', resource, namespace, name, async (access, agent) => {
         const request = prepare(access, agent, {
           method: HttpMethod.PATCH,
-          path: objectPath(resource, resource.namespaced ? (namespace ?? '') : undefined, name),
+          path: namedPath(resource, namespace, name),
           query: { fieldManager: FIELD_MANAGER },
           body,
           contentType: PatchStrategy.MergePatch,
