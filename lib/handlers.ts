@@ -121,6 +121,7 @@ export function queueHandler<
 /** The keys that say which push, cluster or poll a log line is about. */
 function messageKeys(message: QueueMessage): Record<string, unknown> {
   if (message.type === 'track') return { cluster: message.cluster, attempt: message.attempt };
+  if (message.type === 'gate') return { sha: message.sha };
   const { event } = message;
   const base = { sha: event?.after, repo: event?.repo?.fullName, ref: event?.ref };
   return message.type === 'cluster' ? { ...base, cluster: message.cluster, attempt: message.attempt } : base;
@@ -131,7 +132,7 @@ export const fanoutHandler = (
 ) =>
   queueHandler<FanoutMessage, Pick<App, 'logger' | 'metrics' | 'fleetReady' | 'resolveQueueBody' | 'fanout'>>(
     app,
-    ['push', 'cluster'],
+    ['push', 'cluster', 'gate'],
     (instance, message, budget) => instance.fanout(message, budget),
   );
 

@@ -13,10 +13,14 @@ export const STATUS_EMOJI: Readonly<Record<RolloutStatus, string>> = {
   failed: ':x:',
   partial: ':warning:',
   blocked: ':no_entry:',
+  halted: ':octagonal_sign:',
+  paused: ':double_vertical_bar:',
+  aborted: ':heavy_multiplication_x:',
 };
 
 export const STATE_EMOJI: Readonly<Record<AppState, string>> = {
   matched: ':white_circle:',
+  held: ':pause_button:',
   refreshed: ':arrows_counterclockwise:',
   syncing: ':hourglass_flowing_sand:',
   synced: ':white_check_mark:',
@@ -27,6 +31,7 @@ export const STATE_EMOJI: Readonly<Record<AppState, string>> = {
   error: ':boom:',
   blocked: ':no_entry:',
   superseded: ':fast_forward:',
+  aborted: ':heavy_multiplication_x:',
 };
 
 /**

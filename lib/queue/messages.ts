@@ -27,6 +27,26 @@ export interface ClusterWorkMessage {
   readonly head?: string;
   readonly missedWebhook?: boolean;
   readonly apps?: readonly AppTarget[];
+  /**
+   * Release control: look again at this rollout's `held` apps on this cluster (a wave opened, a pause or
+   * freeze lifted, a sync window closed, the rollout was aborted or superseded) and refresh or end each
+   * one whose hold no longer applies. The apps come from their records, not from `apps`.
+   */
+  readonly release?: true;
+  /**
+   * An operator's (or the catch-up's) retry: apps that ended `blocked`, `error`, `timeout` or `failed` are
+   * preflighted again and refreshed.
+   */
+  readonly retry?: true;
+}
+
+/**
+ * Release control → fanout: look at the rollout's waves (open the next when its gate passes, halt on
+ * failure). Sent delayed for a soak's end; the sweep and every track poll also look.
+ */
+export interface GateMessage {
+  readonly type: 'gate';
+  readonly sha: string;
 }
 
 /** Fanout → track (and track → itself): one poll of every rollout in flight on one cluster. */
@@ -36,7 +56,7 @@ export interface TrackMessage {
   readonly attempt: number;
 }
 
-export type FanoutMessage = PushMessage | ClusterWorkMessage;
+export type FanoutMessage = PushMessage | ClusterWorkMessage | GateMessage;
 export type QueueMessage = FanoutMessage | TrackMessage;
 
 /** What the queue carries instead of a message too large for it: the body is in the payload store. */

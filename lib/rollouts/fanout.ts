@@ -4,7 +4,17 @@ import { type PlanDeps, type PlanResult, planPush } from './plan.js';
 
 export type { Preflight, PreflightVerdict } from './refresh-apps.js';
 
-export type FanoutDeps = ClusterWorkDeps & Omit<PlanDeps, 'rollouts' | 'fleet'>;
+export type FanoutDeps = ClusterWorkDeps &
+  Omit<PlanDeps, 'rollouts' | 'fleet'> & {
+    /** Release control: look at a rollout's waves (a soak ended). */
+    readonly gate?: (sha: string) => Promise<GateResult>;
+  };
+
+export interface GateResult {
+  readonly sha: string;
+  readonly opened?: string;
+  readonly halted?: string;
+}
 
 /**
  * The fanout queue carries two kinds of work: a push to plan (from the webhook or the catch-up), and one
@@ -14,7 +24,8 @@ export async function fanout(
   message: FanoutMessage,
   deps: FanoutDeps,
   budget: { readonly deadlineMs: number },
-): Promise<PlanResult | ClusterWorkResult> {
+): Promise<PlanResult | ClusterWorkResult | GateResult> {
   if (message.type === 'push') return planPush(message, deps);
+  if (message.type === 'gate') return deps.gate === undefined ? { sha: message.sha } : deps.gate(message.sha);
   return runClusterWork(message, deps, budget);
 }

@@ -1,6 +1,6 @@
 import type { SecretCheck } from '../secrets/secret-check.js';
 
-export const TRIGGERS = ['webhook', 'schedule', 'manual'] as const;
+export const TRIGGERS = ['webhook', 'schedule', 'manual', 'registry'] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
 export const TARGET_KINDS = ['Application', 'ApplicationSet', 'GitRepository'] as const;
@@ -8,6 +8,7 @@ export type TargetKind = (typeof TARGET_KINDS)[number];
 
 export const APP_STATES = [
   'matched',
+  'held',
   'blocked',
   'refreshed',
   'syncing',
@@ -18,6 +19,7 @@ export const APP_STATES = [
   'timeout',
   'error',
   'superseded',
+  'aborted',
 ] as const;
 export type AppState = (typeof APP_STATES)[number];
 
@@ -28,6 +30,9 @@ export const ROLLOUT_STATUSES = [
   'failed',
   'partial',
   'blocked',
+  'halted',
+  'paused',
+  'aborted',
 ] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
@@ -40,6 +45,8 @@ export const DECISIONS = [
   'blocked',
   'error',
   'superseded',
+  'held',
+  'aborted',
 ] as const;
 export type Decision = (typeof DECISIONS)[number];
 
@@ -60,11 +67,14 @@ export const TERMINAL_STATES: ReadonlySet<AppState> = new Set([
   'timeout',
   'error',
   'superseded',
+  'aborted',
 ]);
 
 /** States only move forward: a lower rank never overwrites a higher one. */
 export const STATE_RANK: Readonly<Record<AppState, number>> = {
   matched: 0,
+  // Held: recorded, not refreshed; released to `matched` (claimed) when its hold lifts.
+  held: 0,
   refreshed: 1,
   syncing: 2,
   blocked: 3,
@@ -75,6 +85,7 @@ export const STATE_RANK: Readonly<Record<AppState, number>> = {
   timeout: 3,
   error: 3,
   superseded: 3,
+  aborted: 3,
 };
 
 export function isTerminal(state: AppState): boolean {
@@ -111,6 +122,8 @@ export interface AppRecord extends AppTarget {
   readonly renderedBy?: 'argocd' | 'git';
   /** Preflight: why Argo CD's rendering was not used, or why nothing could be rendered. */
   readonly renderNote?: string;
+  /** With `waves:` in the fleet: the wave of the app's destination. */
+  readonly wave?: string;
 }
 
 export type StateCounts = Partial<Record<AppState, number>>;
@@ -131,8 +144,9 @@ export function deriveRolloutStatus(all: readonly AppState[]): RolloutStatus {
   const states = all.filter((s) => s !== 'superseded');
   if (states.length === 0) return 'succeeded';
   if (states.some((s) => !isTerminal(s))) {
-    return states.every((s) => s === 'matched') ? 'pending' : 'in-progress';
+    return states.every((s) => s === 'matched' || s === 'held') ? 'pending' : 'in-progress';
   }
+  if (states.every((s) => s === 'aborted')) return 'aborted';
   const synced = states.filter((s) => s === 'synced').length;
   if (synced === states.length) return 'succeeded';
   if (states.every((s) => s === 'blocked' || s === 'synced')) return synced === 0 ? 'blocked' : 'partial';
@@ -166,6 +180,58 @@ export interface RolloutSummary {
   readonly clusterErrors?: Readonly<Record<string, string>>;
   /** Where each cluster's work item stands: planned, retrying, done or failed. */
   readonly clusters?: Readonly<Record<string, ClusterProgress>>;
+  /** With `waves:` in the fleet: each wave of this rollout, in order. */
+  readonly waves?: readonly WaveProgress[];
+  /** Operators' actions on this rollout, oldest first. */
+  readonly actions?: readonly OperatorAction[];
+  /** Argo CD instances involved that poll Git themselves: a hold there is not guaranteed. */
+  readonly ungated?: readonly UngatedInstance[];
+}
+
+export const WAVE_STATES = ['waiting', 'open', 'soaking', 'done', 'halted', 'superseded', 'aborted'] as const;
+export type WaveState = (typeof WAVE_STATES)[number];
+
+export interface WaveProgress {
+  readonly name: string;
+  readonly state: WaveState;
+  /** The destination clusters of the wave (fleet names). */
+  readonly clusters: readonly string[];
+  readonly openedAt?: string;
+  readonly doneAt?: string;
+  /** While soaking: when the soak ends. */
+  readonly soakUntil?: string;
+  /** Why the wave halted (counts and the first apps), or what superseded it. */
+  readonly reason?: string;
+}
+
+export const OPERATOR_ACTIONS = ['pause', 'resume', 'abort', 'retry', 'open-wave', 'halt'] as const;
+export type OperatorActionName = (typeof OPERATOR_ACTIONS)[number];
+
+export interface OperatorAction {
+  readonly action: OperatorActionName;
+  /** The caller's IAM principal ARN in AWS; locally `token` or `local`; `gitops-sync` for the engine's own. */
+  readonly by: string;
+  readonly at: string;
+  readonly detail?: string;
+}
+
+export interface UngatedInstance {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly reason: string;
+}
+
+/** A freeze: every matching app of every push is held (recorded, not refreshed) until it is lifted or ends. */
+export interface Freeze {
+  readonly id: string;
+  /** Canonical repository key (`host/owner/name`), or none: every repository. */
+  readonly repo?: string;
+  /** A fleet cluster name or glob (`*`, `?`) matched against the app's destination and its Argo CD cluster. */
+  readonly cluster?: string;
+  readonly reason: string;
+  readonly until?: string;
+  readonly by: string;
+  readonly at: string;
 }
 
 export const CLUSTER_PROGRESS = ['planned', 'retrying', 'done', 'failed'] as const;

@@ -26,6 +26,9 @@ const SUMMARY_FIELDS = [
   'finishedAt',
   'clusterErrors',
   'clusters',
+  'waves',
+  'actions',
+  'ungated',
 ] as const;
 
 const APP_FIELDS = [
@@ -46,6 +49,7 @@ const APP_FIELDS = [
   'failures',
   'renderedBy',
   'renderNote',
+  'wave',
 ] as const;
 
 function pick(item: Item, fields: readonly string[]): Item {
