@@ -1,8 +1,10 @@
 import { errorMessage } from '../errors.js';
 import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
 import type { FleetObject, MatchIndex } from '../matching/match-index.js';
+import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { ClusterWorkMessage, FanoutMessage, TrackMessage } from '../queue/messages.js';
+import type { HoldContext } from '../release/holds.js';
 import type { DecisionRecord, RolloutSummary } from './model.js';
 import { type AppOutcome, type Preflight, refreshCluster } from './refresh-apps.js';
 import type {
@@ -14,6 +16,7 @@ import type {
   RolloutMeta,
   RolloutReader,
   RolloutWriter,
+  SyncedSummary,
 } from './rollout-store.js';
 import { underLease } from './under-lease.js';
 
@@ -26,6 +29,12 @@ export interface ClusterWorkDeps {
   readonly matchIndex: (cluster: string, objects: readonly FleetObject[]) => MatchIndex;
   /** The fleet cluster an Application deploys to, when the fleet has it. */
   readonly destination?: (cluster: string, raw: unknown) => string | undefined;
+  /** With `waves:` in the fleet: the wave of a destination cluster (the last wave for one no wave names). */
+  readonly waveOf?: (destination: string) => string | undefined;
+  /** Release control's state of a rollout (waves, pause, abort) and the freezes in force, once per work item. */
+  readonly holdContext?: (sha: string) => Promise<HoldContext>;
+  /** Release control looks at the rollout's waves after its apps changed (never throws). */
+  readonly gate?: (sha: string, summary: SyncedSummary | undefined) => Promise<unknown>;
   readonly notify: (sha: string) => Promise<void>;
   readonly queue: Queue<FanoutMessage>;
   readonly trackQueue: Queue<TrackMessage>;
@@ -127,6 +136,14 @@ async function workOn(
   const sha = event.after;
   const { meta, log, fresh } = scope;
   const empty = { cluster: message.cluster, matched: 0, refreshed: 0, retrying: 0 };
+  let only = message.apps === undefined ? undefined : new Set(message.apps.map(targetKey));
+  if (message.release === true) {
+    // A release looks at the apps this rollout holds on the cluster, nothing else.
+    const held = (await deps.rollouts.listApps(sha, cluster.name)).filter((a) => a.state === 'held');
+    if (held.length === 0) return empty;
+    only = new Set(held.map(targetKey));
+  }
+  const holds = await deps.holdContext?.(sha);
   let objects: FleetObject[];
   try {
     objects = await listCluster(cluster);
@@ -140,7 +157,6 @@ async function workOn(
   }
 
   const { matches, failures } = deps.matchIndex(cluster.name, objects).match(event, event.changedFiles);
-  const only = message.apps === undefined ? undefined : new Set(message.apps.map(targetKey));
   const decisions: DecisionRecord[] = [];
   if (only === undefined) {
     for (const f of failures) {
@@ -155,6 +171,7 @@ async function workOn(
     }
   }
   const inScope = matches.filter((m) => only === undefined || only.has(targetKey(m.target)));
+  const repoKey = canonicalRepoKey(event.repo.webUrl);
   const outcomes = await refreshCluster(inScope, {
     cluster,
     meta,
@@ -163,6 +180,8 @@ async function workOn(
     deadlineMs: budget.deadlineMs,
     log,
     ...(fresh === undefined ? {} : { fresh }),
+    ...(holds === undefined ? {} : { holds }),
+    ...(repoKey === undefined ? {} : { repoKey }),
   });
   if (fresh !== undefined) await fresh.flush();
   decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
@@ -186,6 +205,7 @@ async function workOn(
   }
   if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
   const summary = await deps.rollouts.syncSummary(sha, cluster.name);
+  await deps.gate?.(sha, summary);
   if (inScope.length > 0) await deps.notify(sha);
   const result = {
     cluster: cluster.name,

@@ -92,6 +92,11 @@ export function isTerminal(state: AppState): boolean {
   return TERMINAL_STATES.has(state);
 }
 
+/** An app in flight: not ended, and not parked by a hold (a `held` app waits for release control, not Argo CD). */
+export function isInFlight(state: AppState): boolean {
+  return !TERMINAL_STATES.has(state) && state !== 'held';
+}
+
 /** One resource Argo CD reported failing in a sync (`operationState.syncResult.resources[]`). */
 export interface ResourceFailure {
   readonly kind: string;

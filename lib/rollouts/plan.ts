@@ -4,7 +4,13 @@ import type { Clock, Logger, Queue } from '../ports.js';
 import type { ClusterWorkMessage, FanoutMessage, PushMessage } from '../queue/messages.js';
 import type { ChangedFiles, PushEvent } from '../webhook/push-event.js';
 import { movedOnTo } from './ref-head.js';
-import type { ClusterProgressWriter, OpenRollouts, RefPushes, RolloutWriter } from './rollout-store.js';
+import type {
+  ClusterProgressWriter,
+  OpenRollouts,
+  RefPushes,
+  RolloutWriter,
+  StoredPushEvent,
+} from './rollout-store.js';
 
 export interface PlanDeps {
   readonly fleet: Pick<FleetGateway, 'clusters'>;
@@ -19,6 +25,11 @@ export interface PlanDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly trackDeadlineSeconds: number;
+  /** Release control: the rollout's waves, and an older running rollout of the ref superseded. */
+  readonly release?: {
+    initWaves(sha: string): Promise<boolean>;
+    supersede(olderSha: string, newerSha: string): Promise<number>;
+  };
 }
 
 export interface PlanResult {
@@ -51,8 +62,10 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
     ...(event.commitUrl === undefined ? {} : { commitUrl: event.commitUrl }),
     ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
     deadline,
+    pushEvent: storedEvent(event),
   });
   await deps.open.open(sha, deadline);
+  await deps.release?.initWaves(sha);
 
   const [changedFiles, head] = await Promise.all([deps.changedFiles(event), refHead(event, deps)]);
   const wanted = message.apps === undefined ? undefined : new Set(message.apps.map((a) => a.cluster));
@@ -77,12 +90,22 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
     }),
   );
   const supersededBy = head !== undefined && head !== sha ? head : undefined;
+  // This push is the ref's newest: the rollout of the commit it moved the ref from stops opening waves.
+  if (supersededBy === undefined && deps.release !== undefined && !/^0+$/.test(event.before) && event.before !== sha) {
+    await deps.release.supersede(event.before, sha);
+  }
   log.info('push planned', {
     clusters: clusters.length,
     files: changedFiles.known ? changedFiles.files.length : 'unknown',
     ...(supersededBy === undefined ? {} : { supersededBy }),
   });
   return { clusters, ...(supersededBy === undefined ? {} : { supersededBy }) };
+}
+
+/** The push without its file list (which can be tens of thousands of paths): what a release matches on. */
+function storedEvent(event: PushEvent): StoredPushEvent {
+  const { changedFiles: _files, ...rest } = event;
+  return rest;
 }
 
 /**

@@ -10,6 +10,8 @@ import type { ObjectMatch } from '../matching/match-index.js';
 import type { Clock, Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
+import type { HoldContext } from '../release/holds.js';
+import { holdFor } from '../release/holds.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type { ClusterWorkDeps } from './cluster-work.js';
 import { liveVerdict } from './live-verdict.js';
@@ -52,6 +54,10 @@ export interface RefreshContext {
   readonly log: Logger;
   /** Held lease: apps with no record yet are recorded here and written in batches at the end. */
   readonly fresh?: NewAppRecords;
+  /** Release control's state for this rollout (waves, pause, abort, freezes), read once per work item. */
+  readonly holds?: HoldContext;
+  /** Canonical key of the pushed repository (what freezes name). */
+  readonly repoKey?: string;
 }
 
 const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-files']);
@@ -103,7 +109,12 @@ async function refreshOne(
   const now = deps.clock.now();
   const destination =
     match.object.kind === 'Application' ? deps.destination?.(cluster.name, match.object.raw) : undefined;
-  const base = { ...target, ...(destination === undefined ? {} : { destination }) };
+  const wave = deps.waveOf?.(destination ?? cluster.name);
+  const base = {
+    ...target,
+    ...(destination === undefined ? {} : { destination }),
+    ...(wave === undefined ? {} : { wave }),
+  };
 
   // A redelivery never turns an earlier block or failure into something else; only a catch-up retries a failure.
   if (previous?.state === 'blocked' || (previous?.state === 'error' && message.trigger !== 'schedule')) {
@@ -143,6 +154,8 @@ async function refreshOne(
       patched: false,
     };
   }
+  const hold = await applyHold(match, previous, base, context);
+  if (hold !== undefined) return hold;
   const windowMs = (deps.refreshWindowSeconds ?? 60) * 1000;
   // Within the window a claim stands while the app is in flight; an app that ended and is not at the commit
   // any more (a rollback to it) is claimed again at once.
@@ -162,7 +175,8 @@ async function refreshOne(
   // A terminal app that is not at the commit any more (a rollback to it) starts a new round.
   const reopen = previous !== undefined && isTerminal(previous.state);
   // `matched`: an earlier attempt claimed it and could not patch it; this one starts it over.
-  const fresh = previous === undefined || reopen || previous.state === 'matched';
+  // `held`: its hold lifted; it starts as if new (preflighted at the commit now, then patched).
+  const fresh = previous === undefined || reopen || previous.state === 'matched' || previous.state === 'held';
   const claimedAt = now.toISOString();
   const version = await ledger.claimApp(
     meta,
@@ -249,6 +263,50 @@ async function refreshOne(
     track: true,
     patched: patch !== undefined,
   };
+}
+
+/** Not yet refreshed: what release control's holds apply to (an app already on its way is left to go). */
+const NOT_STARTED: ReadonlySet<string> = new Set(['matched', 'held']);
+
+/**
+ * Release control, before anything is claimed: an app a hold applies to is recorded `held` with the reason
+ * (or ends `aborted`/`superseded`) instead of being refreshed; undefined when it may go.
+ */
+async function applyHold(
+  match: ObjectMatch,
+  previous: StoredApp | undefined,
+  base: AppTarget & { destination?: string; wave?: string },
+  context: AppContext,
+): Promise<AppOutcome | undefined> {
+  const { holds, ledger, meta, deps } = context;
+  if (holds === undefined) return undefined;
+  if (previous !== undefined && !NOT_STARTED.has(previous.state) && !isTerminal(previous.state)) return undefined;
+  const verdict = holdFor(
+    { repoKey: context.repoKey, cluster: base.cluster, destination: base.destination, wave: base.wave },
+    holds,
+  );
+  if (verdict.kind === 'go') return undefined;
+  const { target } = match;
+  const none = { track: false, patched: false } as const;
+  const change =
+    verdict.kind === 'held'
+      ? { state: 'held' as const, decision: 'held' as const, message: verdict.reason }
+      : {
+          state: verdict.state,
+          decision: verdict.state,
+          message: verdict.reason,
+          finishedAt: deps.clock.now().toISOString(),
+        };
+  const placed = {
+    ...(base.destination === undefined ? {} : { destination: base.destination }),
+    ...(base.wave === undefined ? {} : { wave: base.wave }),
+  };
+  if (previous === undefined) await ledger.recordApp(meta, { ...base, ...change });
+  else if (previous.state !== change.state || previous.message !== change.message) {
+    // A terminal app being reopened (a rollback to this commit) is held like a new one.
+    await ledger.transition(meta.sha, target, { ...change, ...placed, claimedAt: null }, previous.version);
+  }
+  return { target, decision: change.decision, detail: verdict.reason, ...none };
 }
 
 /**

@@ -5,10 +5,17 @@ import type {
   DecisionRecord,
   Rollout,
   RolloutSummary,
+  StateCounts,
   StoredApp,
 } from './model.js';
+import type { PushEvent } from '../webhook/push-event.js';
 
-export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'>;
+export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'> & {
+  /** The push without its file list: what a release work item matches the held apps against later. */
+  readonly pushEvent?: StoredPushEvent;
+};
+
+export type StoredPushEvent = Omit<PushEvent, 'changedFiles'>;
 
 /** What every app record of a rollout repeats, so history entries stand on their own. */
 export type RolloutMeta = Pick<RolloutSummary, 'sha' | 'repo' | 'ref' | 'trigger' | 'receivedAt'>;
@@ -72,12 +79,28 @@ export interface AppStateWriter {
     sha: string,
     cluster?: string,
     apps?: readonly ViewedApp[],
-  ): Promise<(RolloutSummary & { readonly appsVersion: number }) | undefined>;
+  ): Promise<SyncedSummary | undefined>;
 }
+
+/** Each wave's apps over every cluster: counts per state, the latest end, the clusters holding them. */
+export type WaveViews = Readonly<
+  Record<string, { readonly c: StateCounts; readonly f?: string; readonly clusters: readonly string[] }>
+>;
+
+export type SyncedSummary = RolloutSummary & {
+  readonly appsVersion: number;
+  /** With waves: what each wave's gate is judged on. */
+  readonly waveViews?: WaveViews;
+  readonly paused?: boolean;
+  readonly aborted?: boolean;
+  readonly halted?: boolean;
+};
 
 /** What a cluster's view of a rollout is derived from, per app. */
 export interface ViewedApp {
   readonly state: StoredApp['state'];
+  /** With waves: the app's wave, so each wave's counts are kept apart. */
+  readonly wave?: string | undefined;
   readonly version: number;
   readonly finishedAt?: string | undefined;
   /** Stands in for `finishedAt` on a finished app without one (items written before every end set it). */
@@ -174,6 +197,15 @@ export interface RefPush {
 export interface RefPushes {
   record(push: RefPush): Promise<void>;
   recent(repoKey: string, ref: string): Promise<readonly RefPush[]>;
+}
+
+/** What release control reads of a rollout besides its apps. */
+export interface ReleaseRecords {
+  /** The summary with each wave's view and the control flags (no recomputation). */
+  viewSummary(sha: string): Promise<SyncedSummary | undefined>;
+  pushEvent(sha: string): Promise<StoredPushEvent | undefined>;
+  /** Moves the rollout's deadline on to `deadline` (never back). */
+  extendDeadline(sha: string, deadline: string): Promise<void>;
 }
 
 export interface RolloutReader {

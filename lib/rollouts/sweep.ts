@@ -1,7 +1,7 @@
 import { mapWithConcurrency } from '../concurrency.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { isTerminal, type StoredApp } from './model.js';
+import { isInFlight, type StoredApp } from './model.js';
 import type {
   AppStateWriter,
   ClusterLeases,
@@ -28,7 +28,18 @@ export interface SweepDeps {
   readonly chainLeaseSeconds: number;
   /** The cluster's lease while its apps are timed out (track may batch-write them otherwise). */
   readonly leases?: ClusterLeases;
+  /**
+   * Release control: a wave whose gate no poll saw pass (a lost track message, a soak's end) is judged here,
+   * and held apps are looked at again (a sync window closed, a freeze ended, a release message was lost).
+   */
+  readonly release?: {
+    advanceQuietly(sha: string): Promise<unknown>;
+    release(sha: string): Promise<number>;
+  };
 }
+
+/** A paused or halted rollout is not over: its held apps may still be released. */
+const STILL_OPEN: ReadonlySet<string> = new Set(['pending', 'in-progress', 'paused', 'halted']);
 
 export interface SweepReport {
   readonly open: number;
@@ -56,15 +67,19 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
   const open = await deps.open.list();
   const settled = await mapWithConcurrency(open, 4, async ({ sha }) => {
     const summary = await deps.rollouts.summary(sha);
-    if (summary === undefined || (summary.status !== 'pending' && summary.status !== 'in-progress')) {
+    if (summary === undefined || !STILL_OPEN.has(summary.status)) {
       await deps.open.close(sha);
       return false;
+    }
+    if (deps.release !== undefined && ((summary.waves?.length ?? 0) > 0 || (summary.counts.held ?? 0) > 0)) {
+      await deps.release.advanceQuietly(sha);
+      if ((summary.counts.held ?? 0) > 0) await deps.release.release(sha);
     }
     const deadline = Date.parse(summary.deadline ?? '');
     if (Number.isNaN(deadline) || now.getTime() < deadline + deps.graceSeconds * 1000) return false;
     const byCluster = new Map<string, StoredApp[]>();
     for (const app of await deps.rollouts.listApps(sha)) {
-      if (!isTerminal(app.state)) byCluster.set(app.cluster, [...(byCluster.get(app.cluster) ?? []), app]);
+      if (isInFlight(app.state)) byCluster.set(app.cluster, [...(byCluster.get(app.cluster) ?? []), app]);
     }
     for (const [cluster, apps] of byCluster) {
       const timeOut = async () => {
@@ -98,7 +113,7 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
     }
     const after = await deps.rollouts.syncSummary(sha);
     await deps.notify(sha);
-    if (after !== undefined && after.status !== 'pending' && after.status !== 'in-progress') {
+    if (after !== undefined && !STILL_OPEN.has(after.status)) {
       await deps.open.close(sha);
     }
     deps.logger.warn('rollout finished by the sweep', { sha, status: after?.status });

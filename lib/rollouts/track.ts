@@ -2,7 +2,7 @@ import { errorMessage } from '../errors.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { isTerminal, type RolloutSummary, type StoredApp, type TargetKind } from './model.js';
+import { isInFlight, type RolloutSummary, type StoredApp, type TargetKind } from './model.js';
 import { movedOnTo } from './ref-head.js';
 import type {
   AppChange,
@@ -13,6 +13,7 @@ import type {
   RefPush,
   RefPushes,
   RolloutReader,
+  SyncedSummary,
   TrackedRollout,
   ViewedApp,
 } from './rollout-store.js';
@@ -37,6 +38,8 @@ export interface TrackDeps {
   readonly onEnd?: (sha: string, app: StoredApp, live: unknown) => Promise<AppChange>;
   /** Keeps the commit's Slack message current; never throws. */
   readonly notify: (sha: string) => Promise<void>;
+  /** Release control looks at the rollout's waves after its apps changed (never throws). */
+  readonly gate?: (sha: string, summary: SyncedSummary | undefined) => Promise<unknown>;
   readonly queue: Queue<TrackMessage>;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -72,8 +75,8 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       apps: await deps.rollouts.listApps(r.sha, cluster),
     })),
   );
-  const open = polls.filter((p) => p.apps.some((a) => !isTerminal(a.state)));
-  const kinds = new Set(open.flatMap((p) => p.apps.filter((a) => !isTerminal(a.state)).map((a) => a.kind)));
+  const open = polls.filter((p) => p.apps.some((a) => isInFlight(a.state)));
+  const kinds = new Set(open.flatMap((p) => p.apps.filter((a) => isInFlight(a.state)).map((a) => a.kind)));
   const live = await readLive(cluster, [...kinds], deps, log);
   // How each rollout's ref moved since, from the pushes received (one read per repository and ref per poll).
   const recent = new Map<string, Promise<readonly RefPush[]>>();
@@ -102,9 +105,9 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     changed += updated;
     // The apps as the writes left them (the batch's own, or read once), which the summary's view is made of.
     const left = updated > 0 ? (after ?? (await deps.rollouts.listApps(sha, cluster))) : poll.apps;
-    const open = left.filter((a) => !isTerminal(a.state)).length;
+    const open = left.filter((a) => isInFlight(a.state)).length;
     unfinished += open;
-    if (updated > 0) await deps.rollouts.syncSummary(sha, cluster, left);
+    if (updated > 0) await deps.gate?.(sha, await deps.rollouts.syncSummary(sha, cluster, left));
     else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
     if (open === 0) await dropRegistration(cluster, poll.registration, deps);
@@ -193,7 +196,8 @@ async function applyChanges(
     return deps.rollouts.transition(sha, app, change, app.version);
   };
   // An app still `matched` is fan-out's (claimed, not yet patched): only the deadline takes it from there.
-  const followed = (a: StoredApp) => !isTerminal(a.state) && (a.state !== 'matched' || context.pastDeadline);
+  // A `held` app waits for release control, whatever Argo CD does meanwhile.
+  const followed = (a: StoredApp) => isInFlight(a.state) && (a.state !== 'matched' || context.pastDeadline);
   const decided = await Promise.all(
     apps.filter(followed).map(async (app) => ({ app, change: await decideApp(app, context) })),
   );

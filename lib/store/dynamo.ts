@@ -85,3 +85,8 @@ export async function queryAll(table: TableRef, pk: string, skPrefix: string): P
   } while (start !== undefined);
   return items;
 }
+
+/** For writes whose condition failing means someone else got there first: nothing to do. */
+export function ignoreConditionFailure(error: unknown): void {
+  if (!isConditionFailure(error)) throw error;
+}

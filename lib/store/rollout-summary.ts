@@ -3,6 +3,7 @@ import {
   countStates,
   deriveRolloutStatus,
   isTerminal,
+  type RolloutStatus,
   type StateCounts,
 } from '../rollouts/model.js';
 import type { AppStateWriter, ViewedApp } from '../rollouts/rollout-store.js';
@@ -33,17 +34,50 @@ export interface ClusterView {
   readonly c: StateCounts;
   readonly v: number;
   readonly f?: string;
+  /** With waves: the same per wave (counts and the latest end), what a wave's gate is judged on. */
+  readonly w?: Readonly<Record<string, WaveView>>;
 }
 
-export function clusterView(apps: readonly (Item | ViewedApp)[]): ClusterView {
+export interface WaveView {
+  readonly c: StateCounts;
+  readonly f?: string;
+}
+
+function condensed(apps: readonly (Item | ViewedApp)[]): WaveView {
   const states = apps.map((a) => a.state as AppState);
   const ends = apps.map((a) => String(a.finishedAt ?? a.updatedAt ?? '')).filter((e) => e !== '');
   const finished = states.length > 0 && states.every(isTerminal);
+  return { c: countStates(states), ...(finished && ends.length > 0 ? { f: ends.sort().at(-1) as string } : {}) };
+}
+
+export function clusterView(apps: readonly (Item | ViewedApp)[]): ClusterView {
+  const byWave = new Map<string, (Item | ViewedApp)[]>();
+  for (const app of apps) {
+    if (typeof app.wave !== 'string') continue;
+    byWave.set(app.wave, [...(byWave.get(app.wave) ?? []), app]);
+  }
   return {
-    c: countStates(states),
+    ...condensed(apps),
     v: apps.reduce((sum, a) => sum + Number(a.version ?? 0), 0),
-    ...(finished && ends.length > 0 ? { f: ends.sort().at(-1) as string } : {}),
+    ...(byWave.size === 0
+      ? {}
+      : { w: Object.fromEntries([...byWave].map(([wave, list]) => [wave, condensed(list)])) }),
   };
+}
+
+/** Each wave's apps over every cluster's view: counts per state and the latest end, by wave name. */
+export function waveViews(summary: Item): Record<string, WaveView & { readonly clusters: readonly string[] }> {
+  const out: Record<string, { c: Record<string, number>; f?: string; clusters: string[] }> = {};
+  for (const [cluster, view] of Object.entries((summary.views ?? {}) as Record<string, ClusterView>)) {
+    for (const [wave, part] of Object.entries(view.w ?? {})) {
+      const into = out[wave] ?? { c: {}, clusters: [] };
+      out[wave] = into;
+      for (const [state, n] of Object.entries(part.c)) into.c[state] = (into.c[state] ?? 0) + (n ?? 0);
+      if (part.f !== undefined && (into.f === undefined || part.f > into.f)) into.f = part.f;
+      into.clusters.push(cluster);
+    }
+  }
+  return out;
 }
 
 /**
@@ -74,11 +108,22 @@ export function rolloutView(summary: Item) {
   const finished = states.length > 0 && states.every(isTerminal);
   const ends = views.flatMap((view) => (view.f === undefined ? [] : [view.f])).sort();
   return {
-    status: deriveRolloutStatus(states),
+    status: controlledStatus(deriveRolloutStatus(states), summary),
     counts: countStates(states),
     version: views.reduce((sum, view) => sum + view.v, 0) + Number(summary.errorsVersion ?? 0),
     finishedAt: finished ? ends.at(-1) : undefined,
   };
+}
+
+/**
+ * Release control has the last word while the rollout is not over: an abort, a halt or a pause says what
+ * the rollout is (its apps' states alone would say `in-progress` for apps that wait on it).
+ */
+function controlledStatus(derived: RolloutStatus, summary: Item): RolloutStatus {
+  if (summary.aborted === true) return 'aborted';
+  if (summary.halted === true) return 'halted';
+  if (summary.paused === true && (derived === 'pending' || derived === 'in-progress')) return 'paused';
+  return derived;
 }
 
 /** The rollout summary: its status derived from its clusters' views (monotonic). */
@@ -175,19 +220,23 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
             ReturnValues: 'ALL_NEW',
           }),
         );
-        if (Attributes !== undefined) return withVersion(Attributes);
+        if (Attributes !== undefined) return syncedFromItem(Attributes);
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
       const after = await getSummaryItem(table, sha);
-      return after === undefined ? undefined : withVersion(after);
+      return after === undefined ? undefined : syncedFromItem(after);
     },
   };
 }
 
-const withVersion = (item: Item) => ({
+export const syncedFromItem = (item: Item) => ({
   ...summaryFromItem(item),
   appsVersion: Number(item.appsVersion ?? 0),
+  waveViews: waveViews(item),
+  ...(item.paused === true ? { paused: true } : {}),
+  ...(item.aborted === true ? { aborted: true } : {}),
+  ...(item.halted === true ? { halted: true } : {}),
 });
 
 /** `SET views.#c` on an item written before `views` existed. */

@@ -10,7 +10,7 @@ import type {
 } from '../rollouts/rollout-store.js';
 import { chunkDecisions } from './decision-chunks.js';
 import { PutCommand, UpdateCommand } from './document-client.js';
-import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
+import { epochSeconds, ignoreConditionFailure, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
 
 import { appItemFields, newAppRecords } from './new-app-records.js';
@@ -301,10 +301,6 @@ function setClause(item: Record<string, unknown>) {
     i++;
   }
   return { names, values, sets: parts.join(', '), removals };
-}
-
-function ignoreConditionFailure(error: unknown): void {
-  if (!isConditionFailure(error)) throw error;
 }
 
 /** A summary that does not exist (its rollout expired, or was never planned): nothing to record on it. */

@@ -1,0 +1,33 @@
+import type { ReleaseRecords, StoredPushEvent } from '../rollouts/rollout-store.js';
+import { UpdateCommand } from './document-client.js';
+import { ignoreConditionFailure, type TableRef } from './dynamo.js';
+import { rolloutPk, SUMMARY_SK } from './keys.js';
+import { getSummaryItem, syncedFromItem } from './rollout-summary.js';
+
+/** Release control's reads and the deadline move, all on the rollout's summary item. */
+export function dynamoReleaseRecords(table: TableRef): ReleaseRecords {
+  return {
+    async viewSummary(sha) {
+      const item = await getSummaryItem(table, sha);
+      return item === undefined ? undefined : syncedFromItem(item);
+    },
+    async pushEvent(sha) {
+      const item = await getSummaryItem(table, sha);
+      const event = item?.pushEvent;
+      return event !== null && typeof event === 'object' ? (event as StoredPushEvent) : undefined;
+    },
+    async extendDeadline(sha, deadline) {
+      await table.doc
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression: 'SET deadline = :deadline',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(deadline) OR deadline < :deadline)',
+            ExpressionAttributeValues: { ':deadline': deadline },
+          }),
+        )
+        .catch(ignoreConditionFailure);
+    },
+  };
+}
