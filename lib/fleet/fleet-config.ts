@@ -39,6 +39,8 @@ export interface ClusterConfig {
   readonly argocdToken?: string;
   /** Base64 PEM of the CA that signed the Argo CD server's certificate. */
   readonly argocdCaData?: string;
+  /** Labels for wave selectors (`tier: prod`); absent when the file gives none. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export const REPOSITORY_PROVIDERS = [
@@ -51,6 +53,10 @@ export const REPOSITORY_PROVIDERS = [
   'generic',
 ] as const;
 export type RepositoryProvider = (typeof REPOSITORY_PROVIDERS)[number];
+
+/** `pin`: the orchestrator owns `targetRevision` of the repository's sources; `advisory`: holds only withhold its refresh. */
+export const REPOSITORY_CONTROLS = ['pin', 'advisory'] as const;
+export type RepositoryControl = (typeof REPOSITORY_CONTROLS)[number];
 
 export interface RepositoryConfig {
   readonly url: string;
@@ -68,6 +74,30 @@ export interface RepositoryConfig {
   readonly commitStatusPerCluster?: boolean;
   /** Slack channel for this repository's rollout messages (bot mode; default `SLACK_CHANNEL`). */
   readonly slackChannel?: string;
+  /** How holds apply to this repository's apps; absent when the file gives none (read it with `repositoryControl`). */
+  readonly control?: RepositoryControl;
+}
+
+/** A repository's `control`, `advisory` unless the fleet file says `pin`. */
+export function repositoryControl(repository: Pick<RepositoryConfig, 'control'>): RepositoryControl {
+  return repository.control ?? 'advisory';
+}
+
+/** How many apps of a wave may end unhealthy before the rollout halts: a count, or a percentage (rounded down). */
+export type MaxUnhealthy = { readonly count: number } | { readonly percent: number };
+
+/** One entry of the top-level `waves:` list, in order. */
+export interface WaveConfig {
+  /** Unique DNS label; named in messages ("wave prod-eu waits for canary"). */
+  readonly name: string;
+  /** Destination clusters by name or glob (`*`, `?`); exclusive with `selector`. */
+  readonly clusters?: readonly string[];
+  /** Destination clusters whose `labels` have every one of these values; exclusive with `clusters`. */
+  readonly selector?: Readonly<Record<string, string>>;
+  /** Wait after the wave's last app is synced and healthy, in milliseconds (default 0). */
+  readonly soakMs: number;
+  /** Default `{ count: 0 }`. */
+  readonly maxUnhealthy: MaxUnhealthy;
 }
 
 /** What the reconcile pass's Slack digest leaves out (findings are still stored and served). */
@@ -97,6 +127,8 @@ export interface FleetConfig {
   readonly secretPolicy: SecretPolicy;
   readonly secretStores: readonly StoreOverride[];
   readonly audit?: { readonly digest?: DigestFilter };
+  /** Release waves in order; absent: one wave, the whole fleet (no gating). */
+  readonly waves?: readonly WaveConfig[];
 }
 
 /** The namespaces a cluster's Argo CD keeps Applications in (`namespaces`, else the one `namespace`). */

@@ -18,15 +18,18 @@ import {
   type ClusterAuth,
   type ClusterConfig,
   type FleetConfig,
+  REPOSITORY_CONTROLS,
   REPOSITORY_PROVIDERS,
   type RepositoryConfig,
   SECRET_POLICIES,
   type StoreOverride,
 } from './fleet-config.js';
+import { wavesOf } from './fleet-waves.js';
+import { labelMap } from './labels.js';
 import type { Fields, YamlReader } from './yaml-reader.js';
 import { type FleetMode, YamlReader as Reader } from './yaml-reader.js';
 
-const ROOT_KEYS = ['clusters', 'repositories', 'secretPolicy', 'secretStores', 'audit'] as const;
+const ROOT_KEYS = ['clusters', 'repositories', 'secretPolicy', 'secretStores', 'audit', 'waves'] as const;
 const CLUSTER_KEYS = [
   'name',
   'server',
@@ -41,6 +44,7 @@ const CLUSTER_KEYS = [
   'argocdTokenSecret',
   'argocdToken',
   'argocdCaData',
+  'labels',
 ] as const;
 const AUTH_KINDS = ['token', 'tokenSecret', 'eks'] as const;
 const REPOSITORY_KEYS = [
@@ -52,6 +56,7 @@ const REPOSITORY_KEYS = [
   'slackChannel',
   'commitStatus',
   'commitStatusPerCluster',
+  'control',
 ] as const;
 const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region', 'role', 'prefix'] as const;
 
@@ -107,12 +112,14 @@ function fleetOf(reader: YamlReader, root: Node): FleetConfig {
   const names = new Set(clusters.map((c) => c.name));
   const secretStores = storeNodes.map((node, i) => store(reader, node, `secretStores[${i}]`, names));
   const audit = fields.has('audit') ? auditSettings(reader, fields) : undefined;
+  const waves = wavesOf(reader, fields, clusters);
   return Object.freeze({
     clusters,
     repositories,
     secretPolicy: fields.oneOf('secretPolicy', SECRET_POLICIES) ?? 'block',
     secretStores,
     ...(audit === undefined ? {} : { audit }),
+    ...(waves === undefined ? {} : { waves }),
   });
 }
 
@@ -138,6 +145,9 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
   const argocd = argocdBlock(reader, fields);
   const flux = namespaceBlock(reader, fields, 'flux');
+  const labels = fields.has('labels')
+    ? labelMap(reader, fields.node('labels'), fields.pathOf('labels'))
+    : undefined;
   return {
     name,
     server,
@@ -149,6 +159,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(secretPolicy === undefined ? {} : { secretPolicy }),
     ...argocdApi(fields),
+    ...(labels === undefined ? {} : { labels }),
   };
 }
 
@@ -245,6 +256,7 @@ function repository(reader: YamlReader, node: Node | null, path: string): Reposi
   const slackChannel = fields.string('slackChannel', slackChannelName);
   const commitStatus = flag(fields, 'commitStatus');
   const commitStatusPerCluster = flag(fields, 'commitStatusPerCluster');
+  const control = fields.oneOf('control', REPOSITORY_CONTROLS);
   fields.localOnly('apiUrl', plainHttp(apiUrl));
   return {
     url,
@@ -255,6 +267,7 @@ function repository(reader: YamlReader, node: Node | null, path: string): Reposi
     ...(commitStatus === undefined ? {} : { commitStatus }),
     ...(commitStatusPerCluster === undefined ? {} : { commitStatusPerCluster }),
     ...(slackChannel === undefined ? {} : { slackChannel }),
+    ...(control === undefined ? {} : { control }),
   };
 }
 
