@@ -102,7 +102,7 @@ describe('gitops-sync rollouts', () => {
     const url = new URL(seen.at(-1)?.url ?? '', 'http://x');
     expect(url.pathname).toBe('/rollouts');
     expect(Object.fromEntries(url.searchParams)).toEqual({
-      repo: 'https://github.com/example/platform',
+      repo: 'example/platform',
       ref: 'refs/heads/main',
       limit: '2',
     });
