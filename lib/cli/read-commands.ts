@@ -34,9 +34,9 @@ export async function printRollout(api: ReadApi, sha: string, { out, err }: Comm
   out(
     `rollout ${cell(rollout.sha)}  ${cell(rollout.repo)} ${cell(rollout.ref)}  status ${cell(rollout.status)}  trigger ${cell(rollout.trigger)}  received ${cell(rollout.receivedAt)}`,
   );
-  printSections(rollout, out);
   if (apps.length === 0) {
     out('  (no app matched this push)');
+    printSections(rollout, out);
     return 0;
   }
   const withDestination = apps.some((a) => a.destination !== undefined);
@@ -63,6 +63,7 @@ export async function printRollout(api: ReadApi, sha: string, { out, err }: Comm
   ]);
   for (const line of formatTable(headers, rows)) out(line);
   out(`counts: ${countsOf(apps.map((a) => a.state ?? 'unknown'))}`);
+  printSections(rollout, out);
   return 0;
 }
 
