@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileGlob, pathMatches } from '../../../lib/matching/glob.js';
+import { random } from './random-fleet.js';
 
 describe('globs a backtracking engine would take exponential time on', () => {
   const as = 'a'.repeat(60);
@@ -66,5 +67,76 @@ describe('globs with several stars or alternatives keep the segment rules', () =
     expect(compileGlob('apps/{a,b/**/*')).toBeUndefined();
     expect(compileGlob('a*b*[z-a]')).toBeUndefined();
     expect(compileGlob('apps/web')).toBeUndefined();
+  });
+});
+
+/**
+ * The glob rules spelt out directly (memoised, so it is fast whatever the pattern): `{x,y}` expanded first
+ * (a mark at each brace, so stars either side never join), then a run of stars: `**` before `/` at a
+ * segment start is "nothing, or anything ending in /", any other `**` anything, `*` anything but `/`; `?`
+ * one character but `/`; `[ab]`/`[!a]` one character (never `/` when negated).
+ */
+const MARK = '\u0001';
+
+function referenceMatch(pattern: string, path: string): boolean {
+  const alternatives = (p: string): string[] => {
+    const open = p.indexOf('{');
+    if (open < 0) return [p];
+    const close = p.indexOf('}', open);
+    return p
+      .slice(open + 1, close)
+      .split(',')
+      .flatMap((alt) => alternatives(`${p.slice(0, open)}${MARK}${alt}${MARK}${p.slice(close + 1)}`));
+  };
+  return alternatives(pattern).some((p) => {
+    const memo = new Map<number, boolean>();
+    const at = (i: number, j: number): boolean => {
+      const key = i * 1000 + j;
+      let hit = memo.get(key);
+      if (hit !== undefined) return hit;
+      const ch = p[i];
+      let run = 0;
+      while (p[i + run] === '*') run++;
+      if (ch === undefined) hit = j === path.length;
+      else if (ch === MARK) hit = at(i + 1, j);
+      else if (run > 1 && (i === 0 || p[i - 1] === '/') && p[i + run] === '/') {
+        hit = at(i + run + 1, j);
+        for (let k = j; !hit && k < path.length; k++) hit = path[k] === '/' && at(i + run + 1, k + 1);
+      } else if (run > 1) {
+        hit = false;
+        for (let k = j; !hit && k <= path.length; k++) hit = at(i + run, k);
+      } else if (ch === '*') {
+        hit = false;
+        for (let k = j; !hit && k <= path.length && (k === j || path[k - 1] !== '/'); k++) hit = at(i + 1, k);
+      } else if (ch === '[') {
+        const end = p.indexOf(']', i);
+        const negate = p[i + 1] === '!';
+        const set = p.slice(i + (negate ? 2 : 1), end);
+        const c = path[j];
+        hit =
+          c !== undefined && (negate ? c !== '/' && !set.includes(c) : set.includes(c)) && at(end + 1, j + 1);
+      } else if (ch === '?') hit = j < path.length && path[j] !== '/' && at(i + 1, j + 1);
+      else hit = path[j] === ch && at(i + 1, j + 1);
+      memo.set(key, hit);
+      return hit;
+    };
+    return at(0, 0);
+  });
+}
+
+describe('globs against the rules spelt out', () => {
+  const PIECES = ['a', 'b', '/', '*', '**', '**/', '?', '[ab]', '[!a]', '{a,b*}', '{,a/}', '-'];
+  const CHARS = ['a', 'b', '/', '-'];
+
+  it.each(Array.from({ length: 40 }, (_, i) => [i + 1]))('random patterns and paths, seed %i', (seed) => {
+    const r = random(seed * 7907);
+    for (let n = 0; n < 50; n++) {
+      const pattern = Array.from({ length: 1 + Math.floor(r.next() * 7) }, () => r.pick(PIECES)).join('');
+      for (let m = 0; m < 20; m++) {
+        const path = Array.from({ length: Math.floor(r.next() * 12) }, () => r.pick(CHARS)).join('');
+        const expected = pattern === path || referenceMatch(pattern, path);
+        expect([pattern, path, pathMatches(pattern, path)]).toEqual([pattern, path, expected]);
+      }
+    }
   });
 });
