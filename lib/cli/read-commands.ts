@@ -1,3 +1,4 @@
+import { SEVERITIES } from '../audit/types.js';
 import type { ReadApi } from './read-api.js';
 import { cell, formatTable } from './table.js';
 
@@ -19,6 +20,7 @@ interface AppRow {
   readonly destination?: string | { readonly cluster?: string; readonly name?: string };
   readonly message?: string;
   readonly durationSeconds?: number;
+  readonly wave?: string;
 }
 
 /** `gitops-sync rollout <sha>`: the rollout's summary line, then one row per app, as the demo prints. */
@@ -34,11 +36,21 @@ export async function printRollout(api: ReadApi, sha: string, { out, err }: Comm
   );
   if (apps.length === 0) {
     out('  (no app matched this push)');
+    printSections(rollout, out);
     return 0;
   }
   const withDestination = apps.some((a) => a.destination !== undefined);
-  const headers = ['CLUSTER', 'OBJECT', ...(withDestination ? ['DESTINATION'] : []), 'STATE', 'DETAIL'];
+  const withWave = apps.some((a) => a.wave !== undefined);
+  const headers = [
+    ...(withWave ? ['WAVE'] : []),
+    'CLUSTER',
+    'OBJECT',
+    ...(withDestination ? ['DESTINATION'] : []),
+    'STATE',
+    'DETAIL',
+  ];
   const rows = apps.map((a) => [
+    ...(withWave ? [cell(a.wave)] : []),
     cell(a.cluster),
     `${cell(a.kind)}/${cell(a.name)}`,
     ...(withDestination ? [destinationOf(a.destination)] : []),
@@ -51,7 +63,36 @@ export async function printRollout(api: ReadApi, sha: string, { out, err }: Comm
   ]);
   for (const line of formatTable(headers, rows)) out(line);
   out(`counts: ${countsOf(apps.map((a) => a.state ?? 'unknown'))}`);
+  printSections(rollout, out);
   return 0;
+}
+
+/** The rollout's `waves`, `actions` and `ungated` (SPEC "HTTP contract"), each only when present. */
+function printSections(rollout: Json, out: Print): void {
+  const section = (title: string, value: unknown, headers: string[], row: (item: Json) => string[]) => {
+    if (!Array.isArray(value) || value.length === 0) return;
+    out(`${title}:`);
+    for (const line of formatTable(headers, (value as Json[]).map(row))) out(line);
+  };
+  section('waves', rollout.waves, ['WAVE', 'STATE', 'CLUSTERS', 'OPENED', 'DONE'], (w) => [
+    cell(w.name),
+    cell(w.state),
+    cell(Array.isArray(w.clusters) ? w.clusters.join(',') : w.clusters, 60),
+    cell(w.openedAt),
+    cell(w.doneAt),
+  ]);
+  section('actions', rollout.actions, ['ACTION', 'BY', 'AT', 'DETAIL'], (a) => [
+    cell(a.action),
+    cell(a.by, 80),
+    cell(a.at),
+    cell(typeof a.detail === 'object' && a.detail !== null ? JSON.stringify(a.detail) : a.detail),
+  ]);
+  section(
+    'ungated (Argo CD polls Git itself: a hold there is not guaranteed)',
+    rollout.ungated,
+    ['CLUSTER', 'NAMESPACE', 'REASON'],
+    (u) => [cell(u.cluster), cell(u.namespace), cell(u.reason)],
+  );
 }
 
 /** `gitops-sync rollouts [--repo R] [--ref REF]`: newest first, one page, with the next page's command. */
@@ -90,7 +131,7 @@ export async function printFindings(
   const answer = await api.get('/findings', query);
   if (answer.status !== 200) return failed(answer, err, 'findings');
   const body = answer.body as { items?: Json[]; cursor?: string; nextCursor?: string | null };
-  const items = body.items ?? [];
+  const items = [...(body.items ?? [])].sort(bySeverityThenPlace);
   if (items.length === 0) out('  (no findings)');
   else {
     const rows = items.map((f) => [
@@ -109,11 +150,23 @@ export async function printFindings(
   return 0;
 }
 
-function failed(answer: { status: number; body: unknown }, out: Print, what: string): number {
+/** The API's refusal on `err`, as `<what>: <status> <error text>`; exit code 1. */
+export function failed(answer: { status: number; body: unknown }, out: Print, what: string): number {
   const body = answer.body as { message?: unknown; error?: unknown } | string;
   const reason = typeof body === 'string' ? body : (body.message ?? body.error ?? '');
   out(`${what}: ${answer.status} ${cell(reason, 300)}`.trimEnd());
   return 1;
+}
+
+/** High severity first (the page's rows; the API pages by its own order), then cluster, namespace/app, rule. */
+function bySeverityThenPlace(a: Json, b: Json): number {
+  const rank = (f: Json) => {
+    const i = (SEVERITIES as readonly string[]).indexOf(String(f.severity));
+    return i < 0 ? SEVERITIES.length : i;
+  };
+  const place = (f: Json) =>
+    `${cell(f.cluster)}\u0000${cell(f.namespace)}/${cell(f.app)}\u0000${cell(f.rule)}`;
+  return rank(a) - rank(b) || (place(a) < place(b) ? -1 : place(a) > place(b) ? 1 : 0);
 }
 
 function destinationOf(destination: AppRow['destination']): string {

@@ -2,12 +2,19 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { type AwsCredentialsProvider, Sha256 } from '../kubernetes/eks-token.js';
 
 /**
- * SigV4 headers for a GET to an API Gateway HTTP API behind IAM auth (service `execute-api`). The
- * request is signed exactly as it will be sent: the caller builds its URL from the same `url`.
+ * SigV4 headers for a request to an API Gateway HTTP API behind IAM auth (service `execute-api`). The
+ * request is signed exactly as it will be sent: the caller builds its URL and body from the same values.
  */
 export async function signedHeaders(
   url: URL,
-  options: { region: string; credentials: AwsCredentialsProvider; now?: Date },
+  options: {
+    region: string;
+    credentials: AwsCredentialsProvider;
+    now?: Date;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  },
 ): Promise<Record<string, string>> {
   const signer = new SignatureV4({
     service: 'execute-api',
@@ -17,15 +24,17 @@ export async function signedHeaders(
   });
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) query[key] = value;
+  const contentType = options.headers?.['content-type'];
   const signed = await signer.sign(
     {
-      method: 'GET',
+      method: options.method ?? 'GET',
       protocol: url.protocol,
       hostname: url.hostname,
       ...(url.port === '' ? {} : { port: Number(url.port) }),
       path: url.pathname,
       query,
-      headers: { host: url.host },
+      headers: { host: url.host, ...(contentType === undefined ? {} : { 'content-type': contentType }) },
+      ...(options.body === undefined ? {} : { body: options.body }),
     },
     options.now === undefined ? {} : { signingDate: options.now },
   );

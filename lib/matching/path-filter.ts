@@ -1,5 +1,5 @@
 import { type ChangedPaths, type KnownChangedPaths, someWithPrefix } from './changed-paths.js';
-import { globRegExp } from './glob.js';
+import { compileGlob, type Glob } from './glob.js';
 import { cleanPath, type PathRule, type PathsVerdict } from './manifest-paths.js';
 
 /**
@@ -8,12 +8,12 @@ import { cleanPath, type PathRule, type PathsVerdict } from './manifest-paths.js
  */
 export type PathItem =
   | { readonly literal: string }
-  | { readonly pattern: string; readonly glob: RegExp; readonly prefix: string };
+  | { readonly pattern: string; readonly glob: Glob; readonly prefix: string };
 
 const META = /[*?[{\\]/;
 
 export function compileItem(path: string): PathItem {
-  const glob = globRegExp(path);
+  const glob = compileGlob(path);
   if (glob === undefined) return { literal: path };
   const meta = path.search(META);
   return { pattern: path, glob, prefix: meta < 0 ? path : path.slice(0, meta) };

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -102,6 +102,22 @@ describe('the gitops-sync command', () => {
     );
     expect(signed.headers.authorization).toBe(authorization);
   });
+
+  it('prints its version, and refuses API_TOKEN over plain http to a non-loopback host before connecting', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const before = seen.length;
+    const refused = await cli(['rollouts', '--url', 'http://example.invalid'], { API_TOKEN: 'secret-token' });
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toBe(
+      'gitops-sync: --url http://example.invalid: credentials are only sent over https (plain http is for loopback)\n',
+    );
+    expect(refused.stderr).not.toContain('secret-token');
+    const local = await cli(['rollouts', '--url', base], { API_TOKEN: 'secret-token' });
+    expect(local.code).toBe(0);
+    expect(seen.length).toBe(before + 1);
+    expect(seen.at(-1)?.headers.authorization).toBe('Bearer secret-token');
+  }, 60_000);
 
   it('runs through npx from the repository and validates (exit 0, or exit 1 with every problem in line order)', async () => {
     const npx = (args: string[]) =>

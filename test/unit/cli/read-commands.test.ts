@@ -8,6 +8,53 @@ interface Seen {
   readonly headers: IncomingHttpHeaders;
 }
 
+const WAVED = {
+  sha: 'e'.repeat(40),
+  repo: 'example/platform',
+  ref: 'refs/heads/main',
+  status: 'paused',
+  trigger: 'webhook',
+  receivedAt: '2026-12-01T09:00:00Z',
+  apps: [
+    {
+      cluster: 'staging',
+      kind: 'Application',
+      namespace: 'argocd',
+      name: 'web',
+      state: 'synced',
+      wave: 'canary',
+    },
+    {
+      cluster: 'prod',
+      kind: 'Application',
+      namespace: 'argocd',
+      name: 'web',
+      state: 'held',
+      wave: 'prod',
+      message: 'paused',
+    },
+  ],
+  waves: [
+    {
+      name: 'canary',
+      state: 'done',
+      clusters: ['staging'],
+      openedAt: '2026-12-01T09:00:01Z',
+      doneAt: '2026-12-01T09:03:00Z',
+    },
+    { name: 'prod', state: 'waiting', clusters: ['prod', 'prod-us'] },
+  ],
+  actions: [
+    {
+      action: 'pause',
+      by: 'arn:aws:iam::123456789012:user/ops',
+      at: '2026-12-01T09:04:00Z',
+      detail: 'checking',
+    },
+  ],
+  ungated: [{ cluster: 'prod', namespace: 'argocd', reason: 'polling on' }],
+};
+
 // A loopback read API serving SPEC-shaped answers for `GET /rollouts` and `GET /findings`.
 let server: Server;
 let base: string;
@@ -64,6 +111,33 @@ beforeAll(async () => {
       );
       return;
     }
+    if (url.pathname === '/many/findings') {
+      const finding = (cluster: string, app: string, severity: string) => ({
+        cluster,
+        namespace: 'argocd',
+        app,
+        rule: 'r',
+        severity,
+        message: 'm',
+        lastSeen: '2026-12-01T09:00:00Z',
+      });
+      res.end(
+        JSON.stringify({
+          items: [
+            finding('b', 'web', 'low'),
+            finding('b', 'api', 'high'),
+            finding('a', 'web', 'medium'),
+            finding('a', 'zed', 'high'),
+            finding('a', 'web', 'critical'),
+          ],
+        }),
+      );
+      return;
+    }
+    if (url.pathname === `/rollouts/${'e'.repeat(40)}`) {
+      res.end(JSON.stringify(WAVED));
+      return;
+    }
     if (url.pathname.startsWith('/redirect/')) {
       res.writeHead(302, { location: 'http://example.com/' }).end();
       return;
@@ -102,7 +176,7 @@ describe('gitops-sync rollouts', () => {
     const url = new URL(seen.at(-1)?.url ?? '', 'http://x');
     expect(url.pathname).toBe('/rollouts');
     expect(Object.fromEntries(url.searchParams)).toEqual({
-      repo: 'https://github.com/example/platform',
+      repo: 'example/platform',
       ref: 'refs/heads/main',
       limit: '2',
     });
@@ -164,5 +238,69 @@ describe('gitops-sync read errors', () => {
     expect((await run(['rollout'])).code).toBe(2);
     expect((await run(['nonsense'])).code).toBe(2);
     expect((await run(['rollouts', '--bogus'])).code).toBe(2);
+  });
+});
+
+describe('gitops-sync rollout with waves', () => {
+  it("prints the waves, each app's wave, the operators' actions and the ungated instances", async () => {
+    const { code, out } = await run(['rollout', 'e'.repeat(40), '--url', base]);
+    expect(code).toBe(0);
+    expect(out.slice(5)).toEqual([
+      'waves:',
+      '  WAVE    STATE    CLUSTERS      OPENED                DONE',
+      '  canary  done     staging       2026-12-01T09:00:01Z  2026-12-01T09:03:00Z',
+      '  prod    waiting  prod,prod-us',
+      'actions:',
+      '  ACTION  BY                                  AT                    DETAIL',
+      '  pause   arn:aws:iam::123456789012:user/ops  2026-12-01T09:04:00Z  checking',
+      'ungated (Argo CD polls Git itself: a hold there is not guaranteed):',
+      '  CLUSTER  NAMESPACE  REASON',
+      '  prod     argocd     polling on',
+    ]);
+    expect(out[1]).toMatch(/^ {2}WAVE +CLUSTER +OBJECT +STATE +DETAIL$/);
+    expect(out[2]).toMatch(/^ {2}prod +prod +Application\/web +held +paused$/);
+    expect(out[3]).toMatch(/^ {2}canary +staging +Application\/web +synced$/);
+    expect(out[4]).toBe('counts: held 1, synced 1');
+  });
+
+  it('prints no wave column or sections for a rollout without them', async () => {
+    const { out } = await run(['rollout', 'abc1234', '--url', `${base}/nowhere`]);
+    expect(out.join('\n')).not.toMatch(/waves:|actions:|ungated|WAVE/);
+  });
+});
+
+describe('gitops-sync findings order', () => {
+  it('lists high severity first, then by cluster and app', async () => {
+    const { out } = await run(['findings', '--url', `${base}/many`]);
+    expect(out.slice(1).map((line) => line.split(/ +/).slice(1, 5).join(' '))).toEqual([
+      'a argocd/web r critical',
+      'a argocd/zed r high',
+      'b argocd/api r high',
+      'a argocd/web r medium',
+      'b argocd/web r low',
+    ]);
+  });
+});
+
+describe('gitops-sync rollouts --repo', () => {
+  it.each([
+    ['owner/name as typed', 'Example/Platform', 'Example/Platform'],
+    ['an https URL with .git', 'https://github.com/Example/Platform.git', 'Example/Platform'],
+    ['an scp-style URL', 'git@github.com:Example/Platform.git', 'Example/Platform'],
+    ['an ssh URL', 'ssh://git@github.com/Example/Platform', 'Example/Platform'],
+    ['a GitLab subgroup URL', 'https://gitlab.com/group/sub/proj/', 'group/sub/proj'],
+    ['an Azure DevOps URL as project/repo', 'https://dev.azure.com/org/Proj/_git/Repo', 'Proj/Repo'],
+  ])('asks the API for the full name, from %s', async (_name, input, expected) => {
+    const { code } = await run(['rollouts', '--url', base, '--repo', input]);
+    expect(code).toBe(0);
+    expect(new URL(seen.at(-1)?.url ?? '', 'http://x').searchParams.get('repo')).toBe(expected);
+  });
+
+  it('refuses what is not a repository before sending anything (exit 2)', async () => {
+    const before = seen.length;
+    const { code, err } = await run(['rollouts', '--url', base, '--repo', 'oci://registry/x']);
+    expect(code).toBe(2);
+    expect(err).toEqual(['gitops-sync: --repo oci://registry/x: not owner/name or a Git repository URL']);
+    expect(seen.length).toBe(before);
   });
 });
