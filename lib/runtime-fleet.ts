@@ -13,6 +13,7 @@ import { createRolloutNotifier, type SlackTarget } from './notify/rollout-notifi
 import { createSlackTarget } from './notify/slack-target.js';
 import { rolloutNotice } from './rollouts/rollout-notice.js';
 import type { SharedRuntime } from './runtime.js';
+import { type ReleaseParts, releaseParts } from './runtime-release.js';
 import { dynamoClusterLeases } from './store/cluster-leases.js';
 import { dynamoPostedStatuses } from './store/commit-statuses.js';
 import { dynamoOpenRollouts } from './store/open-rollouts.js';
@@ -44,6 +45,8 @@ export interface FleetContext extends SharedRuntime {
   readonly refPushes: ReturnType<typeof dynamoRefPushes>;
   /** Longer than any gap between two polls of a chain, so only a lost chain ever lets its lease run out. */
   readonly chainLeaseSeconds: number;
+  /** Release control: waves, holds, the gate. */
+  readonly release: ReleaseParts;
   credentials(repo: RepositoryConfig): Promise<GitCredentials | undefined>;
   /** The Slack message and the commit status of a rollout, side by side; never throws. */
   notify(sha: string): Promise<void>;
@@ -82,6 +85,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     logger,
   });
   const parts = new Map<string, unknown>();
+  const open = dynamoOpenRollouts(table);
   return {
     ...shared,
     fleetConfig,
@@ -89,7 +93,8 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     gateway: createFleetGateway(fleetConfig, clients, config.refreshConcurrency),
     slack,
     trackers: dynamoClusterTrackers(table, TRACKER_TTL_SECONDS),
-    open: dynamoOpenRollouts(table),
+    open,
+    release: releaseParts(shared, fleetConfig, open),
     leases: dynamoClusterLeases(table),
     refPushes: dynamoRefPushes(table, REF_PUSH_TTL_SECONDS),
     chainLeaseSeconds: Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5),

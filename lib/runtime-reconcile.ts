@@ -74,6 +74,7 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
         graceSeconds: SWEEP_GRACE_SECONDS,
         chainLeaseSeconds: context.chainLeaseSeconds,
         leases: context.leases,
+        release: context.release.engine,
       });
       // run-reconcile logs the pass's summary line; here it is counted.
       countReconcile(metrics, report);

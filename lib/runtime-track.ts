@@ -40,6 +40,7 @@ export function createTrack(context: FleetContext): FleetFunctions['track'] {
       },
       onEnd,
       notify: context.notify,
+      gate: (sha, summary) => context.release.engine.advanceQuietly(sha, summary),
       queue: trackQueue,
       clock,
       logger,

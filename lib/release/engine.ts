@@ -71,14 +71,21 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
     const wave = waves[index];
     if (wave === undefined) return false;
     const now = deps.clock.now();
-    if (!(await deps.control.moveWave(sha, index, ['waiting'], { state: 'open', openedAt: now.toISOString() }))) {
+    if (
+      !(await deps.control.moveWave(sha, index, ['waiting'], { state: 'open', openedAt: now.toISOString() }))
+    ) {
       return false;
     }
     // Its apps start their deadline now, not at the push.
     const deadline = new Date(now.getTime() + deps.trackDeadlineSeconds * 1000).toISOString();
     await deps.records.extendDeadline(sha, deadline);
     await deps.open.open(sha, deadline);
-    await deps.control.recordAction(sha, { action: 'open-wave', by: ENGINE, at: now.toISOString(), detail: wave.name });
+    await deps.control.recordAction(sha, {
+      action: 'open-wave',
+      by: ENGINE,
+      at: now.toISOString(),
+      detail: wave.name,
+    });
     await release(sha);
     log.info('wave opened', { sha, wave: wave.name });
     return true;
@@ -119,7 +126,7 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
     const definition = deps.waves().find((w) => w.name === wave.name) ?? {
       name: wave.name,
       clusters: wave.clusters,
-      soakSeconds: 0,
+      soakMs: 0,
       maxUnhealthy: { count: 0 },
     };
     const now = deps.clock.now();
@@ -134,7 +141,12 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
           await deps.control.setFlag(sha, 'halted', true);
           return { sha, halted: wave.name };
         }
-        if (!(await deps.control.moveWave(sha, index, ['open', 'soaking'], { state: 'halted', reason: judged.reason }))) {
+        if (
+          !(await deps.control.moveWave(sha, index, ['open', 'soaking'], {
+            state: 'halted',
+            reason: judged.reason,
+          }))
+        ) {
           return { sha };
         }
         await deps.control.setFlag(sha, 'halted', true);
@@ -157,7 +169,12 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
         return { sha };
       }
       case 'next': {
-        if (!(await deps.control.moveWave(sha, index, [wave.state], { state: 'done', doneAt: now.toISOString() }))) {
+        if (
+          !(await deps.control.moveWave(sha, index, [wave.state], {
+            state: 'done',
+            doneAt: now.toISOString(),
+          }))
+        ) {
           return { sha };
         }
         if (wave.state === 'halted') await deps.control.setFlag(sha, 'halted', false);
@@ -188,12 +205,14 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
       const now = deps.clock.now().toISOString();
       await deps.control.initWaves(
         sha,
-        waves.map((w, i): WaveProgress => ({
-          name: w.name,
-          clusters: w.clusters,
-          state: i === 0 ? 'open' : 'waiting',
-          ...(i === 0 ? { openedAt: now } : {}),
-        })),
+        waves.map(
+          (w, i): WaveProgress => ({
+            name: w.name,
+            clusters: w.clusters,
+            state: i === 0 ? 'open' : 'waiting',
+            ...(i === 0 ? { openedAt: now } : {}),
+          }),
+        ),
       );
       return true;
     },
@@ -209,7 +228,8 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
       for (const [index, wave] of waves.entries()) {
         if (wave.state !== 'waiting' && wave.state !== 'halted') continue;
         const reason = `superseded by ${newerSha.slice(0, 12)}`;
-        if (await deps.control.moveWave(olderSha, index, [wave.state], { state: 'superseded', reason })) moved += 1;
+        if (await deps.control.moveWave(olderSha, index, [wave.state], { state: 'superseded', reason }))
+          moved += 1;
       }
       if (moved > 0) {
         if (control?.halted === true) await deps.control.setFlag(olderSha, 'halted', false);
@@ -240,7 +260,12 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
             cluster,
             attempt: 0,
             retry: true,
-            apps: list.map(({ cluster: c, kind, namespace, name }) => ({ cluster: c, kind, namespace, name })),
+            apps: list.map(({ cluster: c, kind, namespace, name }) => ({
+              cluster: c,
+              kind,
+              namespace,
+              name,
+            })),
           } satisfies ClusterWorkMessage,
         })),
       );

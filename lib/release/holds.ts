@@ -75,5 +75,7 @@ function waitingReason(waves: readonly WaveProgress[], index: number): string {
   }
   const before = waves.slice(0, index).filter((w) => w.state !== 'done');
   const waitsFor = before.at(-1) ?? waves[index - 1];
-  return waitsFor === undefined ? `wave ${wave.name} is not open yet` : `wave ${wave.name} waits for ${waitsFor.name}`;
+  return waitsFor === undefined
+    ? `wave ${wave.name} is not open yet`
+    : `wave ${wave.name} waits for ${waitsFor.name}`;
 }

@@ -1,14 +1,8 @@
 import type { StateCounts } from '../rollouts/model.js';
+import type { PlannedWave } from '../rollouts/waves.js';
 
 /** A wave as the fleet file defines it, resolved to destination clusters. */
-export interface ReleaseWave {
-  readonly name: string;
-  readonly clusters: readonly string[];
-  /** Wait after the wave's last app is synced and healthy (0: none). */
-  readonly soakSeconds: number;
-  /** Failed/degraded/blocked/timeout/error apps tolerated: a count, or a percentage of the wave's apps. */
-  readonly maxUnhealthy: { readonly count: number } | { readonly percent: number };
-}
+export type ReleaseWave = Pick<PlannedWave, 'name' | 'clusters' | 'soakMs' | 'maxUnhealthy'>;
 
 export type WaveJudgement =
   | { readonly kind: 'wait' }
@@ -48,7 +42,7 @@ export function judgeWave(
     };
   }
   if (done + unhealthy < total) return { kind: 'wait' };
-  const soakMs = wave.soakSeconds * 1000;
+  const { soakMs } = wave;
   const last = Date.parse(view?.f ?? '');
   if (soakMs > 0 && !Number.isNaN(last) && now.getTime() < last + soakMs) {
     return { kind: 'soak', until: new Date(last + soakMs) };

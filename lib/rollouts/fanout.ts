@@ -7,7 +7,7 @@ export type { Preflight, PreflightVerdict } from './refresh-apps.js';
 export type FanoutDeps = ClusterWorkDeps &
   Omit<PlanDeps, 'rollouts' | 'fleet'> & {
     /** Release control: look at a rollout's waves (a soak ended). */
-    readonly gate?: (sha: string) => Promise<GateResult>;
+    readonly onGate?: (sha: string) => Promise<GateResult>;
   };
 
 export interface GateResult {
@@ -26,6 +26,7 @@ export async function fanout(
   budget: { readonly deadlineMs: number },
 ): Promise<PlanResult | ClusterWorkResult | GateResult> {
   if (message.type === 'push') return planPush(message, deps);
-  if (message.type === 'gate') return deps.gate === undefined ? { sha: message.sha } : deps.gate(message.sha);
+  if (message.type === 'gate')
+    return deps.onGate === undefined ? { sha: message.sha } : deps.onGate(message.sha);
   return runClusterWork(message, deps, budget);
 }

@@ -91,7 +91,12 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
   );
   const supersededBy = head !== undefined && head !== sha ? head : undefined;
   // This push is the ref's newest: the rollout of the commit it moved the ref from stops opening waves.
-  if (supersededBy === undefined && deps.release !== undefined && !/^0+$/.test(event.before) && event.before !== sha) {
+  if (
+    supersededBy === undefined &&
+    deps.release !== undefined &&
+    !/^0+$/.test(event.before) &&
+    event.before !== sha
+  ) {
     await deps.release.supersede(event.before, sha);
   }
   log.info('push planned', {

@@ -9,9 +9,9 @@ import type { FleetCluster } from '../fleet/gateway.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import type { Clock, Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
-import type { SecretCheck } from '../secrets/secret-check.js';
 import type { HoldContext } from '../release/holds.js';
 import { holdFor } from '../release/holds.js';
+import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type { ClusterWorkDeps } from './cluster-work.js';
 import { liveVerdict } from './live-verdict.js';
@@ -280,7 +280,8 @@ async function applyHold(
 ): Promise<AppOutcome | undefined> {
   const { holds, ledger, meta, deps } = context;
   if (holds === undefined) return undefined;
-  if (previous !== undefined && !NOT_STARTED.has(previous.state) && !isTerminal(previous.state)) return undefined;
+  if (previous !== undefined && !NOT_STARTED.has(previous.state) && !isTerminal(previous.state))
+    return undefined;
   const verdict = holdFor(
     { repoKey: context.repoKey, cluster: base.cluster, destination: base.destination, wave: base.wave },
     holds,

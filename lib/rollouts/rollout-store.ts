@@ -1,3 +1,4 @@
+import type { PushEvent } from '../webhook/push-event.js';
 import type {
   AppRecord,
   AppTarget,
@@ -8,7 +9,6 @@ import type {
   StateCounts,
   StoredApp,
 } from './model.js';
-import type { PushEvent } from '../webhook/push-event.js';
 
 export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'> & {
   /** The push without its file list: what a release work item matches the held apps against later. */
@@ -75,11 +75,7 @@ export interface AppStateWriter {
    * rollout's) and the other clusters' stored views; without `cluster`, from every app. `apps`: that
    * cluster's apps as the caller has just read them (after its writes), so they are not read again.
    */
-  syncSummary(
-    sha: string,
-    cluster?: string,
-    apps?: readonly ViewedApp[],
-  ): Promise<SyncedSummary | undefined>;
+  syncSummary(sha: string, cluster?: string, apps?: readonly ViewedApp[]): Promise<SyncedSummary | undefined>;
 }
 
 /** Each wave's apps over every cluster: counts per state, the latest end, the clusters holding them. */

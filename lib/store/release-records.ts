@@ -23,7 +23,8 @@ export function dynamoReleaseRecords(table: TableRef): ReleaseRecords {
             TableName: table.tableName,
             Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
             UpdateExpression: 'SET deadline = :deadline',
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(deadline) OR deadline < :deadline)',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(deadline) OR deadline < :deadline)',
             ExpressionAttributeValues: { ':deadline': deadline },
           }),
         )

@@ -47,7 +47,10 @@ function condensed(apps: readonly (Item | ViewedApp)[]): WaveView {
   const states = apps.map((a) => a.state as AppState);
   const ends = apps.map((a) => String(a.finishedAt ?? a.updatedAt ?? '')).filter((e) => e !== '');
   const finished = states.length > 0 && states.every(isTerminal);
-  return { c: countStates(states), ...(finished && ends.length > 0 ? { f: ends.sort().at(-1) as string } : {}) };
+  return {
+    c: countStates(states),
+    ...(finished && ends.length > 0 ? { f: ends.sort().at(-1) as string } : {}),
+  };
 }
 
 export function clusterView(apps: readonly (Item | ViewedApp)[]): ClusterView {
@@ -66,7 +69,9 @@ export function clusterView(apps: readonly (Item | ViewedApp)[]): ClusterView {
 }
 
 /** Each wave's apps over every cluster's view: counts per state and the latest end, by wave name. */
-export function waveViews(summary: Item): Record<string, WaveView & { readonly clusters: readonly string[] }> {
+export function waveViews(
+  summary: Item,
+): Record<string, WaveView & { readonly clusters: readonly string[] }> {
   const out: Record<string, { c: Record<string, number>; f?: string; clusters: string[] }> = {};
   for (const [cluster, view] of Object.entries((summary.views ?? {}) as Record<string, ClusterView>)) {
     for (const [wave, part] of Object.entries(view.w ?? {})) {

@@ -10,7 +10,13 @@ import type {
 } from '../rollouts/rollout-store.js';
 import { chunkDecisions } from './decision-chunks.js';
 import { PutCommand, UpdateCommand } from './document-client.js';
-import { epochSeconds, ignoreConditionFailure, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
+import {
+  epochSeconds,
+  ignoreConditionFailure,
+  isConditionFailure,
+  queryAll,
+  type TableRef,
+} from './dynamo.js';
 import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
 
 import { appItemFields, newAppRecords } from './new-app-records.js';
