@@ -1,6 +1,6 @@
 import { globMatch } from '../audit/ignore-differences.js';
 import type { ParsedSyncWindows, SyncWindow, SyncWindowSelectors } from './sync-window-parse.js';
-import { wallToInstant, zoneOffsetMs } from './zone-clock.js';
+import { offsetChangeAfter, wallToInstant, zoneOffsetMs } from './zone-clock.js';
 
 /**
  * AppProject sync windows evaluated as Argo CD's `SyncWindows.Matches(app).CanSync(isManual)` does:
@@ -122,6 +122,7 @@ function earliestOpening(
 
 /** When the windows first let the app sync after `nowMs`: deny windows ending, allow windows opening. */
 function nextSyncMs(windows: readonly SyncWindow[], nowMs: number, manual: boolean): number | undefined {
+  const zones = [...new Set(windows.map((w) => w.zone))];
   let t = nowMs;
   for (let step = 0; step < MAX_STEPS; step++) {
     const verdict = verdictAt(windows, t, manual);
@@ -129,7 +130,9 @@ function nextSyncMs(windows: readonly SyncWindow[], nowMs: number, manual: boole
     const next =
       verdict.cause === 'deny' ? latestEnd(verdict.denies) : earliestOpening(verdict.allows, t)?.atMs;
     if (next === undefined || next <= t || next - nowMs > HORIZON_MS) return undefined;
-    t = next;
+    // A DST change before then moves every wall clock Argo CD reads: look again at that instant.
+    const changes = zones.flatMap((zone) => offsetChangeAfter(zone, t, next) ?? []);
+    t = Math.min(next, ...changes);
   }
   return undefined;
 }

@@ -60,3 +60,18 @@ export function wallToInstant(zone: string, wallMs: number): number {
   const guess = wallMs - zoneOffsetMs(zone, wallMs);
   return wallMs - zoneOffsetMs(zone, guess);
 }
+
+/** The first instant in `(fromMs, toMs]` at which the zone's offset differs from that at `fromMs`, if any. */
+export function offsetChangeAfter(zone: string, fromMs: number, toMs: number): number | undefined {
+  const before = zoneOffsetMs(zone, fromMs);
+  if (toMs <= fromMs || zoneOffsetMs(zone, toMs) === before) return undefined;
+  let lo = fromMs;
+  let hi = toMs;
+  while (hi - lo > 1000) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    if (zoneOffsetMs(zone, mid) === before) lo = mid;
+    else hi = mid;
+  }
+  const second = Math.floor(hi / 1000) * 1000;
+  return second > lo && zoneOffsetMs(zone, second) !== before ? second : hi;
+}
