@@ -1,4 +1,4 @@
-import { CronExpressionParser } from 'cron-parser';
+import { type CronExpression, CronExpressionParser } from 'cron-parser';
 import { isLoadableTimeZone } from './zone-clock.js';
 
 /**
@@ -107,16 +107,36 @@ export function compileSchedule(schedule: string): CompiledSchedule {
   return { schedule: scheduleOf(expression, zone) };
 }
 
+const MINUTE_MS = 60_000;
+const NEXT_CACHE_LIMIT = 256;
+
+/**
+ * One parsed expression, moved to each asked-for time. Five-field schedules fire on whole minutes, so the
+ * next time after `t` depends only on t's minute: answers are kept per minute (a fan-out asks the same).
+ */
 function scheduleOf(expression: string, zone: string): CronSchedule {
+  let parsed: CronExpression | undefined;
+  let never = false;
+  const byMinute = new Map<number, number | undefined>();
+  const compute = (minute: number): number | undefined => {
+    try {
+      parsed ??= CronExpressionParser.parse(expression, { tz: zone });
+      parsed.reset(new Date(minute * MINUTE_MS));
+      return parsed.next().getTime();
+    } catch {
+      never = parsed === undefined; // a day that never comes (31 February): robfig's Next gives the zero time
+      return undefined;
+    }
+  };
   return {
     next(afterMs) {
-      try {
-        return CronExpressionParser.parse(expression, { currentDate: new Date(afterMs), tz: zone })
-          .next()
-          .getTime();
-      } catch {
-        return undefined; // a day that never comes (31 February): robfig's Next gives the zero time
-      }
+      if (never) return undefined;
+      const minute = Math.floor(afterMs / MINUTE_MS);
+      if (byMinute.has(minute)) return byMinute.get(minute);
+      const next = compute(minute);
+      if (byMinute.size >= NEXT_CACHE_LIMIT) byMinute.clear();
+      byMinute.set(minute, next);
+      return next;
     },
   };
 }

@@ -33,23 +33,31 @@ export type SyncWindowHold =
       readonly manualSyncAllowed: boolean;
     };
 
+const GLOB_META = /[*?[{]/;
+
+/** Argo CD's globMatch: `*` matches anything, a pattern without glob syntax only itself. */
+function selects(pattern: string, value: string): boolean {
+  if (pattern === '*') return true;
+  return GLOB_META.test(pattern) ? globMatch(pattern, value) : pattern === value;
+}
+
 /** Whether the window applies to the app: any set selector matches, or with `andOperator` every one. */
 export function windowMatches(selectors: SyncWindowSelectors, app: SyncWindowApp): boolean {
   const checks: boolean[] = [];
   if (selectors.applications.length > 0) {
-    checks.push(selectors.applications.some((p) => globMatch(p, app.name)));
+    checks.push(selectors.applications.some((p) => selects(p, app.name)));
   }
   if (selectors.clusters.length > 0) {
     checks.push(
       selectors.clusters.some(
         (p) =>
-          (app.clusterName !== undefined && app.clusterName !== '' && globMatch(p, app.clusterName)) ||
-          (app.server !== undefined && app.server !== '' && globMatch(p, app.server)),
+          (app.clusterName !== undefined && app.clusterName !== '' && selects(p, app.clusterName)) ||
+          (app.server !== undefined && app.server !== '' && selects(p, app.server)),
       ),
     );
   }
   if (selectors.namespaces.length > 0) {
-    checks.push(selectors.namespaces.some((p) => globMatch(p, app.namespace)));
+    checks.push(selectors.namespaces.some((p) => selects(p, app.namespace)));
   }
   if (checks.length === 0) return false;
   return selectors.andOperator ? checks.every(Boolean) : checks.some(Boolean);

@@ -41,6 +41,21 @@ export function isLoadableTimeZone(zone: string): boolean {
 /** How far the zone's wall clock is ahead of UTC at `instantMs` (Europe/Berlin in July: 7_200_000). */
 export function zoneOffsetMs(zone: string, instantMs: number): number {
   if (zone === 'UTC' || zone === 'Local') return 0;
+  // Offsets change on whole minutes: one Intl call per zone and minute.
+  const key = `${zone} ${Math.floor(instantMs / 60_000)}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    offset = readOffset(zone, instantMs);
+    if (offsets.size >= OFFSET_LIMIT) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset;
+}
+
+const OFFSET_LIMIT = 4096;
+const offsets = new Map<string, number>();
+
+function readOffset(zone: string, instantMs: number): number {
   const parts = formatter(zone).formatToParts(new Date(instantMs));
   const part = (type: Intl.DateTimeFormatPartTypes): number =>
     Number(parts.find((p) => p.type === type)?.value ?? 0);
