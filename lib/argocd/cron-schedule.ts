@@ -1,11 +1,11 @@
-import { type CronExpression, CronExpressionParser } from 'cron-parser';
+import { Cron } from 'croner';
 import { isLoadableTimeZone } from './zone-clock.js';
 
 /**
  * A sync window's `schedule` as Argo CD reads it: robfig/cron with the five standard fields (minute,
  * hour, day of month, month, day of week), no `@daily` descriptors, an optional `CRON_TZ=`/`TZ=` prefix.
  * The grammar is checked here, so what robfig refuses is refused (`7` for Sunday, `L`, `W`, `#`);
- * cron-parser then finds the times.
+ * croner then finds the times.
  */
 export interface CronSchedule {
   /** The first time after `afterMs` the schedule fires; undefined when it never does (`0 0 31 2 *`). */
@@ -41,7 +41,7 @@ function value(text: string, field: FieldSpec): number | string {
   return Number(text);
 }
 
-/** One comma-separated part of a field, checked as robfig's getRange; the text handed on to cron-parser. */
+/** One comma-separated part of a field, checked as robfig's getRange; the text handed on to croner. */
 function range(part: string, field: FieldSpec): string {
   const [span = '', step, extra] = part.split('/');
   if (extra !== undefined) throw new Error(`too many slashes: ${part}`);
@@ -111,29 +111,25 @@ const MINUTE_MS = 60_000;
 const NEXT_CACHE_LIMIT = 256;
 
 /**
- * One parsed expression, moved to each asked-for time. Five-field schedules fire on whole minutes, so the
- * next time after `t` depends only on t's minute: answers are kept per minute (a fan-out asks the same).
+ * The expression on croner (day of month or day of week, as robfig reads two restricted day fields).
+ * Five-field schedules fire on whole minutes, so the next time after `t` depends only on t's minute:
+ * answers are kept per minute, since a fan-out asks the same for every app.
  */
 function scheduleOf(expression: string, zone: string): CronSchedule {
-  let parsed: CronExpression | undefined;
-  let never = false;
+  let cron: Cron | undefined;
+  try {
+    cron = new Cron(expression, { timezone: zone, mode: '5-part', domAndDow: false });
+  } catch {
+    cron = undefined; // checked above already: what croner still refuses never fires
+  }
   const byMinute = new Map<number, number | undefined>();
-  const compute = (minute: number): number | undefined => {
-    try {
-      parsed ??= CronExpressionParser.parse(expression, { tz: zone });
-      parsed.reset(new Date(minute * MINUTE_MS));
-      return parsed.next().getTime();
-    } catch {
-      never = parsed === undefined; // a day that never comes (31 February): robfig's Next gives the zero time
-      return undefined;
-    }
-  };
   return {
     next(afterMs) {
-      if (never) return undefined;
+      if (cron === undefined) return undefined;
       const minute = Math.floor(afterMs / MINUTE_MS);
       if (byMinute.has(minute)) return byMinute.get(minute);
-      const next = compute(minute);
+      // null: a day that never comes (31 February), where robfig's Next gives the zero time
+      const next = cron.nextRun(new Date(minute * MINUTE_MS))?.getTime();
       if (byMinute.size >= NEXT_CACHE_LIMIT) byMinute.clear();
       byMinute.set(minute, next);
       return next;
