@@ -110,7 +110,7 @@ function parseEntry(entry: unknown, index: number): { window?: SyncWindow; probl
       index,
       field,
       value: shown(value),
-      problem,
+      problem: shown(problem),
       effect,
       ...(effect === 'blocks-sync' ? { selectors } : {}),
     });

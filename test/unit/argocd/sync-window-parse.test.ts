@@ -137,8 +137,9 @@ describe('parseSyncWindows', () => {
     expect(windows.map((w) => w.index)).toEqual(kept ? [0, 1] : [0]);
   });
 
-  it('keeps the selectors of a window Argo CD cannot evaluate, and shortens a long value', () => {
+  it('keeps the selectors of a window Argo CD cannot evaluate, and shortens a long value and its problem', () => {
     const { problems } = parse(window({ schedule: 'x'.repeat(500), namespaces: ['shop'] }));
+    expect(problems[0]?.problem).toHaveLength(201);
     expect(problems[0]).toMatchObject({
       index: 0,
       value: `${'x'.repeat(200)}…`,
