@@ -60,6 +60,21 @@ function matchesTarget(entry: Readonly<Record<string, unknown>>, target: IgnoreT
  * The pattern comes from Git: it runs on RE2 (linear time), since `*a*a*a…b` backtracks polynomially.
  */
 export function globMatch(pattern: string, value: string): boolean {
+  let compiled = compiledGlobs.get(pattern);
+  if (compiled === undefined) {
+    compiled = compileGlob(pattern);
+    if (compiledGlobs.size >= GLOB_CACHE_LIMIT) compiledGlobs.clear();
+    compiledGlobs.set(pattern, compiled);
+  }
+  return compiled === null ? pattern === value : compiled.test(value);
+}
+
+// Sync windows match every app of a fan-out against the same few patterns: compile each once.
+const GLOB_CACHE_LIMIT = 1024;
+const compiledGlobs = new Map<string, RE2JS | null>();
+
+/** The pattern on RE2, or null where it is matched literally (unclosed braces, what RE2 refuses). */
+function compileGlob(pattern: string): RE2JS | null {
   let source = '';
   let braces = 0;
   for (let i = 0; i < pattern.length; i++) {
@@ -83,10 +98,10 @@ export function globMatch(pattern: string, value: string): boolean {
       }
     } else source += c.replace(/[.+^$()|\\\]]/g, '\\$&');
   }
-  if (braces > 0) return pattern === value;
+  if (braces > 0) return null;
   try {
-    return RE2JS.compile(`^${source}$`).test(value);
+    return RE2JS.compile(`^${source}$`);
   } catch {
-    return pattern === value;
+    return null;
   }
 }

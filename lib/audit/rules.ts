@@ -11,6 +11,7 @@ import { operationStuckRule } from './rules/operation-stuck.js';
 import { plaintextSecretRule } from './rules/plaintext-secret.js';
 import { pruneWithoutAllowEmptyRule } from './rules/prune-without-allow-empty.js';
 import { selfHealThrashRule } from './rules/selfheal-thrash.js';
+import { syncWindowInvalidRule } from './rules/sync-window-invalid.js';
 
 /** Every audit rule, in the order findings are reported. */
 export const AUDIT_RULES: readonly AuditRule[] = Object.freeze([
@@ -26,6 +27,7 @@ export const AUDIT_RULES: readonly AuditRule[] = Object.freeze([
   floatingImageTagRule,
   missingFinalizerRule,
   defaultProjectOrWildcardRule,
+  syncWindowInvalidRule,
 ]);
 
 /** The id under which a rule that threw is reported. */

@@ -47,6 +47,11 @@ describe('each audit rule on a fixture app that breaks it', () => {
       'default-project-or-wildcard',
       undefined,
     ],
+    [
+      'sync-window-invalid fires on a deny window with a duration of 1d',
+      'sync-window-invalid',
+      'AppProject/shop/syncWindows[0].duration',
+    ],
   ])('%s', (_name, ruleId, subject) => {
     const { findings, notes } = run(ruleId, `${ruleId}.fires`);
     expect(notes).toEqual([]);
@@ -78,6 +83,7 @@ describe('each audit rule on a fixture app that keeps to it', () => {
       'default-project-or-wildcard stays quiet in a project with explicit destinations',
       'default-project-or-wildcard',
     ],
+    ['sync-window-invalid stays quiet on well-formed allow and deny windows', 'sync-window-invalid'],
   ])('%s', (_name, ruleId) => {
     expect(run(ruleId, `${ruleId}.quiet`)).toEqual({ findings: [], notes: [] });
   });
@@ -88,9 +94,9 @@ describe('a production-ready app', () => {
     expect(auditApp(loadFixture('good-app'), AUDIT_RULES)).toEqual({ findings: [], notes: [] });
   });
 
-  it('registers twelve rules with unique ids, a title and a one-line fix', () => {
+  it('registers thirteen rules with unique ids, a title and a one-line fix', () => {
     const ids = AUDIT_RULES.map((r) => r.id);
-    expect(new Set(ids).size).toBe(12);
+    expect(new Set(ids).size).toBe(13);
     for (const rule of AUDIT_RULES) {
       expect(rule.title.length).toBeGreaterThan(0);
       expect(rule.docs).not.toContain('\n');
