@@ -97,6 +97,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
           holdContext: context.release.holdContext,
           gate: (sha, summary) => context.release.engine.advanceQuietly(sha, summary),
           release: context.release.engine,
+          restartDeadline: context.release.engine.restartDeadline,
           onGate: (sha) => context.release.engine.advance(sha, undefined, { fromGate: true }),
           notify: context.notify,
           queue: pushQueue,

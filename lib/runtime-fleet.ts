@@ -94,7 +94,9 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     slack,
     trackers: dynamoClusterTrackers(table, TRACKER_TTL_SECONDS),
     open,
-    release: releaseParts(shared, fleetConfig, open),
+    release: releaseParts(shared, fleetConfig, open, (cluster, resources, namespace) =>
+      listBestEffort(clients, cluster, resources, namespace),
+    ),
     leases: dynamoClusterLeases(table),
     refPushes: dynamoRefPushes(table, REF_PUSH_TTL_SECONDS),
     chainLeaseSeconds: Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5),

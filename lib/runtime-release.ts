@@ -1,7 +1,9 @@
-import type { FleetConfig } from './fleet/fleet-config.js';
+import { argocdNamespaces, type FleetConfig } from './fleet/fleet-config.js';
+import { APP_PROJECTS, type KubeResource } from './kubernetes/resources.js';
 import { createReleaseEngine, type ReleaseEngine } from './release/engine.js';
 import type { HoldContext } from './release/holds.js';
 import type { ControlStore, FreezeStore } from './release/ports.js';
+import { syncWindowsOf } from './release/sync-window-holds.js';
 import type { Freeze } from './rollouts/model.js';
 import type { OpenRollouts } from './rollouts/rollout-store.js';
 import { planWaves, waveOf } from './rollouts/waves.js';
@@ -19,15 +21,19 @@ export interface ReleaseParts {
   readonly freezes: FreezeStore;
   /** The wave of a destination cluster (undefined without `waves:`). */
   waveOf(destination: string): string | undefined;
-  /** Release control's state of one rollout and the freezes in force, for one work item. */
-  holdContext(sha: string): Promise<HoldContext>;
+  /** Release control's state of one rollout, the freezes in force and the cluster's sync windows. */
+  holdContext(sha: string, cluster: string): Promise<HoldContext>;
 }
+
+/** How long a container trusts a cluster's AppProjects (their sync windows). */
+const PROJECTS_TTL_MS = 30_000;
 
 /** Release control for one fleet: its waves, the control and freeze stores, the engine. */
 export function releaseParts(
   shared: SharedRuntime,
   fleetConfig: FleetConfig,
   open: Pick<OpenRollouts, 'open'>,
+  listIn: (cluster: string, resources: readonly KubeResource[], namespace?: string) => Promise<unknown[]>,
 ): ReleaseParts {
   const { table, clock, logger, pushQueue, config } = shared;
   const control = dynamoControlStore(table);
@@ -56,14 +62,31 @@ export function releaseParts(
     }
     return cached.list;
   };
+  const projects = new Map<string, { at: number; windows: Promise<(raw: unknown) => string | undefined> }>();
+  const windowsOf = (cluster: string) => {
+    const now = clock.now().getTime();
+    const known = projects.get(cluster);
+    if (known !== undefined && now - known.at <= PROJECTS_TTL_MS) return known.windows;
+    const config = fleetConfig.clusters.find((c) => c.name === cluster);
+    // An unreadable list (no RBAC for appprojects yet) is an empty one: no window holds, as before.
+    const windows = Promise.all(
+      (config === undefined ? [] : argocdNamespaces(config)).map((ns) => listIn(cluster, [APP_PROJECTS], ns)),
+    ).then((lists) => syncWindowsOf(lists.flat(), () => clock.now()));
+    projects.set(cluster, { at: now, windows });
+    return windows;
+  };
   return {
     engine,
     control,
     freezes,
     waveOf: (destination) => waveOf(plan, destination)?.name,
-    async holdContext(sha) {
-      const [state, list] = await Promise.all([control.read(sha), freezesNow()]);
-      return { control: state, freezes: list };
+    async holdContext(sha, cluster) {
+      const [state, list, syncWindow] = await Promise.all([
+        control.read(sha),
+        freezesNow(),
+        windowsOf(cluster),
+      ]);
+      return { control: state, freezes: list, syncWindow: (app) => syncWindow(app.raw) };
     },
   };
 }

@@ -31,6 +31,15 @@ export const GIT_REPOSITORIES = {
   namespaced: true,
 } as const satisfies KubeResource;
 
+/** Argo CD's projects: their sync windows (fan-out) and, with `readAppProjects`, the audit. */
+export const APP_PROJECTS = {
+  group: 'argoproj.io',
+  version: 'v1alpha1',
+  plural: 'appprojects',
+  kind: 'AppProject',
+  namespaced: true,
+} as const satisfies KubeResource;
+
 /** ESO serves only v1 since v0.17 (v1beta1 is unserved). */
 export const EXTERNAL_SECRETS = {
   group: 'external-secrets.io',

@@ -16,14 +16,10 @@ import {
 } from '../kubernetes/resources.js';
 import { slimApplication } from '../kubernetes/slim-object.js';
 
-/** Not in the orchestrator's default RBAC: read only when `readAppProjects` is on. */
-export const APP_PROJECTS = {
-  group: 'argoproj.io',
-  version: 'v1alpha1',
-  plural: 'appprojects',
-  kind: 'AppProject',
-  namespaced: true,
-} as const satisfies KubeResource;
+/** The audit reads AppProjects only when `readAppProjects` is on. */
+export { APP_PROJECTS } from '../kubernetes/resources.js';
+
+import { APP_PROJECTS } from '../kubernetes/resources.js';
 
 /** The live kinds the audit rules read on a destination cluster. */
 export const LIVE_RESOURCES: readonly KubeResource[] = [HORIZONTAL_POD_AUTOSCALERS, SCALED_OBJECTS];

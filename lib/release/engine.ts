@@ -77,9 +77,7 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
       return false;
     }
     // Its apps start their deadline now, not at the push.
-    const deadline = new Date(now.getTime() + deps.trackDeadlineSeconds * 1000).toISOString();
-    await deps.records.extendDeadline(sha, deadline);
-    await deps.open.open(sha, deadline);
+    await restartDeadline(sha);
     await deps.control.recordAction(sha, {
       action: 'open-wave',
       by: ENGINE,
@@ -185,9 +183,17 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
     }
   }
 
+  async function restartDeadline(sha: string): Promise<void> {
+    const now = deps.clock.now();
+    const deadline = new Date(now.getTime() + deps.trackDeadlineSeconds * 1000).toISOString();
+    await deps.records.extendDeadline(sha, deadline);
+    await deps.open.open(sha, deadline);
+  }
+
   return {
     release,
     advance,
+    restartDeadline,
     /** Never throws: the gate is looked at again by the next poll, gate message or sweep. */
     async advanceQuietly(sha: string, known?: SyncedSummary): Promise<GateOutcome> {
       try {

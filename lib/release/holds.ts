@@ -18,6 +18,8 @@ export interface HeldApp {
   /** The fleet cluster it deploys to, when known. */
   readonly destination?: string | undefined;
   readonly wave?: string | undefined;
+  /** The live Application (its project and destination: what sync windows select). */
+  readonly raw?: unknown;
 }
 
 export interface HoldContext {

@@ -10,7 +10,8 @@ export type WaveJudgement =
   | { readonly kind: 'next' }
   | { readonly kind: 'halt'; readonly reason: string };
 
-const UNHEALTHY = ['failed', 'degraded', 'blocked', 'timeout', 'error'] as const;
+// `out-of-sync`: Argo CD will not sync it without a person (no automated policy): the wave cannot pass it by.
+const UNHEALTHY = ['failed', 'degraded', 'blocked', 'timeout', 'error', 'out-of-sync'] as const;
 /** Ended well for a wave's gate: at the commit (or a later one of its ref), or carried on by a later push. */
 const DONE = ['synced', 'superseded', 'aborted'] as const;
 

@@ -32,7 +32,9 @@ export interface ClusterWorkDeps {
   /** With `waves:` in the fleet: the wave of a destination cluster (the last wave for one no wave names). */
   readonly waveOf?: (destination: string) => string | undefined;
   /** Release control's state of a rollout (waves, pause, abort) and the freezes in force, once per work item. */
-  readonly holdContext?: (sha: string) => Promise<HoldContext>;
+  readonly holdContext?: (sha: string, cluster: string) => Promise<HoldContext>;
+  /** A released app's deadline starts when it is released (a sync window or a freeze held it till now). */
+  readonly restartDeadline?: (sha: string) => Promise<void>;
   /** Release control looks at the rollout's waves after its apps changed (never throws). */
   readonly gate?: (sha: string, summary: SyncedSummary | undefined) => Promise<unknown>;
   readonly notify: (sha: string) => Promise<void>;
@@ -143,7 +145,7 @@ async function workOn(
     if (held.length === 0) return empty;
     only = new Set(held.map(targetKey));
   }
-  const holds = await deps.holdContext?.(sha);
+  const holds = await deps.holdContext?.(sha, cluster.name);
   let objects: FleetObject[];
   try {
     objects = await listCluster(cluster);
@@ -184,6 +186,7 @@ async function workOn(
     ...(repoKey === undefined ? {} : { repoKey }),
   });
   if (fresh !== undefined) await fresh.flush();
+  if (message.release === true && outcomes.some((o) => o.patched)) await deps.restartDeadline?.(sha);
   decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
   const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
   await deps.rollouts.recordDecisions(sha, batch, decisions);

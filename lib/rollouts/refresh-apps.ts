@@ -283,7 +283,13 @@ async function applyHold(
   if (previous !== undefined && !NOT_STARTED.has(previous.state) && !isTerminal(previous.state))
     return undefined;
   const verdict = holdFor(
-    { repoKey: context.repoKey, cluster: base.cluster, destination: base.destination, wave: base.wave },
+    {
+      repoKey: context.repoKey,
+      cluster: base.cluster,
+      destination: base.destination,
+      wave: base.wave,
+      ...(match.object.kind === 'Application' ? { raw: match.object.raw } : {}),
+    },
     holds,
   );
   if (verdict.kind === 'go') return undefined;
