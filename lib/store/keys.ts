@@ -18,9 +18,11 @@ import type { AppTarget } from '../rollouts/model.js';
  * | push of a ref (TTL)   | REF#<repo key>#<ref>        | <receivedAt>#<sha>                   |                                      |
  * | queue payload (TTL)   | PAYLOAD#<sha256 of body>    | CHUNK#<n>                            |                                      |
  * | commit status posted  | ROLLOUT#<sha>               | STATUS#<context>                     |                                      |
+ * | freeze (TTL)          | FREEZES                     | FREEZE#<id>                          |                                      |
  *
  * Rollout summaries also carry gsi2 (`ROLLOUTS` / `<receivedAt>#<sha>`: every rollout, newest first) and
  * gsi3 (`ROLLOUTS#<repo>` / the same: one repository's). gsi1 on a summary resolves a short SHA by prefix.
+ * Release control's state of a rollout (`waves`, `paused`, `aborted`, `halted`, `actions`) sits on its summary.
  */
 export const SUMMARY_SK = '#SUMMARY';
 export const DELIVERY_SK = '#';
@@ -116,4 +118,12 @@ export function payloadPk(sha256: string): string {
 
 export function payloadChunkSk(chunk: number): string {
   return `CHUNK#${String(chunk).padStart(4, '0')}`;
+}
+
+/** Every freeze in one partition: the fleet holds a handful at a time, and every work item reads them all. */
+export const FREEZES_PK = 'FREEZES';
+export const FREEZE_SK_PREFIX = 'FREEZE#';
+
+export function freezeSk(id: string): string {
+  return `${FREEZE_SK_PREFIX}${id}`;
 }
