@@ -85,9 +85,11 @@ export function createReleaseControl(deps: ReleaseControlDeps): ReleaseControl {
       const unhalted = state.halted === true && (await store.setFlag(sha, 'halted', false));
       if (!unpaused && !unhalted) return conflict('the rollout is neither halted nor paused');
       const skipFailed = options.skipFailed === true && unhalted;
+      // Recorded as soon as the state changed: who acted stays on record even if the engine call fails.
+      const outcome = await record(sha, 'resume', by, skipFailed ? 'skipFailed' : undefined);
       await deps.gate?.(sha, { skipFailed });
       await deps.release?.(sha);
-      return record(sha, 'resume', by, skipFailed ? 'skipFailed' : undefined);
+      return outcome;
     },
 
     async abort(sha, by) {
@@ -102,8 +104,14 @@ export function createReleaseControl(deps: ReleaseControlDeps): ReleaseControl {
         if (await store.moveWave(sha, index, ['waiting'], { state: 'aborted', reason: `aborted by ${by}` }))
           waves += 1;
       }
+      const outcome = await record(
+        sha,
+        'abort',
+        by,
+        waves === 0 ? undefined : `${waves} ${waves === 1 ? 'wave' : 'waves'}`,
+      );
       await deps.release?.(sha);
-      return record(sha, 'abort', by, waves === 0 ? undefined : `${waves} ${waves === 1 ? 'wave' : 'waves'}`);
+      return outcome;
     },
 
     async retry(sha, by, only = {}) {

@@ -217,4 +217,21 @@ describe('release control over the dynalite store', () => {
     expect(await control.resume(sha, 'local')).toEqual({ kind: 'ok' });
     expect(await control.retry(sha, 'local')).toEqual({ kind: 'conflict', error: 'retrying is not enabled' });
   });
+
+  it('keeps who acted on record when the engine call fails after the state changed', async () => {
+    fresh();
+    const sha = await rollout(['held']);
+    await store().setFlag(sha, 'halted', true);
+    const failing = createReleaseControl({
+      store: store(),
+      apps: (s) => dynamoRolloutReader(ref).listApps(s),
+      clock: { now: () => NOW },
+      gate: async () => {
+        throw new Error('queue unavailable');
+      },
+    });
+    await expect(failing.resume(sha, OPERATOR)).rejects.toThrow('queue unavailable');
+    expect((await store().read(sha))?.halted).toBeUndefined();
+    expect((await summary(sha))?.actions?.map((a) => [a.action, a.by])).toEqual([['resume', OPERATOR]]);
+  });
 });
