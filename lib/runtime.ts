@@ -1,4 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { ControlApiDeps } from './api/control-routes.js';
 import type { FindingsReader } from './api/findings-reader.js';
 import { handleApi } from './api/handle-api.js';
 import type { ApiApp, FleetApp, WebhookApp } from './app.js';
@@ -26,12 +27,15 @@ import {
 import type { FanoutMessage, PointerMessage, TrackMessage } from './queue/messages.js';
 import { offloadQueue, resolveQueueBody } from './queue/offload-queue.js';
 import { sqsQueue } from './queue/sqs-queue.js';
+import { type ControlEngine, createReleaseControl } from './release/control.js';
 import type { RolloutReader } from './rollouts/rollout-store.js';
 import type { FleetBuilder, FleetFunctions } from './runtime-fleet.js';
 import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
+import { dynamoControlStore } from './store/control.js';
 import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
 import { dynamoFindingsReader, dynamoFindingsStore } from './store/findings.js';
+import { dynamoFreezeStore } from './store/freezes.js';
 import { dynamoPayloadStore } from './store/payloads.js';
 import { dynamoRolloutIndex } from './store/rollout-index.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
@@ -57,6 +61,13 @@ export interface RuntimeOverrides {
   readonly gitCacheDir?: string;
   /** Where people reach the pages, when only known after start (the local stack's port); PUBLIC_URL wins. */
   readonly publicUrl?: () => string | undefined;
+  /**
+   * The control routes' engine callbacks (re-evaluate held apps, look at the waves, send retry work items).
+   * Without one the routes write the control state only, and `retry` answers 409 (not enabled).
+   */
+  readonly controlEngine?: Partial<ControlEngine>;
+  /** `POST /unpin`: restores followed revisions (`control: pin`); without it the route answers 409. */
+  readonly unpin?: (repo?: string) => Promise<{ readonly apps: number }>;
 }
 
 /** What every function's composition starts from: the config, the overrides and the cross-cutting ports. */
@@ -219,7 +230,13 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
   const table = tableOf(config);
   const reader = dynamoRolloutReader(table);
   const findings = overrides.findings ?? dynamoFindingsReader(table);
+  let fleet: FleetSource | undefined;
+  const fleetOnce = () => {
+    fleet ??= fleetSourceOf(base);
+    return fleet;
+  };
   let links: Promise<Readonly<Record<string, string>>> | undefined;
+  const control = apiControl(base, table, reader, fleetOnce);
   return {
     logger,
     metrics,
@@ -228,14 +245,43 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
         rollouts: reader,
         index: dynamoRolloutIndex(table),
         argocdUrls: () => {
-          links ??= argocdUrls(fleetSourceOf(base), logger);
+          links ??= argocdUrls(fleetOnce(), logger);
           return links;
         },
         findings,
+        control,
         ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
         health: async () => ({ stage: config.stage }),
         logger,
       }),
+  };
+}
+
+/** Release control for the API function: the stores on the table, the engine callbacks as overridden. */
+function apiControl(
+  base: RuntimeBase,
+  table: TableRef,
+  reader: RolloutReader,
+  fleet: () => FleetSource,
+): ControlApiDeps {
+  const { overrides, clock } = base;
+  return {
+    control: createReleaseControl({
+      store: dynamoControlStore(table),
+      apps: (sha) => reader.listApps(sha),
+      clock,
+      ...overrides.controlEngine,
+    }),
+    freezes: dynamoFreezeStore(table),
+    freezeFleet: async () => {
+      const current = await fleet().current();
+      return {
+        clusters: current.clusters.map((c) => c.name),
+        repositories: current.repositories.map((r) => r.url),
+      };
+    },
+    ...(overrides.unpin === undefined ? {} : { unpin: overrides.unpin }),
+    clock,
   };
 }
 

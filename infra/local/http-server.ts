@@ -8,7 +8,7 @@ export type HttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayP
 export interface LocalRoutes {
   /** `POST /webhooks/{provider}` */
   readonly webhook: HttpHandler;
-  /** Every `GET` route of the read API. */
+  /** The read API's `GET` routes and the control routes (`POST`, `DELETE`). */
   readonly api: HttpHandler;
 }
 
@@ -46,8 +46,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: LocalRou
   const url = new URL(req.url ?? '/', 'http://local');
   const method = req.method ?? 'GET';
   const webhook = /^\/webhooks\/([^/]+)\/?$/.exec(url.pathname);
-  const handler =
-    webhook !== null && method === 'POST' ? routes.webhook : method === 'GET' ? routes.api : undefined;
+  const handler = webhook !== null ? (method === 'POST' ? routes.webhook : undefined) : routes.api;
   if (handler === undefined) {
     send(res, { statusCode: webhook === null ? 404 : 405, body: JSON.stringify({ error: 'no-route' }) });
     return;
@@ -65,7 +64,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, routes: LocalRou
   const asText = body.length === 0 || TEXT_TYPES.test(contentType);
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
-    routeKey: webhook === null ? `GET ${url.pathname}` : 'POST /webhooks/{provider}',
+    routeKey: webhook === null ? `${method} ${url.pathname}` : 'POST /webhooks/{provider}',
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers: flattenHeaders(req),

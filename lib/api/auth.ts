@@ -36,3 +36,17 @@ export function requireBearer(headers: Readonly<Record<string, string>>, apiToke
   if (session !== undefined && sameSecret(session, uiCookieValue(apiToken))) return;
   throw new UnauthorizedError('a valid bearer token is required', { code: 'unauthorized' });
 }
+
+/**
+ * The control routes: the `Authorization` header only, never the page's cookie (a browser sends a cookie
+ * with a request another site makes it send; it never adds this header by itself).
+ */
+export function requireBearerHeader(
+  headers: Readonly<Record<string, string>>,
+  apiToken: string | undefined,
+): void {
+  if (apiToken === undefined) return;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  if (match?.[1] !== undefined && sameSecret(match[1], apiToken)) return;
+  throw new UnauthorizedError('a valid bearer token is required', { code: 'unauthorized' });
+}

@@ -2,12 +2,12 @@ import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js'
 import type { HttpRequest } from '../http/request.js';
 import { errorResponse, type HttpResponse, json } from '../http/response.js';
 import type { Logger } from '../ports.js';
-import type { AppRecord } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
-import { requireBearer } from './auth.js';
+import { requireBearer, requireBearerHeader } from './auth.js';
+import { type ControlApiDeps, controlRoute, listFreezes } from './control-routes.js';
 import type { FindingsReader } from './findings-reader.js';
 import type { RolloutIndex } from './rollout-index.js';
-import { findRollout, listRollouts } from './rollout-routes.js';
+import { findRollout, listRollouts, rolloutJson } from './rollout-routes.js';
 import { uiLogin, uiPage, uiUnauthorized } from './ui-routes.js';
 
 export interface ApiDeps {
@@ -19,6 +19,8 @@ export interface ApiDeps {
   readonly apiToken?: string;
   readonly health: () => Promise<Record<string, unknown>>;
   readonly logger: Logger;
+  /** Release control: the control routes and `GET /freezes` are served only with it. */
+  readonly control?: ControlApiDeps;
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
@@ -26,16 +28,25 @@ const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
 
 /**
  * The read API: `GET /rollouts`, `/rollouts/{sha}`, `/apps/{cluster}/{namespace}/{name}/history`,
- * `/findings`, `/healthz`, and the pages `/ui/`, `/ui/rollouts/{sha}`.
+ * `/findings`, `/freezes`, `/healthz`, and the pages `/ui/`, `/ui/rollouts/{sha}`; with release control,
+ * its routes (`control-routes.ts`).
  */
 export async function handleApi(request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
   try {
-    if (request.method !== 'GET')
+    const control = deps.control;
+    const acts = control !== undefined && (request.method === 'POST' || request.method === 'DELETE');
+    if (request.method !== 'GET' && !acts)
       return json(405, { error: 'method-not-allowed', message: 'only GET is served' });
     const segments = request.path
       .split('/')
       .filter((s) => s !== '')
       .map(decodeSegment);
+    if (acts && control !== undefined) {
+      requireBearerHeader(request.headers, deps.apiToken);
+      const answer = await controlRoute(segments, request, { ...deps, control });
+      if (answer !== undefined) return answer;
+      throw new NotFoundError(`no route for ${request.method} ${request.path}`);
+    }
     const [head, ...rest] = segments;
     if (head === 'ui') return await ui(rest, request, deps);
     requireBearer(request.headers, deps.apiToken);
@@ -45,6 +56,8 @@ export async function handleApi(request: HttpRequest, deps: ApiDeps): Promise<Ht
     if (head === 'apps' && rest.length === 4 && rest[3] === 'history')
       return await history(rest, request, deps);
     if (head === 'findings' && rest.length === 0) return await findings(request, deps);
+    if (head === 'freezes' && rest.length === 0 && deps.control !== undefined)
+      return await listFreezes(deps.control);
     throw new NotFoundError(`no route for GET ${request.path}`);
   } catch (error) {
     return errorResponse(error, deps.logger);
@@ -79,13 +92,7 @@ async function rollout(rawSha: string, request: HttpRequest, deps: ApiDeps): Pro
   // Every object whose repository matched, with why it was or was not refreshed (misses included).
   const decisionRecords =
     include === 'decisions' ? { decisionRecords: await deps.rollouts.decisions(sha) } : {};
-  return json(200, { ...found, apps: found.apps.map(withDuration), ...decisionRecords });
-}
-
-function withDuration(app: AppRecord): AppRecord & { durationSeconds?: number } {
-  if (app.refreshedAt === undefined || app.finishedAt === undefined) return app;
-  const seconds = (Date.parse(app.finishedAt) - Date.parse(app.refreshedAt)) / 1000;
-  return Number.isFinite(seconds) && seconds >= 0 ? { ...app, durationSeconds: Math.round(seconds) } : app;
+  return json(200, { ...rolloutJson(found), ...decisionRecords });
 }
 
 async function history(rest: string[], request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {

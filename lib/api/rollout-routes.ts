@@ -1,6 +1,6 @@
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
-import type { Rollout } from '../rollouts/model.js';
+import type { AppRecord, Rollout } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
 import type { RolloutFilter, RolloutIndex, RolloutList } from './rollout-index.js';
 
@@ -63,4 +63,15 @@ export function listQuery(request: HttpRequest): {
 export async function listRollouts(request: HttpRequest, index: RolloutIndex): Promise<RolloutList> {
   const { filter, page } = listQuery(request);
   return index.list(filter, page);
+}
+
+/** A rollout as `GET /rollouts/{sha}` (and every control route) answers it: each app with its duration. */
+export function rolloutJson(rollout: Rollout) {
+  return { ...rollout, apps: rollout.apps.map(withDuration) };
+}
+
+function withDuration(app: AppRecord): AppRecord & { durationSeconds?: number } {
+  if (app.refreshedAt === undefined || app.finishedAt === undefined) return app;
+  const seconds = (Date.parse(app.finishedAt) - Date.parse(app.refreshedAt)) / 1000;
+  return Number.isFinite(seconds) && seconds >= 0 ? { ...app, durationSeconds: Math.round(seconds) } : app;
 }

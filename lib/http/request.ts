@@ -9,6 +9,8 @@ export interface HttpRequest {
   readonly query: Readonly<Record<string, string>>;
   readonly pathParameters: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /** The caller's IAM principal ARN, when API Gateway's IAM authorizer let the call in. */
+  readonly principal?: string;
 }
 
 /**
@@ -27,7 +29,15 @@ export function fromApiGatewayEvent(event: APIGatewayProxyEventV2, maxBodyBytes:
     query: definedValues(event.queryStringParameters ?? {}),
     pathParameters: definedValues(event.pathParameters ?? {}),
     body,
+    ...principalOf(event),
   };
+}
+
+/** `requestContext.authorizer.iam.userArn` of an IAM-authorized HTTP API (payload 2.0) call. */
+function principalOf(event: APIGatewayProxyEventV2): { principal?: string } {
+  const context = event.requestContext as { authorizer?: { iam?: { userArn?: unknown } } } | undefined;
+  const arn = context?.authorizer?.iam?.userArn;
+  return typeof arn === 'string' && arn !== '' ? { principal: arn } : {};
 }
 
 function decodeBase64(raw: string): Buffer {

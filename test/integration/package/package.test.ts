@@ -159,6 +159,58 @@ describe('npm run package', () => {
     expect(fn('api').VpcConfig).toBeUndefined();
   });
 
+  it('serves every API route behind IAM auth, release control included', () => {
+    const routes = Object.values(template.Resources)
+      .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route')
+      .map((r) => r.Properties as { RouteKey: string; AuthorizationType?: string });
+    const api = routes.filter((r) => !r.RouteKey.includes('/webhooks/'));
+    expect(api.map((r) => r.RouteKey)).toEqual(
+      expect.arrayContaining([
+        'GET /rollouts/{sha}',
+        'GET /freezes',
+        'POST /rollouts/{sha}/pause',
+        'POST /rollouts/{sha}/resume',
+        'POST /rollouts/{sha}/abort',
+        'POST /rollouts/{sha}/retry',
+        'POST /freezes',
+        'DELETE /freezes/{id}',
+        'POST /unpin',
+      ]),
+    );
+    for (const route of api)
+      expect({ route: route.RouteKey, auth: route.AuthorizationType }).toEqual({
+        route: route.RouteKey,
+        auth: 'AWS_IAM',
+      });
+  });
+
+  it('outputs a read-only and an operator API policy: only the operator one may call the control routes', () => {
+    const invoke = (name: string) => {
+      const policy = template.Resources[name]?.Properties as {
+        ManagedPolicyName: string;
+        PolicyDocument: { Statement: { Action: string[]; Resource: { 'Fn::Sub': string }[] }[] };
+      };
+      expect(policy.ManagedPolicyName).toBe(
+        `gitops-sync-ci-${name === 'ApiReadOnlyPolicy' ? 'api-read' : 'api-operator'}`,
+      );
+      return policy.PolicyDocument.Statement.flatMap((st) =>
+        st.Resource.map((r) => r['Fn::Sub'].split('HttpApi}/*/')[1]),
+      );
+    };
+    expect(invoke('ApiReadOnlyPolicy')).toEqual(['GET/*']);
+    expect(invoke('ApiOperatorPolicy')).toEqual(
+      expect.arrayContaining([
+        'GET/*',
+        'POST/rollouts/*/abort',
+        'POST/freezes',
+        'DELETE/freezes/*',
+        'POST/unpin',
+      ]),
+    );
+    expect(template.Outputs).toHaveProperty('ApiReadOnlyPolicyArn');
+    expect(template.Outputs).toHaveProperty('ApiOperatorPolicyArn');
+  });
+
   it('builds bundles that import in a fresh Node process and export a handler', async () => {
     for (const name of FUNCTIONS) {
       const root = join(dir, 'unzipped', name);

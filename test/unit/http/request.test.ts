@@ -24,4 +24,16 @@ describe('decoding an API Gateway request', () => {
   it('has no cookie header when the request sent none', () => {
     expect(fromApiGatewayEvent(event({}), 1024).headers.cookie).toBeUndefined();
   });
+
+  it('carries the IAM principal of an IAM-authorized call, and none otherwise', () => {
+    const arn = 'arn:aws:sts::123456789012:assumed-role/operator/alice';
+    const authorized = event({
+      requestContext: {
+        http: { method: 'POST' },
+        authorizer: { iam: { userArn: arn } },
+      } as unknown as APIGatewayProxyEventV2['requestContext'],
+    });
+    expect(fromApiGatewayEvent(authorized, 1024).principal).toBe(arn);
+    expect(fromApiGatewayEvent(event({}), 1024).principal).toBeUndefined();
+  });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { iamRoles, roleStatements } from '../../helpers/cfn-yaml.js';
+import { iamRoles, readCfnYaml, roleStatements } from '../../helpers/cfn-yaml.js';
 
 const doc = iamRoles();
 const roles = Object.keys(doc.Resources);
@@ -70,11 +70,50 @@ describe('the per-function IAM roles', () => {
     ]);
   });
 
-  it('keep the read API read-only', () => {
+  it('let the API read, and write only release control state on rollout summaries and freezes', () => {
     expect(actions('ApiRole').filter((a) => a.startsWith('dynamodb:'))).toEqual([
+      'dynamodb:DeleteItem',
       'dynamodb:GetItem',
+      'dynamodb:PutItem',
       'dynamodb:Query',
+      'dynamodb:UpdateItem',
     ]);
+    const writes = statements('ApiRole').filter((s) => s.Action.includes('dynamodb:UpdateItem'));
+    expect(writes).toHaveLength(1);
+    const raw = readCfnYaml('infra/iam-roles.yml') as {
+      Resources: {
+        ApiRole: { Properties: { Policies: { PolicyDocument: { Statement: Record<string, unknown>[] } }[] } };
+      };
+    };
+    const write = raw.Resources.ApiRole.Properties.Policies[0]?.PolicyDocument.Statement.find((s) =>
+      (s.Action as string[] | undefined)?.includes('dynamodb:UpdateItem'),
+    );
+    expect(write?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROLLOUT#*', 'FREEZES'] },
+    });
+  });
+
+  it('give read-only API callers the GET routes only, operators the control routes too', () => {
+    const access = readCfnYaml('infra/api-access.yml') as {
+      Resources: Record<string, { Properties: { PolicyDocument: { Statement: { Resource: unknown }[] } } }>;
+    };
+    const routes = (policy: string) =>
+      (access.Resources[policy]?.Properties.PolicyDocument.Statement ?? [])
+        .flatMap((st) => st.Resource as { '!Sub': string }[])
+        .map((arn) => arn['!Sub'].replace(/^arn:.*:\$\{HttpApi\}\/\*\//, ''));
+    expect(routes('ApiReadOnlyPolicy')).toEqual(['GET/*']);
+    expect(routes('ApiOperatorPolicy').sort()).toEqual(
+      [
+        'GET/*',
+        'POST/rollouts/*/pause',
+        'POST/rollouts/*/resume',
+        'POST/rollouts/*/abort',
+        'POST/rollouts/*/retry',
+        'POST/freezes',
+        'DELETE/freezes/*',
+        'POST/unpin',
+      ].sort(),
+    );
   });
 
   it('grant the Slack secret only to the functions that post to Slack, and only when it is set', () => {
