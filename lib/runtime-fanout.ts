@@ -98,7 +98,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
           gate: (sha, summary) => context.release.engine.advanceQuietly(sha, summary),
           release: context.release.engine,
           restartDeadline: context.release.engine.restartDeadline,
-          onGate: (sha) => context.release.engine.advance(sha, undefined, { fromGate: true }),
+          onGate: (gate) => context.release.engine.onGate(gate),
           notify: context.notify,
           queue: pushQueue,
           trackQueue,

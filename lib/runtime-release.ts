@@ -38,13 +38,14 @@ export function releaseParts(
   const { table, clock, logger, pushQueue, config } = shared;
   const control = dynamoControlStore(table);
   const freezes = dynamoFreezeStore(table);
-  const plan = planWaves(fleetConfig.waves, fleetConfig.clusters);
+  // Cheap (a few clusters per wave), and always the fleet's current waves.
+  const plan = () => planWaves(fleetConfig.waves, fleetConfig.clusters);
   const engine = createReleaseEngine({
     control,
     records: dynamoReleaseRecords(table),
     open,
     queue: pushQueue,
-    waves: () => plan?.waves ?? [],
+    waves: () => plan()?.waves ?? [],
     clock,
     logger,
     trackDeadlineSeconds: config.trackDeadlineSeconds,
@@ -79,7 +80,7 @@ export function releaseParts(
     engine,
     control,
     freezes,
-    waveOf: (destination) => waveOf(plan, destination)?.name,
+    waveOf: (destination) => waveOf(plan(), destination)?.name,
     async holdContext(sha, cluster) {
       const [state, list, syncWindow] = await Promise.all([
         control.read(sha),

@@ -28,6 +28,7 @@ import type { FanoutMessage, PointerMessage, TrackMessage } from './queue/messag
 import { offloadQueue, resolveQueueBody } from './queue/offload-queue.js';
 import { sqsQueue } from './queue/sqs-queue.js';
 import { type ControlEngine, createReleaseControl } from './release/control.js';
+import { createReleaseEngine, type ReleaseEngine } from './release/engine.js';
 import type { RolloutReader } from './rollouts/rollout-store.js';
 import type { FleetBuilder, FleetFunctions } from './runtime-fleet.js';
 import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
@@ -36,7 +37,9 @@ import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
 import { dynamoFindingsReader, dynamoFindingsStore } from './store/findings.js';
 import { dynamoFreezeStore } from './store/freezes.js';
+import { dynamoOpenRollouts } from './store/open-rollouts.js';
 import { dynamoPayloadStore } from './store/payloads.js';
+import { dynamoReleaseRecords } from './store/release-records.js';
 import { dynamoRolloutIndex } from './store/rollout-index.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
 import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
@@ -264,12 +267,40 @@ function apiControl(
   reader: RolloutReader,
   fleet: () => FleetSource,
 ): ControlApiDeps {
-  const { overrides, clock } = base;
+  const { overrides, clock, logger, config } = base;
+  // The API opens no wave itself: a resume or an abort asks the fanout function (a gate message), and a
+  // retry sends the retry work items. The queue is made on the first action (reads need no QUEUE_URL).
+  let engine: ReleaseEngine | undefined;
+  const engineOnce = () => {
+    engine ??= createReleaseEngine({
+      control: dynamoControlStore(table),
+      records: dynamoReleaseRecords(table),
+      open: dynamoOpenRollouts(table),
+      queue: queueOf<FanoutMessage>(
+        base,
+        overrides.pushQueue,
+        config.queueUrl,
+        dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS),
+        'QUEUE_URL',
+      ),
+      waves: () => [],
+      clock,
+      logger,
+      trackDeadlineSeconds: config.trackDeadlineSeconds,
+    });
+    return engine;
+  };
+  const engineCalls: ControlEngine = {
+    release: (sha) => engineOnce().requestGate(sha, { release: true }),
+    gate: (sha, options) => engineOnce().requestGate(sha, options),
+    retry: (sha, apps) => engineOnce().retry(sha, apps),
+  };
   return {
     control: createReleaseControl({
       store: dynamoControlStore(table),
       apps: (sha) => reader.listApps(sha),
       clock,
+      ...engineCalls,
       ...overrides.controlEngine,
     }),
     freezes: dynamoFreezeStore(table),

@@ -47,6 +47,10 @@ export interface ClusterWorkMessage {
 export interface GateMessage {
   readonly type: 'gate';
   readonly sha: string;
+  /** An operator resumed a halted rollout with `skipFailed`: the halted wave passes. */
+  readonly skipFailed?: true;
+  /** Also look again at the held apps (a resume or an abort lifted what held them). */
+  readonly release?: true;
 }
 
 /** Fanout → track (and track → itself): one poll of every rollout in flight on one cluster. */

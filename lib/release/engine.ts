@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import type { Clock, Logger, Queue } from '../ports.js';
-import type { ClusterWorkMessage, FanoutMessage } from '../queue/messages.js';
+import type { ClusterWorkMessage, FanoutMessage, GateMessage } from '../queue/messages.js';
 import type { AppTarget, WaveProgress } from '../rollouts/model.js';
 import type { OpenRollouts, ReleaseRecords, SyncedSummary } from '../rollouts/rollout-store.js';
 import type { ControlStore } from './ports.js';
@@ -28,6 +28,7 @@ export interface GateOutcome {
 export const ENGINE = 'gitops-sync';
 /** SQS's longest delay: a longer soak is waited out in several hops. */
 const MAX_DELAY_SECONDS = 900;
+const RETRY_CHUNK = 500;
 const ENDED_WAVE: ReadonlySet<WaveProgress['state']> = new Set(['done', 'superseded', 'aborted']);
 
 /**
@@ -194,6 +195,24 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
     release,
     advance,
     restartDeadline,
+    /** A gate message: a soak ended, or an operator resumed or aborted (then the held apps are looked at). */
+    async onGate(message: GateMessage): Promise<GateOutcome> {
+      const outcome = await advance(message.sha, undefined, {
+        fromGate: true,
+        ...(message.skipFailed === true ? { skipFailed: true } : {}),
+      });
+      if (message.release === true && outcome.opened === undefined) await release(message.sha);
+      return outcome;
+    },
+    /** Asks the fanout function to look at the gate (what the API does: it opens no wave itself). */
+    async requestGate(sha: string, options: { readonly skipFailed?: boolean; readonly release?: boolean }) {
+      await deps.queue.send({
+        type: 'gate',
+        sha,
+        ...(options.skipFailed === true ? { skipFailed: true } : {}),
+        ...(options.release === true ? { release: true } : {}),
+      });
+    },
     /** Never throws: the gate is looked at again by the next poll, gate message or sweep. */
     async advanceQuietly(sha: string, known?: SyncedSummary): Promise<GateOutcome> {
       try {
@@ -250,11 +269,17 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
       const event = await deps.records.pushEvent(sha);
       const summary = await deps.records.viewSummary(sha);
       if (event === undefined || summary === undefined) return;
+      // At most RETRY_CHUNK apps a work item, so a message stays far below SQS's 256 KiB.
       const byCluster = new Map<string, AppTarget[]>();
       for (const app of apps) byCluster.set(app.cluster, [...(byCluster.get(app.cluster) ?? []), app]);
+      const chunks: (readonly [string, AppTarget[]])[] = [];
+      for (const [cluster, list] of byCluster) {
+        for (let i = 0; i < list.length; i += RETRY_CHUNK)
+          chunks.push([cluster, list.slice(i, i + RETRY_CHUNK)]);
+      }
       const stamp = deps.clock.now().toISOString();
       await deps.queue.sendBatch(
-        [...byCluster].map(([cluster, list]) => ({
+        chunks.map(([cluster, list]) => ({
           message: {
             type: 'cluster',
             trigger: 'manual',

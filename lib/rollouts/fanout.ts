@@ -1,4 +1,4 @@
-import type { FanoutMessage } from '../queue/messages.js';
+import type { FanoutMessage, GateMessage } from '../queue/messages.js';
 import { type ClusterWorkDeps, type ClusterWorkResult, runClusterWork } from './cluster-work.js';
 import { type PlanDeps, type PlanResult, planPush } from './plan.js';
 
@@ -7,7 +7,7 @@ export type { Preflight, PreflightVerdict } from './refresh-apps.js';
 export type FanoutDeps = ClusterWorkDeps &
   Omit<PlanDeps, 'rollouts' | 'fleet'> & {
     /** Release control: look at a rollout's waves (a soak ended). */
-    readonly onGate?: (sha: string) => Promise<GateResult>;
+    readonly onGate?: (message: GateMessage) => Promise<GateResult>;
   };
 
 export interface GateResult {
@@ -26,7 +26,6 @@ export async function fanout(
   budget: { readonly deadlineMs: number },
 ): Promise<PlanResult | ClusterWorkResult | GateResult> {
   if (message.type === 'push') return planPush(message, deps);
-  if (message.type === 'gate')
-    return deps.onGate === undefined ? { sha: message.sha } : deps.onGate(message.sha);
+  if (message.type === 'gate') return deps.onGate === undefined ? { sha: message.sha } : deps.onGate(message);
   return runClusterWork(message, deps, budget);
 }

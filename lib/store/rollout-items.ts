@@ -1,4 +1,11 @@
-import type { AppRecord, DecisionRecord, RolloutSummary, StoredApp } from '../rollouts/model.js';
+import { controlledStatus } from '../release/status.js';
+import type {
+  AppRecord,
+  DecisionRecord,
+  RolloutStatus,
+  RolloutSummary,
+  StoredApp,
+} from '../rollouts/model.js';
 import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
 import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
@@ -71,6 +78,10 @@ export function latestDecisions(chunks: readonly Item[]): DecisionRecord[] {
 
 export function summaryFromItem(item: Item): RolloutSummary {
   const summary = pick(item, SUMMARY_FIELDS);
+  // A pause, halt or abort is written on the item by release control: it says what the rollout is now,
+  // before the next change of its apps stores the status again.
+  if (typeof summary.status === 'string')
+    summary.status = controlledStatus(summary.status as RolloutStatus, item);
   // Decision counts are kept per cluster (each work item writes its own); the rollout's are their sum.
   const byCluster = item.decisionsByCluster as Record<string, Record<string, number>> | undefined;
   if (byCluster !== undefined && Object.keys(byCluster).length > 0) {

@@ -1,9 +1,9 @@
+import { controlledStatus } from '../release/status.js';
 import {
   type AppState,
   countStates,
   deriveRolloutStatus,
   isTerminal,
-  type RolloutStatus,
   type StateCounts,
 } from '../rollouts/model.js';
 import type { AppStateWriter, ViewedApp } from '../rollouts/rollout-store.js';
@@ -118,17 +118,6 @@ export function rolloutView(summary: Item) {
     version: views.reduce((sum, view) => sum + view.v, 0) + Number(summary.errorsVersion ?? 0),
     finishedAt: finished ? ends.at(-1) : undefined,
   };
-}
-
-/**
- * Release control has the last word while the rollout is not over: an abort, a halt or a pause says what
- * the rollout is (its apps' states alone would say `in-progress` for apps that wait on it).
- */
-function controlledStatus(derived: RolloutStatus, summary: Item): RolloutStatus {
-  if (summary.aborted === true) return 'aborted';
-  if (summary.halted === true) return 'halted';
-  if (summary.paused === true && (derived === 'pending' || derived === 'in-progress')) return 'paused';
-  return derived;
 }
 
 /** The rollout summary: its status derived from its clusters' views (monotonic). */
