@@ -12,8 +12,15 @@ import type { ClusterWorkMessage } from '../queue/messages.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type { ClusterWorkDeps } from './cluster-work.js';
-import { liveVerdict } from './live-verdict.js';
-import { type AppTarget, type Decision, isTerminal, STATE_RANK, type StoredApp } from './model.js';
+import { type LiveVerdict, liveVerdict } from './live-verdict.js';
+import {
+  type AppState,
+  type AppTarget,
+  type Decision,
+  isTerminal,
+  STATE_RANK,
+  type StoredApp,
+} from './model.js';
 import { describeBlock } from './preflight-verdict.js';
 import type { AppChange, AppLedger, NewAppRecords, RolloutMeta } from './rollout-store.js';
 
@@ -68,12 +75,13 @@ export async function refreshCluster(
   const existing = needed
     ? new Map((await deps.rollouts.listApps(meta.sha, cluster.name)).map((a) => [appKey(a), a]))
     : new Map<string, StoredApp>();
+  const ownedLater = laterOwnership(context);
   const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) => {
     const previous = existing.get(appKey(m.target));
     // An app with no record yet: only this work item (the lease holder) can create one.
     const ledger: AppLedger =
       previous === undefined && context.fresh !== undefined ? context.fresh : deps.rollouts;
-    return refreshOne(m, previous, { ...context, ledger });
+    return refreshOne(m, previous, { ...context, ledger, ownedLater });
   });
   return settled.map((s, i): AppOutcome => {
     if (s.status === 'fulfilled') return s.value;
@@ -88,7 +96,27 @@ export async function refreshCluster(
   });
 }
 
-type AppContext = RefreshContext & { readonly ledger: AppLedger };
+type AppContext = RefreshContext & {
+  readonly ledger: AppLedger;
+  /** Whether the rollout of the ref's later head has a record of this app that is not superseded. */
+  readonly ownedLater: (target: AppTarget) => Promise<boolean>;
+};
+
+/** States a `retry` work item preflights again and refreshes (an operator's or the catch-up's retry). */
+const RETRIED: ReadonlySet<AppState> = new Set(['blocked', 'error', 'timeout', 'failed']);
+
+/** The head's records on this cluster, read once per work item and only when an app needs them. */
+function laterOwnership(context: RefreshContext): AppContext['ownedLater'] {
+  const { head } = context.message;
+  let owned: Promise<ReadonlySet<string>> | undefined;
+  return async (target) => {
+    if (head === undefined || head === context.meta.sha) return false;
+    owned ??= context.deps.rollouts
+      .listApps(head, context.cluster.name)
+      .then((apps) => new Set(apps.filter((a) => a.state !== 'superseded').map(appKey)));
+    return (await owned).has(appKey(target));
+  };
+}
 
 async function refreshOne(
   match: ObjectMatch,
@@ -105,13 +133,20 @@ async function refreshOne(
     match.object.kind === 'Application' ? deps.destination?.(cluster.name, match.object.raw) : undefined;
   const base = { ...target, ...(destination === undefined ? {} : { destination }) };
 
-  // A redelivery never turns an earlier block or failure into something else; only a catch-up retries a failure.
-  if (previous?.state === 'blocked' || (previous?.state === 'error' && message.trigger !== 'schedule')) {
+  // A redelivery never turns an earlier block or error into something else; only a `retry` item retries it.
+  const retrying = message.retry === true && previous !== undefined && RETRIED.has(previous.state);
+  if (!retrying && (previous?.state === 'blocked' || previous?.state === 'error')) {
     return { target, decision: previous.state, detail: previous.message ?? 'recorded earlier', ...none };
   }
   const live = liveVerdict(match.object, meta.sha, message.head);
-  if (live.kind === 'superseded') {
-    const detail = `superseded: ${meta.ref} moved on to ${live.head.slice(0, 12)}`;
+  // Superseded only when a later commit of the ref took the app over: it is live there, or that commit's
+  // rollout refreshes it. Otherwise the refresh takes it to the ref's head, which carries this push.
+  const later = live.kind === 'superseded' ? live.head : live.kind === 'refresh' ? live.head : undefined;
+  if (later !== undefined && (live.kind === 'superseded' || (await context.ownedLater(target)))) {
+    const detail =
+      live.kind === 'superseded'
+        ? `superseded: live at ${later.slice(0, 12)}, a later commit of ${meta.ref}`
+        : `superseded: the rollout of ${later.slice(0, 12)}, a later commit of ${meta.ref}, refreshes it`;
     if (previous === undefined || !isTerminal(previous.state)) {
       await ledger.recordApp(meta, {
         ...base,
@@ -124,7 +159,8 @@ async function refreshOne(
     }
     return { target, decision: 'superseded', detail, ...none };
   }
-  if (live.kind === 'at-commit') {
+  // A retried app at the commit (a failed sync, a timeout) is refreshed again.
+  if (live.kind === 'at-commit' && !retrying) {
     if (previous === undefined) {
       await ledger.recordApp(meta, {
         ...base,
@@ -142,6 +178,10 @@ async function refreshOne(
       track,
       patched: false,
     };
+  }
+  if (!retrying && previous !== undefined && endedLater(previous, live, meta.sha)) {
+    const detail = `ended at ${(previous.revision as string).slice(0, 12)}, a later commit of ${meta.ref}`;
+    return { target, decision: match.decision, detail, ...none };
   }
   const windowMs = (deps.refreshWindowSeconds ?? 60) * 1000;
   // Within the window a claim stands while the app is in flight; an app that ended and is not at the commit
@@ -235,7 +275,11 @@ async function refreshOne(
     {
       ...(fresh ? { state: 'refreshed' } : {}),
       refreshedAt: now.toISOString(),
-      message: patch === undefined ? 'a hard refresh was already pending' : null,
+      message: retrying
+        ? retriedMessage(previous as StoredApp)
+        : patch === undefined
+          ? 'a hard refresh was already pending'
+          : null,
       ...(secrets === undefined ? {} : { secrets }),
       ...rendered,
     },
@@ -249,6 +293,20 @@ async function refreshOne(
     track: true,
     patched: patch !== undefined,
   };
+}
+
+/** It ended at a later commit of its ref than the pushed one and is still there: nothing to do again. */
+function endedLater(previous: StoredApp, live: LiveVerdict, sha: string): boolean {
+  return (
+    isTerminal(previous.state) &&
+    previous.revision !== undefined &&
+    previous.revision !== sha &&
+    live.revision === previous.revision
+  );
+}
+
+function retriedMessage(previous: StoredApp): string {
+  return previous.state === 'blocked' ? 'preflight passes now' : `retried after it ended ${previous.state}`;
 }
 
 /**
