@@ -68,7 +68,8 @@ describe('the catch-up and retries: every push ends deployed or with a reason', 
     expect((await stack.post('/webhooks/github', d)).status).toBe(202);
   };
   const rollout = async (sha: string) => (await stack.get(`/rollouts/${sha}`)).body as RolloutOut;
-  const app = (r: RolloutOut, name: string) => r.apps.find((a) => a.cluster === 'hub' && a.name === name);
+  const app = (r: RolloutOut, name: string) =>
+    (r.apps ?? []).find((a) => a.cluster === 'hub' && a.name === name);
   const patches = (name: string) => hub().requests.appliedPatches('applications').get(name) ?? 0;
 
   async function until(what: string, check: () => Promise<boolean>, options: { retries?: boolean } = {}) {
