@@ -139,26 +139,8 @@ async function refreshOne(
     return { target, decision: previous.state, detail: previous.message ?? 'recorded earlier', ...none };
   }
   const live = liveVerdict(match.object, meta.sha, message.head);
-  // Superseded only when a later commit of the ref took the app over: it is live there, or that commit's
-  // rollout refreshes it. Otherwise the refresh takes it to the ref's head, which carries this push.
-  const later = live.kind === 'superseded' ? live.head : live.kind === 'refresh' ? live.head : undefined;
-  if (later !== undefined && (live.kind === 'superseded' || (await context.ownedLater(target)))) {
-    const detail =
-      live.kind === 'superseded'
-        ? `superseded: live at ${later.slice(0, 12)}, a later commit of ${meta.ref}`
-        : `superseded: the rollout of ${later.slice(0, 12)}, a later commit of ${meta.ref}, refreshes it`;
-    if (previous === undefined || !isTerminal(previous.state)) {
-      await ledger.recordApp(meta, {
-        ...base,
-        state: 'superseded',
-        decision: 'superseded',
-        message: detail,
-        ...(live.revision === undefined ? {} : { revision: live.revision }),
-        finishedAt: now.toISOString(),
-      });
-    }
-    return { target, decision: 'superseded', detail, ...none };
-  }
+  const superseded = await supersededBy(live, previous, { ...base, now }, context);
+  if (superseded !== undefined) return { target, decision: 'superseded', detail: superseded, ...none };
   // A retried app at the commit (a failed sync, a timeout) is refreshed again.
   if (live.kind === 'at-commit' && !retrying) {
     if (previous === undefined) {
@@ -293,6 +275,39 @@ async function refreshOne(
     track: true,
     patched: patch !== undefined,
   };
+}
+
+/**
+ * Superseded only when a later commit of the ref took the app over: it is live there, or that commit's
+ * rollout has a record of it (recorded, and the reason returned). Otherwise (undefined) the refresh takes it
+ * to the ref's head, which carries this push.
+ */
+async function supersededBy(
+  live: LiveVerdict,
+  previous: StoredApp | undefined,
+  app: AppTarget & { readonly destination?: string; readonly now: Date },
+  context: AppContext,
+): Promise<string | undefined> {
+  const { meta, ledger } = context;
+  const later = live.kind === 'at-commit' ? undefined : live.head;
+  if (later === undefined) return undefined;
+  if (live.kind !== 'superseded' && !(await context.ownedLater(app))) return undefined;
+  const detail =
+    live.kind === 'superseded'
+      ? `superseded: live at ${later.slice(0, 12)}, a later commit of ${meta.ref}`
+      : `superseded: the rollout of ${later.slice(0, 12)}, a later commit of ${meta.ref}, refreshes it`;
+  if (previous === undefined || !isTerminal(previous.state)) {
+    const { now, ...base } = app;
+    await ledger.recordApp(meta, {
+      ...base,
+      state: 'superseded',
+      decision: 'superseded',
+      message: detail,
+      ...(live.revision === undefined ? {} : { revision: live.revision }),
+      finishedAt: now.toISOString(),
+    });
+  }
+  return detail;
 }
 
 /** It ended at a later commit of its ref than the pushed one and is still there: nothing to do again. */
