@@ -110,6 +110,20 @@ describe('the catch-up and retries: every push ends deployed or with a reason', 
     const first = (await stack.rolloutWhenDone(d.after)) as RolloutOut;
     expect(app(first, 'web-spoke-b')?.state).toBe('blocked');
     hub().requests.reset();
+    // A pass while the property is still missing: preflighted again, still blocked, not patched.
+    await stack.app.reconcile();
+    const retried = () =>
+      stack.logLines.some((l) => {
+        const line = JSON.stringify(l);
+        return (
+          line.includes('cluster work done') && line.includes(`reconcile-retry:`) && line.includes(d.after)
+        );
+      });
+    await until('the pass to retry the blocked app', async () => retried());
+    const still = app((await stack.rolloutWhenDone(d.after)) as RolloutOut, 'web-spoke-b');
+    expect(still).toMatchObject({ state: 'blocked' });
+    expect(still?.message).toContain('spokeBToken');
+    expect(patches('web-spoke-b')).toBe(0);
     // The missing property is created; a redelivered webhook still never changes the earlier block.
     world().secretsManager.put({
       name: 'platform/web/analytics',
