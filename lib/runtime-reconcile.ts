@@ -48,7 +48,7 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
         credentials: context.credentials,
         findings,
         memory: dynamoReconcileMemory(table),
-        rollouts: dynamoRolloutExistence(table),
+        rollouts: { ...dynamoRolloutExistence(table), listApps: (sha) => reader.listApps(sha) },
         pushQueue,
         digest: (message) =>
           postToSlack(context.slack, message).catch((error: unknown) =>

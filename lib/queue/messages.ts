@@ -10,6 +10,8 @@ export interface PushMessage {
   readonly missedWebhook?: boolean;
   /** Only these objects (the catch-up refreshes the apps that are behind, not the whole repository). */
   readonly apps?: readonly AppTarget[];
+  /** Passed on to every work item: `apps` that ended `blocked` or `error` are preflighted again and refreshed. */
+  readonly retry?: true;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { compareTarget } from '../git/compare-target.js';
 import { fetchableRepoUrl } from '../git/repo-url.js';
 import type { PushMessage } from '../queue/messages.js';
+import type { AppTarget } from '../rollouts/model.js';
 import { type GitProvider, type PushEvent, type RefType, ZERO_SHA } from '../webhook/push-event.js';
 import type { MissedPush } from './behind.js';
 
@@ -67,13 +68,35 @@ export function missedWebhookMessage(push: MissedPush, now: Date): PushMessage {
     trigger: 'schedule',
     missedWebhook: true,
     event: missedWebhookEvent(push, now),
-    apps: push.apps.map((a) => ({
-      cluster: a.cluster,
-      kind: 'Application',
-      namespace: a.namespace,
-      name: a.name,
-    })),
+    apps: targets(push),
   };
+}
+
+export function catchUpRetryDeliveryId(push: Pick<MissedPush, 'key'>, now: Date): string {
+  return `reconcile-retry:${push.key}@${now.toISOString()}`;
+}
+
+/**
+ * The catch-up's retry of apps whose record at the commit is `blocked` or `error`: each is preflighted
+ * again and refreshed when it passes (`retry`), the same work item an operator's retry sends.
+ */
+export function catchUpRetryMessage(push: MissedPush, now: Date): PushMessage {
+  return {
+    type: 'push',
+    trigger: 'schedule',
+    retry: true,
+    event: { ...missedWebhookEvent(push, now), deliveryId: catchUpRetryDeliveryId(push, now) },
+    apps: targets(push),
+  };
+}
+
+function targets(push: MissedPush): AppTarget[] {
+  return push.apps.map((a) => ({
+    cluster: a.cluster,
+    kind: 'Application',
+    namespace: a.namespace,
+    name: a.name,
+  }));
 }
 
 /** The repository URL without user info, query or `.git`: never a credential. */

@@ -3,14 +3,21 @@ import { errorMessage } from '../errors.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import type { MissedPush } from './behind.js';
-import { missedWebhookDeliveryId, missedWebhookMessage } from './missed-push-event.js';
-import type { ReconcileMemory, RolloutExistence } from './ports.js';
+import { planCatchUp } from './catch-up.js';
+import {
+  catchUpRetryDeliveryId,
+  catchUpRetryMessage,
+  missedWebhookDeliveryId,
+  missedWebhookMessage,
+} from './missed-push-event.js';
+import type { CatchUpRollouts, ReconcileMemory } from './ports.js';
 
 export const MISSED_WEBHOOK_ACTIONS = [
   'waiting',
   'enqueued',
   'already-enqueued',
   'rollout-exists',
+  'retried',
   'failed',
 ] as const;
 export type MissedWebhookAction = (typeof MISSED_WEBHOOK_ACTIONS)[number];
@@ -23,24 +30,35 @@ export interface MissedWebhookReport {
   /** Apps behind this commit. */
   readonly apps: number;
   readonly behindSince: string;
-  /** `waiting`: still inside the grace period. */
+  /**
+   * `waiting`: still inside the grace period; `enqueued`: the apps that needed it were sent for a refresh;
+   * `retried`: only a retry of its `blocked`/`error` apps was sent; `rollout-exists`: nothing to do there.
+   */
   readonly action: MissedWebhookAction;
+  /** Apps sent for a refresh, when not every app behind (the commit has a rollout). */
+  readonly refreshed?: number;
+  /** Apps sent for a retry (their record there is `blocked` or `error`). */
+  readonly retried?: number;
   readonly error?: string;
 }
 
 export interface MissedWebhookDeps {
   readonly memory: Pick<ReconcileMemory, 'claimMissedWebhook' | 'releaseMissedWebhook'>;
-  readonly rollouts: RolloutExistence;
+  readonly rollouts: CatchUpRollouts;
   readonly pushQueue: Queue<PushMessage>;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly graceMs: number;
+  /** An app claimed within this window is still in flight: not sent again (fan-out's window, default 60 s). */
+  readonly refreshWindowMs?: number;
 }
 
 /**
- * Enqueues one schedule-triggered push per (repository, ref, commit) apps are behind past the grace period,
- * unless a rollout for the commit exists (its webhook came) or it was enqueued before. The claim is taken
- * before sending and given back if sending fails, so a push is never enqueued twice.
+ * Enqueues one schedule-triggered push per (repository, ref, commit) apps are behind past the grace period.
+ * For a commit with a rollout only the apps that need it go: those with no record there (or one that ended
+ * elsewhere) in that push, and those `blocked` or `error` there in a `retry` push sent on every pass; `held`,
+ * `aborted` and apps within the refresh window of a claim are left alone. The claim is taken before sending
+ * and given back if sending fails, so a refresh push is never enqueued twice; a retry push goes once a pass.
  */
 export async function enqueueMissedPushes(
   pushes: readonly MissedPush[],
@@ -56,30 +74,31 @@ export async function enqueueMissedPushes(
       behindSince: new Date(push.since).toISOString(),
     };
     if (now.getTime() - push.since < deps.graceMs) return { ...report, action: 'waiting' };
-    if (await deps.rollouts.exists(push.sha)) return { ...report, action: 'rollout-exists' };
-    if (!(await deps.memory.claimMissedWebhook(push.key, now))) {
-      return { ...report, action: 'already-enqueued' };
+    const exists = await deps.rollouts.exists(push.sha);
+    const records = exists ? await deps.rollouts.listApps(push.sha) : [];
+    const plan = planCatchUp(push.apps, records, now.getTime(), deps.refreshWindowMs ?? 60_000);
+    const counts = exists
+      ? {
+          ...(plan.refresh.length > 0 ? { refreshed: plan.refresh.length } : {}),
+          ...(plan.retry.length > 0 ? { retried: plan.retry.length } : {}),
+        }
+      : {};
+    let action: MissedWebhookAction = exists ? 'rollout-exists' : 'already-enqueued';
+    if (plan.refresh.length > 0) {
+      if (await enqueueRefresh({ ...push, apps: plan.refresh }, now, deps)) action = 'enqueued';
+      else if (exists) action = 'already-enqueued';
     }
-    const message = missedWebhookMessage(push, now);
-    try {
-      await deps.pushQueue.send(message, { deduplicationId: missedWebhookDeliveryId(push) });
-    } catch (error) {
-      await deps.memory.releaseMissedWebhook(push.key).catch((releaseError: unknown) => {
-        deps.logger.error('missed webhook claim not released', {
-          key: push.key,
-          error: errorMessage(releaseError),
-        });
+    if (plan.retry.length > 0) {
+      const retry = catchUpRetryMessage({ ...push, apps: plan.retry }, now);
+      await deps.pushQueue.send(retry, { deduplicationId: catchUpRetryDeliveryId(push, now) });
+      deps.logger.info('catch-up retry enqueued', {
+        repo: push.repoKey,
+        sha: push.sha,
+        apps: plan.retry.length,
       });
-      throw error;
+      if (action !== 'enqueued') action = 'retried';
     }
-    deps.logger.info('missed webhook enqueued', {
-      repo: push.repoKey,
-      ref: push.ref,
-      sha: push.sha,
-      apps: push.apps.length,
-      before: message.event.before,
-    });
-    return { ...report, action: 'enqueued' };
+    return { ...report, action, ...counts };
   });
   return settled.map((result, i): MissedWebhookReport => {
     if (result.status === 'fulfilled') return result.value;
@@ -101,4 +120,29 @@ export async function enqueueMissedPushes(
       error,
     };
   });
+}
+
+/** The refresh push, under the commit's claim: false when an earlier pass enqueued it already. */
+async function enqueueRefresh(push: MissedPush, now: Date, deps: MissedWebhookDeps): Promise<boolean> {
+  if (!(await deps.memory.claimMissedWebhook(push.key, now))) return false;
+  const message = missedWebhookMessage(push, now);
+  try {
+    await deps.pushQueue.send(message, { deduplicationId: missedWebhookDeliveryId(push) });
+  } catch (error) {
+    await deps.memory.releaseMissedWebhook(push.key).catch((releaseError: unknown) => {
+      deps.logger.error('missed webhook claim not released', {
+        key: push.key,
+        error: errorMessage(releaseError),
+      });
+    });
+    throw error;
+  }
+  deps.logger.info('missed webhook enqueued', {
+    repo: push.repoKey,
+    ref: push.ref,
+    sha: push.sha,
+    apps: push.apps.length,
+    before: message.event.before,
+  });
+  return true;
 }

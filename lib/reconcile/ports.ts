@@ -1,4 +1,5 @@
 import type { Finding } from '../audit/types.js';
+import type { StoredApp } from '../rollouts/model.js';
 
 /** Where findings live between passes (DynamoDB in `lib/store/findings.ts`). */
 export interface FindingsStore {
@@ -51,4 +52,9 @@ export interface ReconcileMemory {
 /** Whether a rollout exists for a commit (a webhook for it arrived, or a pass enqueued it). */
 export interface RolloutExistence {
   exists(sha: string): Promise<boolean>;
+}
+
+/** A commit's rollout as the catch-up sees it: whether it exists, and its app records (the rollout reader's). */
+export interface CatchUpRollouts extends RolloutExistence {
+  listApps(sha: string): Promise<readonly StoredApp[]>;
 }

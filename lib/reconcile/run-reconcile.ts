@@ -14,7 +14,7 @@ import { groupMissedPushes } from './behind.js';
 import { createInterner } from './intern.js';
 import { enqueueMissedPushes } from './missed-webhooks.js';
 import { type ReconcileSettings, resolveOptions } from './options.js';
-import type { FindingsStore, ReconcileMemory, RolloutExistence } from './ports.js';
+import type { CatchUpRollouts, FindingsStore, ReconcileMemory } from './ports.js';
 import { createLiveObjectsReader, readArgoClusters } from './read-clusters.js';
 import type { InvalidApplication, ReconcileReport } from './report.js';
 import { createRepositoriesReader } from './resolve-repos.js';
@@ -28,7 +28,7 @@ export interface ReconcileDeps {
   readonly credentials: (repo: RepositoryConfig) => Promise<GitCredentials | undefined>;
   readonly findings: FindingsStore;
   readonly memory: ReconcileMemory;
-  readonly rollouts: RolloutExistence;
+  readonly rollouts: CatchUpRollouts;
   readonly pushQueue: Queue<PushMessage>;
   /** Posts the findings digest to Slack; should never throw (a failure is logged and reported). */
   readonly digest: (message: FindingsDigest) => Promise<void>;

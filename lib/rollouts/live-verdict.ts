@@ -9,22 +9,26 @@ const strings = (v: unknown): string[] =>
 /**
  * What the live object says about a push, before anything is patched:
  * - `at-commit`: it already compared (or is syncing) the pushed commit; refreshing again would do nothing;
- * - `superseded`: the pushed ref has moved on to a later commit, which its own push carries;
+ * - `superseded`: the pushed ref has moved on to a later commit and the app is live at it already;
  * - `refresh`: it is elsewhere, so it needs the refresh (a rollback to an older commit lands here too).
+ *   `head` is set when the ref has moved on meanwhile: the app is then superseded only if that commit's
+ *   rollout owns it (the caller asks); otherwise the refresh takes it to the head, which carries this push.
  */
 export type LiveVerdict =
   | { readonly kind: 'at-commit'; readonly revision: string }
   | { readonly kind: 'superseded'; readonly head: string; readonly revision?: string }
-  | { readonly kind: 'refresh'; readonly revision?: string };
+  | { readonly kind: 'refresh'; readonly revision?: string; readonly head?: string };
 
 export function liveVerdict(object: IndexedObject, sha: string, head: string | undefined): LiveVerdict {
   const revisions = liveRevisions(object);
   if (revisions.includes(sha)) return { kind: 'at-commit', revision: sha };
   const revision = revisions[0];
+  const at = revision === undefined ? {} : { revision };
   if (head !== undefined && head !== sha) {
-    return { kind: 'superseded', head, ...(revision === undefined ? {} : { revision }) };
+    if (revisions.includes(head)) return { kind: 'superseded', head, revision: head };
+    return { kind: 'refresh', ...at, head };
   }
-  return { kind: 'refresh', ...(revision === undefined ? {} : { revision }) };
+  return { kind: 'refresh', ...at };
 }
 
 /** The commits the object is at, or is syncing to: Argo CD's compared and operation revisions, Flux's artifact. */

@@ -84,6 +84,7 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
         attempt: 0,
         ...(head === undefined ? {} : { head }),
         ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
+        ...(message.retry === true ? { retry: true } : {}),
         ...(message.apps === undefined ? {} : { apps: message.apps.filter((a) => a.cluster === cluster) }),
       };
       return { message: item };

@@ -14,8 +14,15 @@ import { holdFor } from '../release/holds.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type { ClusterWorkDeps } from './cluster-work.js';
-import { liveVerdict } from './live-verdict.js';
-import { type AppTarget, type Decision, isTerminal, STATE_RANK, type StoredApp } from './model.js';
+import { type LiveVerdict, liveVerdict } from './live-verdict.js';
+import {
+  type AppState,
+  type AppTarget,
+  type Decision,
+  isTerminal,
+  STATE_RANK,
+  type StoredApp,
+} from './model.js';
 import { describeBlock } from './preflight-verdict.js';
 import type { AppChange, AppLedger, NewAppRecords, RolloutMeta } from './rollout-store.js';
 
@@ -74,12 +81,13 @@ export async function refreshCluster(
   const existing = needed
     ? new Map((await deps.rollouts.listApps(meta.sha, cluster.name)).map((a) => [appKey(a), a]))
     : new Map<string, StoredApp>();
+  const ownedLater = laterOwnership(context);
   const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) => {
     const previous = existing.get(appKey(m.target));
     // An app with no record yet: only this work item (the lease holder) can create one.
     const ledger: AppLedger =
       previous === undefined && context.fresh !== undefined ? context.fresh : deps.rollouts;
-    return refreshOne(m, previous, { ...context, ledger });
+    return refreshOne(m, previous, { ...context, ledger, ownedLater });
   });
   return settled.map((s, i): AppOutcome => {
     if (s.status === 'fulfilled') return s.value;
@@ -94,7 +102,27 @@ export async function refreshCluster(
   });
 }
 
-type AppContext = RefreshContext & { readonly ledger: AppLedger };
+type AppContext = RefreshContext & {
+  readonly ledger: AppLedger;
+  /** Whether the rollout of the ref's later head has a record of this app that is not superseded. */
+  readonly ownedLater: (target: AppTarget) => Promise<boolean>;
+};
+
+/** States a `retry` work item preflights again and refreshes (an operator's or the catch-up's retry). */
+const RETRIED: ReadonlySet<AppState> = new Set(['blocked', 'error', 'timeout', 'failed']);
+
+/** The head's records on this cluster, read once per work item and only when an app needs them. */
+function laterOwnership(context: RefreshContext): AppContext['ownedLater'] {
+  const { head } = context.message;
+  let owned: Promise<ReadonlySet<string>> | undefined;
+  return async (target) => {
+    if (head === undefined || head === context.meta.sha) return false;
+    owned ??= context.deps.rollouts
+      .listApps(head, context.cluster.name)
+      .then((apps) => new Set(apps.filter((a) => a.state !== 'superseded').map(appKey)));
+    return (await owned).has(appKey(target));
+  };
+}
 
 async function refreshOne(
   match: ObjectMatch,
@@ -116,26 +144,16 @@ async function refreshOne(
     ...(wave === undefined ? {} : { wave }),
   };
 
-  // A redelivery never turns an earlier block or failure into something else; only a catch-up retries a failure.
-  if (previous?.state === 'blocked' || (previous?.state === 'error' && message.trigger !== 'schedule')) {
+  // A redelivery never turns an earlier block or error into something else; only a `retry` item retries it.
+  const retrying = message.retry === true && previous !== undefined && RETRIED.has(previous.state);
+  if (!retrying && (previous?.state === 'blocked' || previous?.state === 'error')) {
     return { target, decision: previous.state, detail: previous.message ?? 'recorded earlier', ...none };
   }
   const live = liveVerdict(match.object, meta.sha, message.head);
-  if (live.kind === 'superseded') {
-    const detail = `superseded: ${meta.ref} moved on to ${live.head.slice(0, 12)}`;
-    if (previous === undefined || !isTerminal(previous.state)) {
-      await ledger.recordApp(meta, {
-        ...base,
-        state: 'superseded',
-        decision: 'superseded',
-        message: detail,
-        ...(live.revision === undefined ? {} : { revision: live.revision }),
-        finishedAt: now.toISOString(),
-      });
-    }
-    return { target, decision: 'superseded', detail, ...none };
-  }
-  if (live.kind === 'at-commit') {
+  const superseded = await supersededBy(live, previous, { ...base, now }, context);
+  if (superseded !== undefined) return { target, decision: 'superseded', detail: superseded, ...none };
+  // A retried app at the commit (a failed sync, a timeout) is refreshed again.
+  if (live.kind === 'at-commit' && !retrying) {
     if (previous === undefined) {
       await ledger.recordApp(meta, {
         ...base,
@@ -153,6 +171,10 @@ async function refreshOne(
       track,
       patched: false,
     };
+  }
+  if (!retrying && previous !== undefined && endedLater(previous, live, meta.sha)) {
+    const detail = `ended at ${(previous.revision as string).slice(0, 12)}, a later commit of ${meta.ref}`;
+    return { target, decision: match.decision, detail, ...none };
   }
   const hold = await applyHold(match, previous, base, context);
   if (hold !== undefined) return hold;
@@ -249,7 +271,11 @@ async function refreshOne(
     {
       ...(fresh ? { state: 'refreshed' } : {}),
       refreshedAt: now.toISOString(),
-      message: patch === undefined ? 'a hard refresh was already pending' : null,
+      message: retrying
+        ? retriedMessage(previous as StoredApp)
+        : patch === undefined
+          ? 'a hard refresh was already pending'
+          : null,
       ...(secrets === undefined ? {} : { secrets }),
       ...rendered,
     },
@@ -314,6 +340,53 @@ async function applyHold(
     await ledger.transition(meta.sha, target, { ...change, ...placed, claimedAt: null }, previous.version);
   }
   return { target, decision: change.decision, detail: verdict.reason, ...none };
+}
+
+/**
+ * Superseded only when a later commit of the ref took the app over: it is live there, or that commit's
+ * rollout has a record of it (recorded, and the reason returned). Otherwise (undefined) the refresh takes it
+ * to the ref's head, which carries this push.
+ */
+async function supersededBy(
+  live: LiveVerdict,
+  previous: StoredApp | undefined,
+  app: AppTarget & { readonly destination?: string; readonly now: Date },
+  context: AppContext,
+): Promise<string | undefined> {
+  const { meta, ledger } = context;
+  const later = live.kind === 'at-commit' ? undefined : live.head;
+  if (later === undefined) return undefined;
+  if (live.kind !== 'superseded' && !(await context.ownedLater(app))) return undefined;
+  const detail =
+    live.kind === 'superseded'
+      ? `superseded: live at ${later.slice(0, 12)}, a later commit of ${meta.ref}`
+      : `superseded: the rollout of ${later.slice(0, 12)}, a later commit of ${meta.ref}, refreshes it`;
+  if (previous === undefined || !isTerminal(previous.state)) {
+    const { now, ...base } = app;
+    await ledger.recordApp(meta, {
+      ...base,
+      state: 'superseded',
+      decision: 'superseded',
+      message: detail,
+      ...(live.revision === undefined ? {} : { revision: live.revision }),
+      finishedAt: now.toISOString(),
+    });
+  }
+  return detail;
+}
+
+/** It ended at a later commit of its ref than the pushed one and is still there: nothing to do again. */
+function endedLater(previous: StoredApp, live: LiveVerdict, sha: string): boolean {
+  return (
+    isTerminal(previous.state) &&
+    previous.revision !== undefined &&
+    previous.revision !== sha &&
+    live.revision === previous.revision
+  );
+}
+
+function retriedMessage(previous: StoredApp): string {
+  return previous.state === 'blocked' ? 'preflight passes now' : `retried after it ended ${previous.state}`;
 }
 
 /**

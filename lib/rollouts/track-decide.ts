@@ -18,27 +18,38 @@ export interface DecideContext {
   /** The commit the rollout's ref points at now, as far as the pushes received tell. */
   readonly head: string | undefined;
   readonly deps: Pick<TrackDeps, 'onEnd'>;
+  /** The rollout's ref, named in the message of an app that ended at a later commit of it. */
+  readonly ref?: string;
+  /** Whether the rollout of a later commit has a record of this app that is not superseded. */
+  readonly ownedLater?: (later: string, app: StoredApp) => Promise<boolean>;
 }
 
 /**
  * The change one poll makes to one unfinished app, or undefined. Forward only; past the deadline an app
  * that has not ended becomes `timeout` with what it was waiting for. An app that moved to a later commit of
- * its ref is `superseded`: the ref's head is another commit and the app is at it, or it is at a third
- * revision, neither the pushed one nor the one it was at when it was refreshed.
+ * its ref (the ref's head is another commit and the app is at it, or it is at a third revision, neither the
+ * pushed one nor the one it was at when it was refreshed) is `superseded` when that commit's rollout took it
+ * over; otherwise it is followed at that commit, which carries this push, and its record says so.
  */
 export async function decideApp(app: StoredApp, context: DecideContext): Promise<AppChange | undefined> {
   const { sha, pastDeadline, now, live } = context;
   const object = live.objects.get(`${app.kind}/${app.namespace}/${app.name}`);
   const missing = live.error ?? 'not found on the cluster';
-  const observed = object === undefined ? undefined : observeTarget(app.kind, object, sha);
-  let change: AppChange;
   const moved = object === undefined ? undefined : movedOn(app, object, context);
-  if (moved !== undefined && observed !== undefined && !isTerminal(observed.state)) {
+  const owned = moved !== undefined && (await context.ownedLater?.(moved, app)) !== false;
+  const at = moved !== undefined && !owned ? moved : sha;
+  const observed = object === undefined ? undefined : observeTarget(app.kind, object, at);
+  let change: AppChange;
+  if (moved !== undefined && owned && observed !== undefined && !isTerminal(observed.state)) {
     change = {
       state: 'superseded',
       message: `superseded: now at ${moved.slice(0, 12)}, a later push of its ref`,
       revision: moved,
     };
+  } else if (at !== sha && observed !== undefined && (isTerminal(observed.state) || !pastDeadline)) {
+    if (STATE_RANK[observed.state] < STATE_RANK[app.state]) return undefined;
+    const where = `at ${moved?.slice(0, 12)}, a later commit of ${context.ref ?? 'its ref'} that carries this push`;
+    change = { ...observed, revision: at, message: `${observed.state} ${where}${suffix(observed.message)}` };
   } else if (observed !== undefined && (isTerminal(observed.state) || !pastDeadline)) {
     if (STATE_RANK[observed.state] < STATE_RANK[app.state]) return undefined;
     change = { ...observed, message: observed.message ?? null };
@@ -58,6 +69,8 @@ export async function decideApp(app: StoredApp, context: DecideContext): Promise
   }
   return differs(app, change) ? change : undefined;
 }
+
+const suffix = (message: string | undefined) => (message === undefined ? '' : `: ${message}`);
 
 /** The later commit the app is at, when it has left the pushed one for a newer push of its ref. */
 function movedOn(app: StoredApp, object: unknown, context: DecideContext): string | undefined {

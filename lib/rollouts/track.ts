@@ -94,13 +94,37 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     return own === undefined ? undefined : movedOnTo(own, pushes);
   };
 
+  // Which apps a later commit's rollout has taken over on this cluster (one read per commit per poll).
+  const later = new Map<string, Promise<ReadonlySet<string>>>();
+  const ownedLater = async (sha: string, app: StoredApp) => {
+    if (!later.has(sha)) {
+      const apps = deps.rollouts.listApps(sha, cluster).then(
+        (list) => new Set(list.filter((a) => a.state !== 'superseded').map(key)),
+        () => new Set<string>(),
+      );
+      later.set(sha, apps);
+    }
+    return ((await later.get(sha)) ?? new Set()).has(key(app));
+  };
+
   let changed = 0;
   let unfinished = 0;
   for (const poll of polls) {
     const { sha } = poll.registration;
     const deadline = poll.summary?.deadline;
     const pastDeadline = deadline !== undefined && now.getTime() >= Date.parse(deadline);
-    const context = { sha, pastDeadline, now, live, head: await headOf(poll.summary), deps };
+    const head = await headOf(poll.summary);
+    const ref = poll.summary?.ref;
+    const context = {
+      sha,
+      pastDeadline,
+      now,
+      live,
+      head,
+      deps,
+      ownedLater,
+      ...(ref === undefined ? {} : { ref }),
+    };
     const { updated, after } = await applyChanges(poll.apps, context, cluster);
     changed += updated;
     // The apps as the writes left them (the batch's own, or read once), which the summary's view is made of.
@@ -176,6 +200,8 @@ interface ApplyContext {
   readonly live: LiveView;
   readonly head: string | undefined;
   readonly deps: TrackDeps;
+  readonly ref?: string;
+  readonly ownedLater: (later: string, app: StoredApp) => Promise<boolean>;
 }
 
 /**

@@ -13,12 +13,13 @@ import { constraintMatches } from '../../../lib/matching/semver.js';
 import type { Queue } from '../../../lib/ports.js';
 import type { PushMessage } from '../../../lib/queue/messages.js';
 import type { ReconcileSettings } from '../../../lib/reconcile/options.js';
-import type { FindingsStore, ReconcileMemory, RolloutExistence } from '../../../lib/reconcile/ports.js';
+import type { CatchUpRollouts, FindingsStore, ReconcileMemory } from '../../../lib/reconcile/ports.js';
 import type { ReconcileReport } from '../../../lib/reconcile/report.js';
 import { runReconcile } from '../../../lib/reconcile/run-reconcile.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoFindingsStore } from '../../../lib/store/findings.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from '../../../lib/store/reconcile-memory.js';
+import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
 
@@ -56,14 +57,14 @@ export interface ReconcileWorld {
   readonly clients: ClusterClients;
   readonly findings: FindingsStore & FindingsReader;
   readonly memory: ReconcileMemory;
-  readonly rollouts: RolloutExistence;
+  readonly rollouts: CatchUpRollouts;
   readonly sent: PushMessage[];
   readonly digests: FindingsDigest[];
   readonly clock: ManualClock;
   /** One reconcile pass with a fresh Git reader (closed after), as the function runs it. */
   pass(
     options?: ReconcileSettings,
-    overrides?: { digest?: (message: FindingsDigest) => Promise<void>; rollouts?: RolloutExistence },
+    overrides?: { digest?: (message: FindingsDigest) => Promise<void>; rollouts?: CatchUpRollouts },
   ): Promise<ReconcileReport>;
   close(): Promise<void>;
 }
@@ -116,7 +117,10 @@ export async function startReconcileWorld(spec: WorldSpec): Promise<ReconcileWor
   });
   const findings = dynamoFindingsStore(table, { clock });
   const memory = dynamoReconcileMemory(table);
-  const rollouts = dynamoRolloutExistence(table);
+  const rollouts: CatchUpRollouts = {
+    ...dynamoRolloutExistence(table),
+    listApps: (sha) => dynamoRolloutReader(table).listApps(sha),
+  };
   const sent: PushMessage[] = [];
   const digests: FindingsDigest[] = [];
   const pushQueue: Queue<PushMessage> = {

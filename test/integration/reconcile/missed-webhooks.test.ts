@@ -125,7 +125,7 @@ describe('missed webhooks: a pass against simulated Argo CD and a real Git serve
     expect(await world.rollouts.exists(message.event.after)).toBe(true);
   });
 
-  it('enqueues nothing for a commit whose rollout exists (its webhook arrived)', async () => {
+  it('refreshes the apps behind a commit whose rollout exists but has no record of them', async () => {
     const pushed = await commitFiles(world.git.root, 'gitops', {
       changes: { 'apps/web/extra.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: extra }\n' },
       message: 'add a config map',
@@ -146,9 +146,15 @@ describe('missed webhooks: a pass against simulated Argo CD and a real Git serve
     world.clock.advance(3 * MINUTE);
     const report = await world.pass();
     expect(report.missedWebhooks).toEqual([
-      expect.objectContaining({ sha: pushed.after, action: 'rollout-exists' }),
+      expect.objectContaining({ sha: pushed.after, action: 'enqueued', refreshed: 2 }),
     ]);
-    expect(world.sent).toHaveLength(1);
+    expect(world.sent).toHaveLength(2);
+    expect(world.sent[1]?.apps?.map((a) => a.name).sort()).toEqual(['web', 'web-main']);
+    // The claim stands: the next pass does not send the same refresh again.
+    world.clock.advance(5 * MINUTE);
+    const again = await world.pass();
+    expect(again.missedWebhooks.map((m) => m.action)).toEqual(['already-enqueued']);
+    expect(world.sent).toHaveLength(2);
   });
 
   it('resolves a semver-pinned app to the highest matching tag and enqueues that tag', async () => {

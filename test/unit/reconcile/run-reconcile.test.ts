@@ -167,7 +167,7 @@ function world(
     credentials: async () => undefined,
     findings: findingsStore,
     memory: memoryStore,
-    rollouts: { exists: async () => false },
+    rollouts: { exists: async () => false, listApps: async () => [] },
     pushQueue: {
       send: async (message) => {
         sent.push(message);
