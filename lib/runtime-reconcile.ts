@@ -48,7 +48,11 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
         credentials: context.credentials,
         findings,
         memory: dynamoReconcileMemory(table),
-        rollouts: { ...dynamoRolloutExistence(table), listApps: (sha) => reader.listApps(sha) },
+        rollouts: {
+          ...dynamoRolloutExistence(table),
+          listApps: (sha) => reader.listApps(sha),
+          decisions: (sha) => reader.decisions(sha),
+        },
         pushQueue,
         digest: (message) =>
           postToSlack(context.slack, message).catch((error: unknown) =>

@@ -2,23 +2,22 @@ import { cell, formatTable } from '../../lib/cli/table.js';
 import { errorMessage } from '../../lib/errors.js';
 import { createMemoryLogger } from '../../lib/logger.js';
 import { defaultPush } from '../simulator/default-push.js';
+import { SCENARIOS } from './demo-scenarios.js';
 import { commitFiles } from './git-repos.js';
 import { githubPush } from './sample-push.js';
-import { LOCAL_GITHUB_SECRET, type LocalStack, startLocalStack } from './stack.js';
+import { LOCAL_GITHUB_SECRET, type LocalStack, type LocalStackOptions, startLocalStack } from './stack.js';
 import { DEFAULT_PORT, readStackState } from './state-file.js';
 
 // `npm run demo`: push a commit to the simulated platform repository, post the signed GitHub webhook, and
 // follow the rollout to its end. Uses the running `npm start` if there is one, else a stack of its own.
 
-interface Target {
+export interface Target {
   readonly url: string;
   readonly reposRoot: string;
   readonly platformUrl: string;
   readonly secret: string;
   readonly own?: LocalStack;
 }
-
-const say = (line = '') => process.stdout.write(`${line}\n`);
 
 async function runningStack(): Promise<Target | undefined> {
   // The stack on PORT (default 3000): each port keeps its own state under .local/<port>/.
@@ -38,10 +37,18 @@ async function runningStack(): Promise<Target | undefined> {
   };
 }
 
-async function ownStack(): Promise<Target> {
-  say('No running `npm start` found: starting a local stack for this demo...');
+export async function ownStack(
+  overlay?: LocalStackOptions['fleetOverlay'],
+  env: Record<string, string> = {},
+): Promise<Target> {
+  say(
+    overlay === undefined
+      ? 'No running `npm start` found: starting a local stack for this demo...'
+      : 'Starting a local stack for this demo...',
+  );
   const stack = await startLocalStack({
-    env: { ...process.env, PORT: '0', TRACK_INTERVAL_SECONDS: '1', TRACK_MAX_INTERVAL_SECONDS: '2' },
+    ...(overlay === undefined ? {} : { fleetOverlay: overlay }),
+    env: { ...process.env, PORT: '0', TRACK_INTERVAL_SECONDS: '1', TRACK_MAX_INTERVAL_SECONDS: '2', ...env },
     controller: { tickMs: 100, syncMs: 800, healthMs: 600, retryMs: 500 },
     logger: createMemoryLogger(),
     print: (line) => say(line),
@@ -58,7 +65,9 @@ async function ownStack(): Promise<Target> {
   };
 }
 
-interface AppRow {
+export const say = (line = '') => process.stdout.write(`${line}\n`);
+
+export interface AppRow {
   cluster: string;
   kind: string;
   namespace: string;
@@ -86,70 +95,104 @@ function table(apps: readonly AppRow[]): string[] {
   );
 }
 
+/** Commits a new web image to the platform repository and posts the signed GitHub push. */
+export async function pushWeb(target: Target): Promise<string> {
+  const push = defaultPush();
+  const stamp = Date.now().toString(36);
+  const changes = Object.fromEntries(
+    Object.entries(push.changes).map(([path, text]) => [
+      path,
+      text.replace('web:1.9.0', `web:1.9.0-${stamp}`),
+    ]),
+  );
+  const commit = await commitFiles(target.reposRoot, 'platform', {
+    branch: push.branch,
+    changes,
+    message: push.message,
+  });
+  say(
+    `Pushed ${commit.after.slice(0, 7)} to platform@${push.branch}: ${push.message} (${commit.changed.join(', ')})`,
+  );
+  const delivery = githubPush(
+    {
+      repoUrl: target.platformUrl,
+      fullName: 'example/platform',
+      branch: push.branch,
+      before: commit.before,
+      after: commit.after,
+      changed: commit.changed,
+      message: push.message,
+    },
+    target.secret,
+  );
+  say(`POST ${target.url}/webhooks/github  (X-GitHub-Event: push, X-Hub-Signature-256: sha256=...)`);
+  const answer = await fetch(`${target.url}/webhooks/github`, {
+    method: 'POST',
+    headers: delivery.headers,
+    body: delivery.body,
+  });
+  say(`-> ${answer.status} ${await answer.text()}`);
+  if (answer.status !== 202) throw new Error('the webhook was not accepted');
+  return commit.after;
+}
+
+export type DemoRollout = {
+  status: string;
+  apps: AppRow[];
+  decisions?: Record<string, number>;
+  waves?: { name: string; state: string; clusters: string[]; reason?: string }[];
+};
+
+/** Follows the rollout, printing each change of its status (and waves), until `done` says so. */
+export async function follow(
+  target: Target,
+  sha: string,
+  done: (rollout: DemoRollout) => boolean = (r) => !['pending', 'in-progress'].includes(r.status),
+  timeoutMs = 180_000,
+): Promise<DemoRollout> {
+  let seen = '';
+  let rollout: DemoRollout | undefined;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${target.url}/rollouts/${sha}`);
+    if (response.status === 200) {
+      rollout = (await response.json()) as DemoRollout;
+      const counts: Record<string, number> = {};
+      for (const a of rollout.apps) counts[a.state] = (counts[a.state] ?? 0) + 1;
+      const waves = (rollout.waves ?? []).map((w) => `${w.name}:${w.state}`).join(' ');
+      const line = `rollout ${sha.slice(0, 7)}: ${rollout.status}  ${JSON.stringify(counts)}${waves === '' ? '' : `  waves ${waves}`}`;
+      if (line !== seen) say(line);
+      seen = line;
+      if (done(rollout)) return rollout;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  if (rollout === undefined) throw new Error('no rollout was recorded');
+  return rollout;
+}
+
+export function printRollout(target: Target, sha: string, rollout: DemoRollout): void {
+  say();
+  say(`GET ${target.url}/rollouts/${sha}  -> status ${rollout.status}`);
+  for (const line of table(rollout.apps)) say(line);
+  say(`decisions: ${JSON.stringify(rollout.decisions ?? {})}`);
+  say(`page: ${target.url}/ui/rollouts/${sha.slice(0, 7)}`);
+  say();
+}
+
 async function main(): Promise<void> {
+  const scenario = process.argv[2] ?? 'push';
+  if (scenario !== 'push') {
+    const run = SCENARIOS[scenario];
+    if (run === undefined) {
+      throw new Error(`unknown demo "${scenario}": try push (default), ${Object.keys(SCENARIOS).join(', ')}`);
+    }
+    return run({ say, ownStack, pushWeb, follow, printRollout });
+  }
   const target = (await runningStack()) ?? (await ownStack());
   try {
-    const push = defaultPush();
-    const stamp = Date.now().toString(36);
-    const changes = Object.fromEntries(
-      Object.entries(push.changes).map(([path, text]) => [
-        path,
-        text.replace('web:1.9.0', `web:1.9.0-${stamp}`),
-      ]),
-    );
-    const commit = await commitFiles(target.reposRoot, 'platform', {
-      branch: push.branch,
-      changes,
-      message: push.message,
-    });
-    say(
-      `Pushed ${commit.after.slice(0, 7)} to platform@${push.branch}: ${push.message} (${commit.changed.join(', ')})`,
-    );
-    const delivery = githubPush(
-      {
-        repoUrl: target.platformUrl,
-        fullName: 'example/platform',
-        branch: push.branch,
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: push.message,
-      },
-      target.secret,
-    );
-    say(`POST ${target.url}/webhooks/github  (X-GitHub-Event: push, X-Hub-Signature-256: sha256=...)`);
-    const answer = await fetch(`${target.url}/webhooks/github`, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body,
-    });
-    say(`-> ${answer.status} ${await answer.text()}`);
-    if (answer.status !== 202) throw new Error('the webhook was not accepted');
-
-    let status = '';
-    let rollout: { status: string; apps: AppRow[]; decisions?: Record<string, number> } | undefined;
-    const deadline = Date.now() + 180_000;
-    while (Date.now() < deadline) {
-      const response = await fetch(`${target.url}/rollouts/${commit.after}`);
-      if (response.status === 200) {
-        rollout = (await response.json()) as typeof rollout;
-        if (rollout !== undefined && rollout.status !== status) {
-          status = rollout.status;
-          const counts: Record<string, number> = {};
-          for (const a of rollout.apps) counts[a.state] = (counts[a.state] ?? 0) + 1;
-          say(`rollout ${commit.after.slice(0, 7)}: ${status}  ${JSON.stringify(counts)}`);
-        }
-        if (status !== '' && status !== 'pending' && status !== 'in-progress') break;
-      }
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    if (rollout === undefined) throw new Error('no rollout was recorded');
-    say();
-    say(`GET ${target.url}/rollouts/${commit.after}  -> status ${rollout.status}`);
-    for (const line of table(rollout.apps)) say(line);
-    say(`decisions: ${JSON.stringify(rollout.decisions ?? {})}`);
-    say(`page: ${target.url}/ui/rollouts/${commit.after.slice(0, 7)}`);
-    say();
+    const sha = await pushWeb(target);
+    printRollout(target, sha, await follow(target, sha));
   } finally {
     await target.own?.close();
   }

@@ -109,6 +109,7 @@ export const KUBE_RESOURCES: readonly KubeResource[] = [
   SCALED_OBJECTS,
   DEPLOYMENTS,
   CUSTOM_RESOURCE_DEFINITIONS,
+  APP_PROJECTS,
 ];
 
 /** `applications.argoproj.io`: the name RBAC rules and API errors use. */

@@ -76,7 +76,9 @@ export async function enqueueMissedPushes(
     if (now.getTime() - push.since < deps.graceMs) return { ...report, action: 'waiting' };
     const exists = await deps.rollouts.exists(push.sha);
     const records = exists ? await deps.rollouts.listApps(push.sha) : [];
-    const plan = planCatchUp(push.apps, records, now.getTime(), deps.refreshWindowMs ?? 60_000);
+    // Apps the push deliberately left alone (their paths or revision did not match) are not behind it.
+    const missed = exists ? ((await deps.rollouts.decisions?.(push.sha)) ?? []) : [];
+    const plan = planCatchUp(push.apps, records, now.getTime(), deps.refreshWindowMs ?? 60_000, missed);
     const counts = exists
       ? {
           ...(plan.refresh.length > 0 ? { refreshed: plan.refresh.length } : {}),

@@ -1,5 +1,5 @@
 import type { Finding } from '../audit/types.js';
-import type { StoredApp } from '../rollouts/model.js';
+import type { DecisionRecord, StoredApp } from '../rollouts/model.js';
 
 /** Where findings live between passes (DynamoDB in `lib/store/findings.ts`). */
 export interface FindingsStore {
@@ -57,4 +57,6 @@ export interface RolloutExistence {
 /** A commit's rollout as the catch-up sees it: whether it exists, and its app records (the rollout reader's). */
 export interface CatchUpRollouts extends RolloutExistence {
   listApps(sha: string): Promise<readonly StoredApp[]>;
+  /** The commit's per-object decisions (apps it left alone on purpose are not caught up). */
+  decisions?(sha: string): Promise<readonly DecisionRecord[]>;
 }

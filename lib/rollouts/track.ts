@@ -131,8 +131,10 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     const left = updated > 0 ? (after ?? (await deps.rollouts.listApps(sha, cluster))) : poll.apps;
     const open = left.filter((a) => isInFlight(a.state)).length;
     unfinished += open;
-    if (updated > 0) await deps.gate?.(sha, await deps.rollouts.syncSummary(sha, cluster, left));
-    else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
+    if (updated > 0) {
+      const summary = await deps.rollouts.syncSummary(sha, cluster, left);
+      await deps.gate?.(sha, summary);
+    } else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
     if (open === 0) await dropRegistration(cluster, poll.registration, deps);
   }

@@ -50,10 +50,11 @@ describe('release control over HTTP through the local stack (the API function as
       body: { error: `the rollout has ended (${String(done.status)})` },
     });
     expect((await call('POST', `/rollouts/${commit.after}/resume`)).status).toBe(409);
-    // The local stack injects no engine: retrying is not enabled there.
-    expect(await call('POST', `/rollouts/${commit.after}/retry`)).toEqual({
-      status: 409,
-      body: { error: 'retrying is not enabled' },
+    // Retrying is what an ended rollout with failed apps allows: they are sent to fan-out again.
+    const retried = await call('POST', `/rollouts/${commit.after}/retry`);
+    expect(retried.status).toBe(200);
+    expect((retried.body as { actions?: { action: string; by: string }[] }).actions?.at(-1)).toMatchObject({
+      action: 'retry',
     });
     expect((await call('POST', `/rollouts/${'0'.repeat(40)}/abort`)).status).toBe(404);
   }, 90_000);
