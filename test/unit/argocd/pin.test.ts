@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseApplication } from '../../../lib/argocd/application.js';
 import {
   FOLLOWS_ANNOTATION,
   firstPinPatch,
@@ -8,6 +9,7 @@ import {
   unpinPatch,
 } from '../../../lib/argocd/pin.js';
 import { ownerRevertsPin, pinRevertedByOwner } from '../../../lib/argocd/pin-owner.js';
+import { revisionMatches } from '../../../lib/matching/revision.js';
 
 const REPO = 'https://github.com/acme/platform.git';
 const VALUES = 'https://github.com/acme/values';
@@ -194,5 +196,32 @@ describe('pinRevertedByOwner', () => {
 
   it('is nothing with no owner', () => {
     expect(pinRevertedByOwner(single(), [], { cluster: 'hub', sourceIndexes: [0] })).toBeUndefined();
+  });
+});
+
+describe('matching reads a pinned source by the revision it follows', () => {
+  const push = { refType: 'branch' as const, refName: 'main', touchedDefaultBranch: true };
+
+  it('parses a pinned single source as following main, the pin kept in pinnedAt', () => {
+    const parsed = parseApplication(single({ [FOLLOWS_ANNOTATION]: 'main' }, A.toUpperCase()));
+    expect(parsed.ok && parsed.value.sources).toEqual([
+      expect.objectContaining({ targetRevision: 'main', pinnedAt: A }),
+    ]);
+    const source = parsed.ok ? parsed.value.sources[0] : undefined;
+    expect(revisionMatches(source?.targetRevision ?? '', push)).toBe(true);
+    // Without the pin's annotation the SHA never follows a push.
+    const raw = parseApplication(single({}, A));
+    expect(raw.ok && revisionMatches(raw.value.sources[0]?.targetRevision ?? '', push)).toBe(false);
+  });
+
+  it('follows per source index in a multi-source app, and ignores the annotation once someone unpinned', () => {
+    const parsed = parseApplication(multi({ [FOLLOWS_ANNOTATION]: '{"1":"main"}' }, [A, 'release']));
+    expect(parsed.ok && parsed.value.sources.map((s) => [s.targetRevision, s.pinnedAt])).toEqual([
+      ['1.2.3', undefined],
+      ['main', A],
+      ['release', undefined],
+    ]);
+    const unpinned = parseApplication(single({ [FOLLOWS_ANNOTATION]: 'main' }, 'develop'));
+    expect(unpinned.ok && unpinned.value.sources[0]?.targetRevision).toBe('develop');
   });
 });
