@@ -145,3 +145,11 @@ function syncedRevisions(app: unknown): (string | undefined)[] {
       : [];
   return [typeof sync.revision === 'string' ? sync.revision : undefined];
 }
+
+/**
+ * The fleet repositories under `control: pin`. Read defensively: the fleet file's `control` field is
+ * added by the fleet parser (`control: pin | advisory`, default advisory).
+ */
+export function pinnedRepositoryUrls(repositories: readonly { readonly url: string }[]): string[] {
+  return repositories.filter((r) => (r as { control?: string }).control === 'pin').map((r) => r.url);
+}

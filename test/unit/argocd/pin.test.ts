@@ -6,6 +6,7 @@ import {
   followedRevision,
   followedRevisions,
   movePinPatch,
+  pinnedRepositoryUrls,
   unpinPatch,
 } from '../../../lib/argocd/pin.js';
 import { ownerRevertsPin, pinRevertedByOwner } from '../../../lib/argocd/pin-owner.js';
@@ -223,5 +224,16 @@ describe('matching reads a pinned source by the revision it follows', () => {
     ]);
     const unpinned = parseApplication(single({ [FOLLOWS_ANNOTATION]: 'main' }, 'develop'));
     expect(unpinned.ok && unpinned.value.sources[0]?.targetRevision).toBe('develop');
+  });
+});
+
+describe('pinnedRepositoryUrls', () => {
+  it('keeps the repositories with control: pin, advisory being the default', () => {
+    const repos = [
+      { url: REPO, control: 'pin' },
+      { url: VALUES, control: 'advisory' },
+      { url: 'https://x/y' },
+    ];
+    expect(pinnedRepositoryUrls(repos)).toEqual([REPO]);
   });
 });
