@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubPush } from '../../../infra/local/sample-push.js';
 import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import type { StoredObject } from '../../../infra/simulator/resource-store.js';
-import { FOLLOWS_ANNOTATION, firstPinPatch } from '../../../lib/argocd/pin.js';
+import { FOLLOWS_ANNOTATION, firstPinPatch, movePinPatch } from '../../../lib/argocd/pin.js';
 import type { ClusterApi } from '../../../lib/kubernetes/cluster-api.js';
 import { createClusterClients } from '../../../lib/kubernetes/cluster-clients.js';
 import { APPLICATIONS, CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
@@ -112,5 +112,19 @@ describe('a blocked commit: advisory holds leak through Argo CD polling, a pin h
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(app('hold-pinned').status?.sync).toEqual({ status: 'Synced', revision: before });
     expect(app('hold-pinned').status?.operationState?.operation?.sync?.revision).toBe(before);
+  });
+
+  it('moving the pin to the commit (the release) is what syncs the pinned app, with no refresh', async () => {
+    await hubApi.mergePatch(
+      APPLICATIONS,
+      'argocd',
+      'hold-pinned',
+      movePinPatch(app('hold-pinned'), 0, blocked) ?? {},
+    );
+    await waitFor(() => app('hold-pinned').status?.sync?.revision === blocked && app('hold-pinned'), {
+      timeoutMs: 10_000,
+    });
+    expect(app('hold-pinned').status?.operationState?.operation?.sync?.revision).toBe(blocked);
+    expect(app('hold-pinned').metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
   });
 });
