@@ -18,6 +18,8 @@ import {
 } from './application-sim.js';
 import { applyFluxReconcile, fluxRef, fluxRequestPending } from './flux-sim.js';
 import { operationSteps, startOperation } from './operation-sim.js';
+import { DEFAULT_RECONCILIATION_MS, pollingPeriodMs } from './polling.js';
+import { createRefCache, DEFAULT_CACHE_EXPIRATION_MS } from './ref-cache.js';
 import type { ResourceStore, StoredObject } from './resource-store.js';
 import {
   ARGO_ANNOTATIONS,
@@ -47,6 +49,13 @@ export interface ControllerOptions {
   readonly retryMs?: number;
   /** How long an ApplicationSet keeps its refresh annotation. Default 0 (removed on the next tick). */
   readonly appSetRefreshMs?: number;
+  /** This Argo CD's namespace, where its `argocd-cm` is read. Default `argocd`. */
+  readonly argocdNamespace?: string;
+  /**
+   * The polling period (ms) when `argocd-cm` does not set `timeout.reconciliation`; 0 is off. Default
+   * 180 000, Argo CD's. Each app is compared through the ref cache once its last comparison is that old.
+   */
+  readonly reconciliationMs?: number;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -67,10 +76,17 @@ interface Step {
   readonly generation: number;
 }
 
+/** How a comparison resolves a branch: `live` asks Git (level 3), `cached` reads the shared ref cache (2). */
+type Level = 'live' | 'cached';
+
 /**
  * A simulated Argo CD application controller (plus the ApplicationSet controller and Flux source-controller
  * reactions) bound to one cluster's store: refresh requests are handled, automated syncs run through the
- * phases Argo CD reports, and outcomes are scripted per app by `sim.gitops-sync.dev/*` annotations.
+ * phases Argo CD reports, and outcomes are scripted per app by `sim.gitops-sync.dev/*` annotations. What
+ * else moves an app to a new commit (`notes/argocd-refresh-triggers.md`) is modelled where it matters: a
+ * refresh or a change of `spec.source(s)` resolves live; polling (`timeout.reconciliation` of `argocd-cm`)
+ * and the compare after every finished sync go through a ref cache shared by the repository's apps; a
+ * full 40-hex SHA `targetRevision` is used as it is.
  */
 export function startArgoCdController(options: ControllerOptions): SimulatedController {
   const { store } = options;
@@ -79,8 +95,20 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
   const healthMs = options.healthMs ?? 200;
   const pending = new Map<
     string,
-    { resource: KubeResource; namespace: string | undefined; name: string; due: number }
+    { resource: KubeResource; namespace: string | undefined; name: string; due: number; level: Level }
   >();
+  const argocdNamespace = options.argocdNamespace ?? 'argocd';
+  const pollingMs = () =>
+    pollingPeriodMs(store, argocdNamespace, options.reconciliationMs ?? DEFAULT_RECONCILIATION_MS);
+  const refs = createRefCache(
+    options.resolveRevision,
+    clock,
+    () => pollingMs() || DEFAULT_CACHE_EXPIRATION_MS,
+  );
+  /** Each app's `spec.source(s)` as last compared, and when it was last compared without a change. */
+  const comparedSources = new Map<string, string>();
+  const lastCompared = new Map<string, number>();
+  let nextPollScan = 0;
   const steps: Step[] = [];
   const generations = new Map<string, number>();
   let running = false;
@@ -89,28 +117,67 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
   const id = (resource: KubeResource, namespace: string | undefined, name: string) =>
     `${resource.plural}/${namespace ?? ''}/${name}`;
 
-  const consider = (resource: KubeResource, object: StoredObject) => {
-    const annotations = object.metadata.annotations;
-    if (annotations?.[SIM_ANNOTATIONS.ignoreRefresh] === 'true') return;
-    const wanted =
-      (resource === APPLICATIONS && annotations?.[ARGO_ANNOTATIONS.refresh] !== undefined) ||
-      (resource === APPLICATION_SETS && annotations?.[ARGO_ANNOTATIONS.appSetRefresh] !== undefined) ||
-      (resource === GIT_REPOSITORIES && fluxRequestPending(object) !== undefined);
+  const enqueue = (resource: KubeResource, object: StoredObject, level: Level, delay = 0) => {
     const key = id(resource, object.metadata.namespace, object.metadata.name);
-    if (!wanted || pending.has(key)) return;
-    const delay = resource === APPLICATION_SETS ? (options.appSetRefreshMs ?? 0) : 0;
+    const queued = pending.get(key);
+    if (queued !== undefined) {
+      if (level === 'live') queued.level = 'live';
+      return;
+    }
     pending.set(key, {
       resource,
       namespace: object.metadata.namespace,
       name: object.metadata.name,
       due: clock.now().getTime() + delay,
+      level,
     });
+  };
+
+  /** True when the app's sources differ from the ones last compared (a spec change: Argo CD resolves live). */
+  const sourcesChanged = (object: StoredObject): boolean => {
+    const key = id(APPLICATIONS, object.metadata.namespace, object.metadata.name);
+    const sources = JSON.stringify(sourcesOf(object).sources);
+    const before = comparedSources.get(key);
+    comparedSources.set(key, sources);
+    return before !== undefined && before !== sources;
+  };
+
+  const consider = (resource: KubeResource, object: StoredObject) => {
+    const annotations = object.metadata.annotations;
+    if (annotations?.[SIM_ANNOTATIONS.ignoreRefresh] === 'true') return;
+    const changed = resource === APPLICATIONS && sourcesChanged(object);
+    const wanted =
+      changed ||
+      (resource === APPLICATIONS && annotations?.[ARGO_ANNOTATIONS.refresh] !== undefined) ||
+      (resource === APPLICATION_SETS && annotations?.[ARGO_ANNOTATIONS.appSetRefresh] !== undefined) ||
+      (resource === GIT_REPOSITORIES && fluxRequestPending(object) !== undefined);
+    if (!wanted) return;
+    enqueue(resource, object, 'live', resource === APPLICATION_SETS ? (options.appSetRefreshMs ?? 0) : 0);
+  };
+
+  /** Polling: every app whose last comparison is older than the period gets a cached comparison. */
+  const pollDue = (now: number) => {
+    const period = pollingMs();
+    if (period <= 0 || now < nextPollScan) return;
+    nextPollScan = now + Math.min(period, 1000) / 2;
+    for (const app of store.list(APPLICATIONS)) {
+      if (app.metadata.annotations?.[SIM_ANNOTATIONS.ignoreRefresh] === 'true') continue;
+      const key = id(APPLICATIONS, app.metadata.namespace, app.metadata.name);
+      const reconciledAt = Date.parse(String(status(app).reconciledAt ?? ''));
+      const last = Math.max(Number.isNaN(reconciledAt) ? 0 : reconciledAt, lastCompared.get(key) ?? 0);
+      if (now - last >= period) enqueue(APPLICATIONS, app, 'cached');
+    }
   };
   for (const resource of [APPLICATIONS, APPLICATION_SETS, GIT_REPOSITORIES]) {
     for (const object of store.list(resource)) consider(resource, object);
   }
   const unsubscribe = store.subscribe((event) => {
-    if (event.type === 'DELETED') return;
+    if (event.type === 'DELETED') {
+      const key = id(event.resource, event.object.metadata.namespace, event.object.metadata.name);
+      comparedSources.delete(key);
+      lastCompared.delete(key);
+      return;
+    }
     for (const resource of [APPLICATIONS, APPLICATION_SETS, GIT_REPOSITORIES]) {
       if (event.resource.plural === resource.plural && event.resource.group === resource.group)
         consider(resource, event.object);
@@ -148,7 +215,11 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
       name: object.metadata.name,
       generation,
       run: (draft, now) => {
+        const wasRunning = isOperationRunning(draft);
         next.apply(draft, now);
+        // Every finished sync is followed by a comparison through the ref cache (Argo CD's level 2).
+        if (resource === APPLICATIONS && wasRunning && !isOperationRunning(draft))
+          enqueue(APPLICATIONS, draft, 'cached');
         // A newer compared commit starts its own sync at once; this operation's later steps then lapse.
         if (!isOperationRunning(draft)) followUp(draft, now);
         schedule(resource, draft, rest, now.getTime(), generation);
@@ -191,12 +262,21 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
     namespace: string | undefined,
     name: string,
     resolve: ResolveRevision,
+    level: Level,
   ) => {
     const current = store.get(APPLICATIONS, namespace, name);
     if (current === undefined) return;
     const { sources, multi } = sourcesOf(current);
     const revisions = await Promise.all(sources.map((s) => resolve(s.repoURL, s.targetRevision)));
-    if (store.get(APPLICATIONS, namespace, name) === undefined) return;
+    const latest = store.get(APPLICATIONS, namespace, name);
+    if (latest === undefined) return;
+    const key = id(APPLICATIONS, namespace, name);
+    lastCompared.set(key, clock.now().getTime());
+    // A cached comparison that finds the commit already compared changes nothing (no write, no event).
+    const same =
+      revisions.every((r) => r !== undefined) &&
+      revisionKey(revisions as string[]) === revisionKey(syncedRevisions(latest));
+    if (level === 'cached' && same) return;
     store.update(APPLICATIONS, namespace, name, (app) => {
       const now = clock.now();
       const attempted = revisionKey(attemptedRevisions(app));
@@ -230,23 +310,28 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
     running = true;
     try {
       const now = clock.now().getTime();
+      pollDue(now);
       const due = [...pending].filter(([, entry]) => entry.due <= now);
       for (const [key] of due) pending.delete(key);
+      // One ls-remote per repository revision and level per tick, however many apps ask.
       const cache = new Map<string, Promise<string | undefined>>();
-      const resolve: ResolveRevision = (repoURL, revision) => {
-        const cacheKey = `${repoURL}\n${revision}`;
-        let hit = cache.get(cacheKey);
-        if (hit === undefined) {
-          hit = Promise.resolve(options.resolveRevision(repoURL, revision));
-          cache.set(cacheKey, hit);
-        }
-        return hit;
-      };
+      const resolver =
+        (level: Level): ResolveRevision =>
+        (repoURL, revision) => {
+          const cacheKey = `${level}\n${repoURL}\n${revision}`;
+          let hit = cache.get(cacheKey);
+          if (hit === undefined) {
+            hit = level === 'live' ? refs.live(repoURL, revision) : refs.cached(repoURL, revision);
+            cache.set(cacheKey, hit);
+          }
+          return hit;
+        };
       await Promise.all(
-        due.map(async ([, { resource, namespace, name }]) => {
+        due.map(async ([, { resource, namespace, name, level }]) => {
           try {
-            if (resource === APPLICATIONS) await refreshApplication(namespace, name, resolve);
-            else if (resource === GIT_REPOSITORIES) await refreshGitRepository(namespace, name, resolve);
+            if (resource === APPLICATIONS) await refreshApplication(namespace, name, resolver(level), level);
+            else if (resource === GIT_REPOSITORIES)
+              await refreshGitRepository(namespace, name, resolver('live'));
             else removeAppSetRefresh(store, namespace, name, clock.now());
           } catch (error) {
             options.onError?.(error);

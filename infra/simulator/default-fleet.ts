@@ -2,6 +2,7 @@ import {
   APPLICATION_SETS,
   APPLICATIONS,
   CLUSTER_SECRET_STORES,
+  CONFIG_MAPS,
   CUSTOM_RESOURCE_DEFINITIONS,
   DEPLOYMENTS,
   EXTERNAL_SECRETS,
@@ -381,6 +382,21 @@ function liveObjects(cluster: string): SeedObject[] {
 }
 
 /**
+ * Each Argo CD of the default world runs with polling off (`timeout.reconciliation: 0s`), as the README's
+ * setup asks: apps move only when something refreshes them, so the world's timings stay the orchestrator's.
+ * A test that wants Argo CD to poll writes this ConfigMap (the simulated controller reads it on every scan).
+ */
+function argocdCm(): SeedObject {
+  return {
+    resource: CONFIG_MAPS,
+    object: {
+      metadata: { name: 'argocd-cm', namespace: 'argocd', labels: { 'app.kubernetes.io/part-of': 'argocd' } },
+      data: { 'timeout.reconciliation': '0s' },
+    },
+  };
+}
+
+/**
  * The world `npm start` simulates without `FLEET_CONFIG`: a hub running Argo CD that deploys to spoke-a
  * and spoke-b, and spoke-c running its own Argo CD and Flux. Applications carry no status: the simulated
  * fleet primes them as synced at the commit their revision resolves to when it starts.
@@ -394,10 +410,10 @@ export function defaultFleet(urls: RepoUrls): SimulatedWorld {
       { name: 'spoke-c', argocd: { namespace: 'argocd' }, flux: { namespace: 'flux-system' } },
     ],
     objects: {
-      hub: [...hubApps(urls), ...liveObjects('hub')],
+      hub: [...hubApps(urls), argocdCm(), ...liveObjects('hub')],
       'spoke-a': liveObjects('spoke-a'),
       'spoke-b': liveObjects('spoke-b'),
-      'spoke-c': [...spokeCApps(urls), ...liveObjects('spoke-c')],
+      'spoke-c': [...spokeCApps(urls), argocdCm(), ...liveObjects('spoke-c')],
     },
   };
 }

@@ -14,6 +14,7 @@ const SHORT_NAMES: Readonly<Record<string, readonly string[]>> = {
   scaledobjects: ['so'],
   deployments: ['deploy'],
   customresourcedefinitions: ['crd', 'crds'],
+  configmaps: ['cm'],
 };
 
 export function versionInfo(): Record<string, string> {
@@ -33,8 +34,8 @@ export function coreVersions(): object {
   };
 }
 
-/** The core group serves only a read-only list of the namespaces objects live in. */
-export function coreResources(): object {
+/** The core group: a read-only list of the namespaces objects live in, and the core kinds served (ConfigMaps). */
+export function coreResources(resources: readonly KubeResource[] = []): object {
   return {
     kind: 'APIResourceList',
     groupVersion: 'v1',
@@ -47,6 +48,16 @@ export function coreResources(): object {
         verbs: ['get', 'list'],
         shortNames: ['ns'],
       },
+      ...resources
+        .filter((r) => r.group === '' && r.version === 'v1')
+        .map((r) => ({
+          name: r.plural,
+          singularName: r.kind.toLowerCase(),
+          namespaced: r.namespaced,
+          kind: r.kind,
+          verbs: VERBS_BY_SCOPE,
+          ...(SHORT_NAMES[r.plural] === undefined ? {} : { shortNames: SHORT_NAMES[r.plural] }),
+        })),
     ],
   };
 }
@@ -106,7 +117,9 @@ export function resourceList(
 
 function groups(resources: readonly KubeResource[]) {
   const byGroup = new Map<string, Set<string>>();
-  for (const r of resources) byGroup.set(r.group, (byGroup.get(r.group) ?? new Set()).add(r.version));
+  // The core group (`''`) is served under `/api`, not listed among the `/apis` groups.
+  for (const r of resources.filter((x) => x.group !== ''))
+    byGroup.set(r.group, (byGroup.get(r.group) ?? new Set()).add(r.version));
   return [...byGroup].map(([name, versions]) => {
     const list = [...versions].map((version) => ({ groupVersion: `${name}/${version}`, version }));
     return { name, versions: list, preferredVersion: list[0] };

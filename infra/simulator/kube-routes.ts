@@ -29,16 +29,19 @@ export function parseRoute(method: string, url: URL, store: ResourceStore): Rout
     .split('/')
     .filter((p) => p !== '')
     .map(decodeURIComponent);
-  const [root, a, b, c, d, e] = parts;
+  const [root, a, b, namespaceName] = parts;
   if (method === 'GET') {
     if (root === 'version' && parts.length === 1) return { type: 'discovery', body: versionInfo() };
     if (root === 'api' && parts.length === 1) return { type: 'discovery', body: coreVersions() };
     if (root === 'api' && a === 'v1' && parts.length === 2)
-      return { type: 'discovery', body: coreResources() };
+      return { type: 'discovery', body: coreResources(store.resources) };
     if (root === 'api' && a === 'v1' && b === 'namespaces' && parts.length <= 4) {
       const names = store.namespaces();
-      if (c === undefined) return { type: 'discovery', body: namespaceList(names) };
-      return { type: 'discovery', body: names.includes(c) ? namespace(c) : undefined };
+      if (namespaceName === undefined) return { type: 'discovery', body: namespaceList(names) };
+      return {
+        type: 'discovery',
+        body: names.includes(namespaceName) ? namespace(namespaceName) : undefined,
+      };
     }
     if (root === 'apis' && parts.length === 1) return { type: 'discovery', body: groupList(store.resources) };
     if (root === 'apis' && parts.length === 2)
@@ -47,12 +50,17 @@ export function parseRoute(method: string, url: URL, store: ResourceStore): Rout
       return { type: 'discovery', body: resourceList(store.resources, a ?? '', b ?? '') };
     }
   }
-  if (root !== 'apis' || a === undefined || b === undefined || c === undefined) return { type: 'unknown' };
+  // The core group: `/api/v1/…` addresses what `/apis/<group>/<version>/…` does, one segment shorter.
+  const core = root === 'api';
+  const [groupName, version, c, d, e] = core ? ['', ...parts.slice(1)] : parts.slice(1);
+  if ((root !== 'apis' && !core) || groupName === undefined || version === undefined || c === undefined)
+    return { type: 'unknown' };
   const namespaced = c === 'namespaces' && d !== undefined && e !== undefined;
   const plural = namespaced ? e : c;
-  const resource = store.find(a, b, plural);
+  const resource = store.find(groupName, version, plural);
   if (resource === undefined) return { type: 'unknown' };
-  const rest = namespaced ? parts.slice(6) : parts.slice(4);
+  const skip = core ? 1 : 0;
+  const rest = namespaced ? parts.slice(6 - skip) : parts.slice(4 - skip);
   if (rest.length > 2 || (namespaced && !resource.namespaced)) return { type: 'unknown' };
   const [name, subresource] = rest;
   const watch = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');

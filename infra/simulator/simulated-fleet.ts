@@ -84,6 +84,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
             spec.name,
             startArgoCdController({
               ...options.controller,
+              ...(spec.argocd === undefined ? {} : { argocdNamespace: spec.argocd.namespace }),
               store: server.store,
               resolveRevision: options.resolveRevision,
             }),

@@ -9,6 +9,7 @@ import {
 } from '../matching/raw-object.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { ApplicationSource, IgnoredSource } from './application.js';
+import { followedRevisions } from './pin.js';
 
 /** A type error (`repoURL: 7`) makes the object unreadable, as Argo CD's typed decoding would; see below. */
 function readSource(
@@ -95,4 +96,22 @@ export function readSources(spec: RawRecord): Sources {
   const single = optionalRecord(spec.source, 'spec.source');
   if (!single) fail('spec has no source');
   return { sources: [requiredSource(single, 'spec.source')] };
+}
+
+const PINNED_SHA = /^[0-9a-f]{40}$/i;
+
+/**
+ * `control: pin`: a source the orchestrator pinned (`targetRevision` a full SHA, the revision it follows in
+ * `gitops-sync.io/follows`) is matched, caught up and audited by the revision it follows; the pin is kept
+ * in `pinnedAt`. A source whose `targetRevision` is no longer a SHA (someone unpinned it) reads as written.
+ */
+export function followPinnedSources<T extends Sources>(read: T, raw: unknown): T {
+  const followed = followedRevisions(raw);
+  if (followed.size === 0) return read;
+  const sources = read.sources.map((source) => {
+    const revision = source.hydrator === undefined ? followed.get(source.position ?? 0) : undefined;
+    if (revision === undefined || !PINNED_SHA.test(source.targetRevision)) return source;
+    return { ...source, targetRevision: revision, pinnedAt: source.targetRevision.toLowerCase() };
+  });
+  return { ...read, sources };
 }

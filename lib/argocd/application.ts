@@ -7,7 +7,7 @@ import {
   readMeta,
   record,
 } from '../matching/raw-object.js';
-import { readSources } from './application-sources.js';
+import { followPinnedSources, readSources } from './application-sources.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 export const MANIFEST_PATHS_ANNOTATION = 'argocd.argoproj.io/manifest-generate-paths';
@@ -25,6 +25,11 @@ export interface ApplicationSource {
   readonly hydrator?: 'dry' | 'sync';
   /** Index in `spec.sources` (multi-source apps), which `status.sync.revisions` follows. */
   readonly position?: number;
+  /**
+   * `control: pin`: the commit the orchestrator pinned `spec…targetRevision` to; `targetRevision` above is
+   * then the revision the source follows (annotation `gitops-sync.io/follows`).
+   */
+  readonly pinnedAt?: string;
 }
 
 /** A `spec.sources[]` entry that is well-typed but unusable (no `repoURL`, not a Git URL): left out. */
@@ -78,7 +83,7 @@ export function parseApplication(raw: unknown): Parsed<Application> {
     return {
       namespace: meta.namespace,
       name: meta.name,
-      ...readSources(spec),
+      ...followPinnedSources(readSources(spec), raw),
       ...(paths === undefined ? {} : { manifestGeneratePaths: paths }),
       ...(refresh === undefined ? {} : { refreshAnnotation: refresh }),
       automated: readAutomated(spec),

@@ -132,7 +132,12 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
   const objectPath = (resource: KubeResource, namespace: string | undefined, name?: string): string => {
     const scope =
       resource.namespaced && namespace !== undefined ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-    const base = `/apis/${encodeURIComponent(resource.group)}/${encodeURIComponent(resource.version)}${scope}/${encodeURIComponent(resource.plural)}`;
+    // The core group (ConfigMaps) lives under `/api/v1`, every other group under `/apis/<group>/<version>`.
+    const groupVersion =
+      resource.group === ''
+        ? `/api/${encodeURIComponent(resource.version)}`
+        : `/apis/${encodeURIComponent(resource.group)}/${encodeURIComponent(resource.version)}`;
+    const base = `${groupVersion}${scope}/${encodeURIComponent(resource.plural)}`;
     return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
   };
 

@@ -97,6 +97,15 @@ export const CUSTOM_RESOURCE_DEFINITIONS = {
   namespaced: false,
 } as const satisfies KubeResource;
 
+/** Core `v1` ConfigMaps: the orchestrator reads one, Argo CD's `argocd-cm` (the polling gate). */
+export const CONFIG_MAPS = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+} as const satisfies KubeResource;
+
 /** Every resource the orchestrator reads or patches; the simulator serves exactly these. */
 export const KUBE_RESOURCES: readonly KubeResource[] = [
   APPLICATIONS,
@@ -110,6 +119,7 @@ export const KUBE_RESOURCES: readonly KubeResource[] = [
   DEPLOYMENTS,
   CUSTOM_RESOURCE_DEFINITIONS,
   APP_PROJECTS,
+  CONFIG_MAPS,
 ];
 
 /** `applications.argoproj.io`: the name RBAC rules and API errors use. */

@@ -9,6 +9,7 @@ import type { ClusterApi } from '../kubernetes/cluster-api.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import { createManifestReader } from './app-manifests.js';
+import { readArgoGates } from './argocd-gate.js';
 import { auditCluster } from './audit-cluster.js';
 import { groupMissedPushes } from './behind.js';
 import { createInterner } from './intern.js';
@@ -74,6 +75,8 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   };
   const limits = { windowMs: options.observationWindowMs, max: options.maxObservations };
   const shared = createInterner();
+  // Each Argo CD's argocd-cm (the polling gate), read while the Applications are.
+  const gates = readArgoGates(deps.fleet, deps.clusters, options.clusterConcurrency);
   const argo = await readArgoClusters(
     deps.fleet,
     deps.clusters,
@@ -118,13 +121,14 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   });
 
   const invalid = clusters.flatMap((c) => c.invalid);
+  const gate = await gates;
   const notAudited = clusters.reduce((sum, c) => sum + c.outOfTime, 0);
   const outcome = await settleFindings(
     deps,
     clusters.map((c) => c.cluster),
     {
-      findings: [...clusters.flatMap((c) => c.findings), ...invalid.map(unreadableFinding)],
-      notes: clusters.flatMap((c) => c.notes),
+      findings: [...clusters.flatMap((c) => c.findings), ...invalid.map(unreadableFinding), ...gate.findings],
+      notes: [...clusters.flatMap((c) => c.notes), ...gate.notes],
     },
     started,
     options.lastSeenRefreshSeconds * 1000,

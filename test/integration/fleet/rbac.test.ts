@@ -8,6 +8,7 @@ import { createClusterClients } from '../../../lib/kubernetes/cluster-clients.js
 import {
   APPLICATION_SETS,
   APPLICATIONS,
+  CONFIG_MAPS,
   CUSTOM_RESOURCE_DEFINITIONS,
   DEPLOYMENTS,
   EXTERNAL_SECRETS,
@@ -46,6 +47,8 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
     });
     server.store.create(DEPLOYMENTS, { metadata: { name: 'web', namespace: 'web' }, spec: { replicas: 2 } });
     server.store.create(EXTERNAL_SECRETS, { metadata: { name: 'web', namespace: 'web' }, spec: {} });
+    for (const name of ['argocd-cm', 'argocd-rbac-cm'])
+      server.store.create(CONFIG_MAPS, { metadata: { name, namespace: 'argocd' }, data: {} });
     const fleet = {
       clusters: [{ name: 'spoke', server: server.url, auth: { token: 'eks-group-member' } }],
       repositories: [],
@@ -63,8 +66,11 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
 
   const refresh = { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } };
 
-  // Deployments and CRDs are served by the simulator (audit fixtures) but never read by the orchestrator.
-  const read = KUBE_RESOURCES.filter((r) => r !== DEPLOYMENTS && r !== CUSTOM_RESOURCE_DEFINITIONS);
+  // Deployments and CRDs are served by the simulator (audit fixtures) but never read by the orchestrator;
+  // of ConfigMaps it only gets argocd-cm (below).
+  const read = KUBE_RESOURCES.filter(
+    (r) => r !== DEPLOYMENTS && r !== CUSTOM_RESOURCE_DEFINITIONS && r !== CONFIG_MAPS,
+  );
   it.each(read.map((r) => [r.plural, r] as const))(
     'can read %s everywhere it needs to',
     async (_p, resource) => {
@@ -87,6 +93,10 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
     ).resolves.toBeDefined();
   });
 
+  it("can get Argo CD's argocd-cm (the polling gate)", async () => {
+    await expect(api.get(CONFIG_MAPS, 'argocd', 'argocd-cm')).resolves.toMatchObject({ kind: 'ConfigMap' });
+  });
+
   it('can request a Flux reconcile of a GitRepository', async () => {
     await expect(
       api.mergePatch(GIT_REPOSITORIES, 'flux-system', 'platform', {
@@ -106,6 +116,8 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
     ['listing Deployments, which it never reads', () => api.list(DEPLOYMENTS)],
     ['listing CRDs, which it never reads', () => api.list(CUSTOM_RESOURCE_DEFINITIONS)],
     ['getting an Application, which it only lists', () => api.get(APPLICATIONS, 'argocd', 'web')],
+    ['getting any other ConfigMap', () => api.get(CONFIG_MAPS, 'argocd', 'argocd-rbac-cm')],
+    ['listing ConfigMaps', () => api.list(CONFIG_MAPS, 'argocd')],
   ])('is forbidden %s', async (_name, call) => {
     await expect(call()).rejects.toMatchObject({ upstreamStatus: 403, retryable: false });
   });

@@ -85,7 +85,9 @@ describe('findings across passes: stored once, seen, held, resolved, reopened, a
       world.sim.servers.get(cluster)?.requests.count({ verb: 'list', resource }) ?? -1;
     for (const hub of ['hub-a', 'hub-b']) {
       expect(count(hub, 'applications')).toBe(1);
-      expect(world.sim.servers.get(hub)?.requests.all()).toHaveLength(1);
+      // and one GET of argocd-cm: the polling gate.
+      expect(world.sim.servers.get(hub)?.requests.count({ verb: 'get', resource: 'configmaps' })).toBe(1);
+      expect(world.sim.servers.get(hub)?.requests.all()).toHaveLength(2);
     }
     expect(count('spoke', 'horizontalpodautoscalers')).toBe(1);
     expect(count('spoke', 'scaledobjects')).toBe(1);
