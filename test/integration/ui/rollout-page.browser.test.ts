@@ -145,10 +145,11 @@ describe('the rollout page in a real browser (Debian chromium, playwright-core)'
       await page.evaluate(
         () =>
           (globalThis as unknown as { document: PageDocument }).document.querySelector(
-            '[data-app="spoke-c/argocd/web-e2e"] .msg',
+            '[data-app="spoke-c/argocd/web-e2e"] .reasons',
           )?.textContent ?? '',
       ),
-    ).not.toBe('');
+      // Argo CD's per-resource reason, not its generic "one or more synchronization tasks …".
+    ).toContain('admission webhook denied the request');
     expect(errors).toEqual([]);
     expect((await page.screenshot({ path: SCREENSHOT, fullPage: true })).length).toBeGreaterThan(10_000);
 
