@@ -138,6 +138,24 @@ describe('the rollout page under release control', () => {
     expect(page).toContain('blocks 7 apps');
   });
 
+  it('shows an unrendered preflight as a note, not as a problem of the app', () => {
+    const note = 'Argo CD did not render this app; checked the files in Git instead';
+    const page = renderRolloutPage(
+      base({
+        apps: [
+          app('web', {
+            secrets: [
+              { externalSecret: '(manifests)', field: 'manifests', outcome: 'not-rendered', message: note },
+            ],
+          }),
+        ],
+      }),
+      options,
+    );
+    expect(page).toContain(`data-note="not-rendered">${note}</div>`);
+    expect(page).not.toContain('class="reasons"');
+  });
+
   it('says who paused it and keeps refreshing; says who aborted it and stops', () => {
     const arn = 'arn:aws:sts::123456789012:assumed-role/ops/alice';
     const paused = renderRolloutPage(
