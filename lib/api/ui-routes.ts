@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { NotFoundError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
 import type { HttpResponse } from '../http/response.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
+import { renderErrorPage } from '../ui/error-page.js';
 import { escapeHtml } from '../ui/html.js';
 import { renderRolloutPage } from '../ui/rollout-page.js';
 import { renderRolloutsPage } from '../ui/rollouts-page.js';
@@ -27,23 +28,48 @@ export async function uiPage(
 ): Promise<HttpResponse> {
   const nonce = randomBytes(16).toString('base64');
   const fragment = request.headers['x-ui-fragment'] === 'live';
+  try {
+    return page(200, await render(rest, request, deps, { nonce, fragment }), nonce);
+  } catch (error) {
+    // What the caller asked for is not there or not valid: a page saying so, not the API's JSON.
+    if (error instanceof NotFoundError)
+      return page(404, renderErrorPage(404, error.message, { nonce, fragment }), nonce);
+    if (error instanceof BadRequestError)
+      return page(400, renderErrorPage(400, error.message, { nonce, fragment }), nonce);
+    throw error;
+  }
+}
+
+async function render(
+  rest: readonly string[],
+  request: HttpRequest,
+  deps: UiDeps,
+  view: { readonly nonce: string; readonly fragment: boolean },
+): Promise<string> {
+  const now = deps.now?.() ?? new Date();
   if (rest.length === 0) {
-    const list = await listRollouts(request, deps.index);
+    // The filter form sends `repo=` when left empty: that means every repository.
+    const { repo, ...others } = request.query;
+    const query = repo === undefined || repo.trim() === '' ? others : { ...others, repo: repo.trim() };
+    const list = await listRollouts({ ...request, query }, deps.index);
     const next =
       list.cursor === undefined
         ? undefined
-        : new URLSearchParams({ ...request.query, cursor: list.cursor }).toString();
-    return page(
-      200,
-      renderRolloutsPage(list.items, { nonce, fragment, ...(next === undefined ? {} : { nextQuery: next }) }),
-      nonce,
-    );
+        : new URLSearchParams({ ...query, cursor: list.cursor }).toString();
+    return renderRolloutsPage(list.items, {
+      ...view,
+      now,
+      ...(next === undefined ? {} : { nextQuery: next }),
+      ...(query.repo === undefined ? {} : { repo: query.repo }),
+    });
   }
   if (rest[0] === 'rollouts' && rest.length === 2) {
     const rollout = await findRollout(rest[1] ?? '', deps);
-    const argocdUrls = (await deps.argocdUrls?.()) ?? {};
-    const now = deps.now?.() ?? new Date();
-    return page(200, renderRolloutPage(rollout, { nonce, fragment, argocdUrls, now }), nonce);
+    const [argocdUrls, decisions] = await Promise.all([
+      deps.argocdUrls?.() ?? Promise.resolve({}),
+      deps.rollouts.decisions(rollout.sha),
+    ]);
+    return renderRolloutPage(rollout, { ...view, argocdUrls, now, decisions });
   }
   throw new NotFoundError(`no page at ${request.path}`);
 }
@@ -98,7 +124,8 @@ function page(statusCode: number, body: string, nonce: string): HttpResponse {
     headers: {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      // form-action 'self': the list page's repository filter is a GET form to itself.
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       vary: 'x-ui-fragment',

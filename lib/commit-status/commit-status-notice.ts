@@ -5,7 +5,7 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
 import { hostState, type StatusRequest, statusRequest, statusTarget } from './host-request.js';
-import { type CommitPhase, type PlannedStatus, plannedStatuses } from './plan.js';
+import { type PlannedStatus, plannedStatuses, statusRank } from './plan.js';
 
 /** Remembers what each context shows on the host (see lib/store/commit-statuses.ts). */
 export interface PostedStatuses {
@@ -25,8 +25,6 @@ export interface CommitStatusDeps {
   readonly pageUrl: (sha: string) => string | undefined;
   readonly logger: Logger;
 }
-
-const RANK: Record<CommitPhase, number> = { pending: 0, running: 1, success: 2, failure: 2 };
 
 /**
  * Posts the commit's statuses to its Git host when the repository asks for them (`commitStatus: true`),
@@ -61,7 +59,8 @@ export function commitStatusNotice(deps: CommitStatusDeps) {
       for (const status of statuses) {
         // GitLab refuses a transition to the state a status already has: there only the state counts.
         const posted = target.host === 'gitlab' ? hostState('gitlab', status.phase) : postedKey(status);
-        if (!(await deps.posted.claim(sha, status.context, posted, RANK[status.phase]))) continue;
+        if (!(await deps.posted.claim(sha, status.context, posted, statusRank(rollout, status.phase))))
+          continue;
         try {
           await deps.post(statusRequest(target, sha, status, credentials, rollout.commitUrl ?? repo.url));
           deps.logger.info('commit status posted', { sha, context: status.context, state: status.phase });

@@ -2,6 +2,8 @@ import {
   APP_STATES,
   type AppState,
   deriveRolloutStatus,
+  type OperatorAction,
+  type OperatorActionName,
   type Rollout,
   type RolloutStatus,
 } from '../rollouts/model.js';
@@ -23,10 +25,65 @@ export interface PlannedStatus {
 /** GitHub refuses descriptions over 140 characters; every host gets the same cut. */
 const MAX_DESCRIPTION = 140;
 
+/** A paused rollout waits (`pending`); a halted or aborted one needs a person (`failure`). */
 export function phaseOf(status: RolloutStatus): CommitPhase {
-  if (status === 'pending') return 'pending';
+  if (status === 'pending' || status === 'paused') return 'pending';
   if (status === 'in-progress') return 'running';
   return status === 'succeeded' ? 'success' : 'failure';
+}
+
+/**
+ * What holds or stopped the rollout, as the head of its description: `halted at wave prod-eu: …`,
+ * `paused by ops/alice`, `aborted by token`, or `wave prod-eu waits for canary` while a later wave is held.
+ */
+export function controlLine(rollout: Rollout): string | undefined {
+  const waves = rollout.waves ?? [];
+  if (rollout.status === 'halted') {
+    const wave = waves.find((w) => w.state === 'halted');
+    const why = wave?.reason ?? lastAction(rollout, 'halt')?.detail;
+    return `halted${wave === undefined ? '' : ` at wave ${wave.name}`}${why === undefined ? '' : `: ${why}`}`;
+  }
+  if (rollout.status === 'paused' || rollout.status === 'aborted') {
+    const action = lastAction(rollout, rollout.status === 'paused' ? 'pause' : 'abort');
+    return `${rollout.status}${action === undefined ? '' : ` by ${principal(action.by)}`}`;
+  }
+  if (rollout.status !== 'pending' && rollout.status !== 'in-progress') return undefined;
+  const waiting = waves.find((w) => w.state === 'waiting');
+  if (waiting === undefined) return undefined;
+  const open = [...waves.slice(0, waves.indexOf(waiting))].reverse().find((w) => w.state !== 'superseded');
+  return `wave ${waiting.name} waits${open === undefined ? '' : ` for ${open.name}`}`;
+}
+
+/** The commit waits while a later wave is held: `pending`, not `running`, until the last wave opens. */
+function rolloutPhase(rollout: Rollout): CommitPhase {
+  const phase = phaseOf(rollout.status);
+  const held = phase === 'running' && (rollout.waves ?? []).some((w) => w.state === 'waiting');
+  return held ? 'pending' : phase;
+}
+
+/**
+ * Orders the views of one rollout for the posted-status claim: operators' actions and closed waves only
+ * grow, so a resume after a halt, or the pending of a pause after running, outranks what was posted before.
+ */
+export function statusRank(rollout: Rollout, phase: CommitPhase): number {
+  const closed = (rollout.waves ?? []).filter((w) => w.state === 'done').length;
+  const phaseRank = phase === 'pending' ? 0 : phase === 'running' ? 1 : 2;
+  return (rollout.actions?.length ?? 0) * 1000 + closed * 3 + phaseRank;
+}
+
+function lastAction(rollout: Rollout, name: OperatorActionName): OperatorAction | undefined {
+  return [...(rollout.actions ?? [])].reverse().find((a) => a.action === name);
+}
+
+/** An IAM principal ARN by its last part (`assumed-role/ops/alice` → `ops/alice`). */
+function principal(by: string): string {
+  if (!by.startsWith('arn:')) return by;
+  return by.slice(by.lastIndexOf(':') + 1).replace(/^(assumed-role|user|role)\//, '') || by;
+}
+
+function withControl(control: string | undefined, summary: string): string {
+  const line = control === undefined ? summary : `${control} · ${summary}`;
+  return line.length <= MAX_DESCRIPTION ? line : `${line.slice(0, MAX_DESCRIPTION - 1)}…`;
 }
 
 /** "48/50 synced, 1 blocked, 1 failed": synced out of all, then every other state with its count. */
@@ -55,7 +112,12 @@ export function plannedStatuses(
   if (states.length === 0) return [];
   const link = options.pageUrl === undefined ? {} : { targetUrl: options.pageUrl };
   const statuses: PlannedStatus[] = [
-    { context: STATUS_CONTEXT, phase: phaseOf(rollout.status), description: summaryLine(states), ...link },
+    {
+      context: STATUS_CONTEXT,
+      phase: rolloutPhase(rollout),
+      description: withControl(controlLine(rollout), summaryLine(states)),
+      ...link,
+    },
   ];
   if (!options.perCluster) return statuses;
   const byCluster = new Map<string, AppState[]>();

@@ -19,9 +19,11 @@ export const STATE_ORDER: readonly AppState[] = [
   'timeout',
   'blocked',
   'out-of-sync',
+  'aborted',
   'syncing',
   'refreshed',
   'matched',
+  'held',
   'synced',
   'superseded',
 ];

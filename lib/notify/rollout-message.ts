@@ -4,6 +4,7 @@ import { context, divider, header, packSections, SLACK_LIMITS, section } from '.
 import { code, escapeMrkdwn, link, oneLine, redactCredentials, safeText, truncate } from './mrkdwn.js';
 import { compareApps, FAILURE_STATES, isRolloutEnded } from './notice-plan.js';
 import { clusterLines, refsLabel, timingLine } from './progress-lines.js';
+import { releaseContext, releaseLines } from './release-lines.js';
 import type { RolloutSnapshot, SlackBlock, SlackMessage } from './types.js';
 
 export interface MessageLimits {
@@ -58,8 +59,12 @@ export function renderRolloutMessage(
     section(commitLines(snapshot)),
     section(timing === undefined ? status : `${status}\n${timing}`),
   ];
+  const release = releaseLines(snapshot);
+  if (release.length > 0) top.push(section(release.join('\n')));
   const clusters = clusterLines(apps);
   if (clusters.length > 1) top.push(section(clusters.join('\n')));
+  const notes = releaseContext(snapshot);
+  if (notes.length > 0) top.push(context(notes.join('\n')));
   const blocks = [...top];
   if (listedApps.length > 0) {
     const listed = listedApps.slice(0, limits.maxAppsListed);

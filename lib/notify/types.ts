@@ -1,4 +1,11 @@
-import type { AppRecord, RolloutStatus, Trigger } from '../rollouts/model.js';
+import type {
+  AppRecord,
+  OperatorAction,
+  RolloutStatus,
+  Trigger,
+  UngatedInstance,
+  WaveProgress,
+} from '../rollouts/model.js';
 
 /** What the notifier reads of one rollout: the summary plus every app record, as stored. */
 export interface RolloutSnapshot {
@@ -22,6 +29,12 @@ export interface RolloutSnapshot {
   readonly renderedAt?: string;
   /** Argo CD UI per cluster that names `argocdUrl` in the fleet file, for links; set by the notifier. */
   readonly argocdUrls?: Readonly<Record<string, string>>;
+  /** With `waves:` in the fleet: each wave of the rollout, in order. */
+  readonly waves?: readonly WaveProgress[];
+  /** Operators' actions, oldest first (the message names the last one). */
+  readonly actions?: readonly OperatorAction[];
+  /** Argo CD instances that poll Git themselves: a hold there is not guaranteed. */
+  readonly ungated?: readonly UngatedInstance[];
 }
 
 export interface PlainText {

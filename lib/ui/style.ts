@@ -17,7 +17,23 @@ ul.apps li:last-child { border-bottom: 0; }
 .s-failed, .s-error, .s-degraded, .s-timeout { color: var(--bad); }
 .s-blocked, .s-out-of-sync, .s-partial { color: var(--warn); }
 .s-refreshed, .s-syncing, .s-matched, .s-pending, .s-in-progress { color: var(--run); }
-.s-superseded { color: var(--mute); }
+.s-superseded, .s-aborted, .w-superseded, .w-aborted, .w-waiting { color: var(--mute); }
+.s-held, .s-paused, .w-soaking { color: var(--warn); }
+.s-halted, .w-halted { color: var(--bad); }
+.w-done { color: var(--ok); }
+.w-open { color: var(--run); }
+h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
+h3 { font-size: .95rem; margin: .25rem 0; }
+.notice { border-left: 4px solid var(--warn); padding: .4rem .75rem; margin: .5rem 0; background: #8881; }
+.notice.bad { border-color: var(--bad); }
+ul.notice { list-style: none; }
+ul.counts { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; padding: 0; margin: .5rem 0; font-weight: 600; }
+.cause { margin: .5rem 0; }
+ul.names { margin: 0; padding-left: 1.5rem; columns: 3 18rem; }
+.dests { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr)); gap: .75rem; }
+.dest { border: 1px solid #8884; padding: .4rem .5rem; }
+section.wave { border-top: 2px solid #8886; margin-top: 1rem; }
+form.filter { margin: .5rem 0; }
 .kind, .meta { color: var(--mute); font-size: .9em; }
 .msg { margin: .15rem 0 0 6.5em; white-space: pre-wrap; word-break: break-word; }
 .reasons { margin: .15rem 0 0 6.5em; padding-left: 1rem; }

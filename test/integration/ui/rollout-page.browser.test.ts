@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubPush } from '../../../infra/local/sample-push.js';
 import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
+import type { Rollout } from '../../../lib/rollouts/model.js';
+import { renderRolloutPage } from '../../../lib/ui/rollout-page.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 
 const API_TOKEN = 'browser-test-token';
@@ -145,10 +147,11 @@ describe('the rollout page in a real browser (Debian chromium, playwright-core)'
       await page.evaluate(
         () =>
           (globalThis as unknown as { document: PageDocument }).document.querySelector(
-            '[data-app="spoke-c/argocd/web-e2e"] .msg',
+            '[data-app="spoke-c/argocd/web-e2e"] .reasons',
           )?.textContent ?? '',
       ),
-    ).not.toBe('');
+      // Argo CD's per-resource reason, not its generic "one or more synchronization tasks …".
+    ).toContain('admission webhook denied the request');
     expect(errors).toEqual([]);
     expect((await page.screenshot({ path: SCREENSHOT, fullPage: true })).length).toBeGreaterThan(10_000);
 
@@ -158,4 +161,71 @@ describe('the rollout page in a real browser (Debian chromium, playwright-core)'
       'partial',
     );
   }, 120_000);
+
+  it('lays a halted wave rollout out by wave and destination (a fixture, rendered and parsed by the browser)', async () => {
+    const app = (name: string, destination: string, wave: string, state: 'synced' | 'failed' | 'held') => ({
+      cluster: 'hub',
+      namespace: 'argocd',
+      name,
+      kind: 'Application' as const,
+      state,
+      destination,
+      wave,
+      ...(state === 'held' ? { message: 'wave rest waits for prod-eu' } : {}),
+    });
+    const fixture: Rollout = {
+      sha: 'c'.repeat(40),
+      repo: 'org/gitops',
+      repoUrl: 'https://github.com/org/gitops',
+      ref: 'refs/heads/main',
+      refs: ['refs/heads/main'],
+      trigger: 'webhook',
+      receivedAt: '2026-12-01T09:50:00.000Z',
+      status: 'halted',
+      counts: {},
+      decisions: {},
+      apps: [
+        app('web-staging', 'staging', 'canary', 'synced'),
+        app('web-eu', 'prod-eu-1', 'prod-eu', 'failed'),
+        app('web-us', 'prod-us', 'rest', 'held'),
+      ],
+      waves: [
+        { name: 'canary', state: 'done', clusters: ['staging'] },
+        { name: 'prod-eu', state: 'halted', clusters: ['prod-eu-1'], reason: '1 failed' },
+        { name: 'rest', state: 'waiting', clusters: ['prod-us'] },
+      ],
+      ungated: [{ cluster: 'hub', namespace: 'argocd', reason: 'polls Git' }],
+    };
+    const html = renderRolloutPage(fixture, {
+      nonce: 'n',
+      argocdUrls: {},
+      now: new Date('2026-12-01T10:00:00Z'),
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.setContent(html);
+    const read = (selector: string, attribute: string) =>
+      page.evaluate(
+        ([sel, attr]) =>
+          [
+            ...(
+              globalThis as unknown as {
+                document: {
+                  querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }>;
+                };
+              }
+            ).document.querySelectorAll(sel as string),
+          ].map((e) => e.getAttribute(attr as string)),
+        [selector, attribute],
+      );
+    expect(await read('section.wave', 'data-wave-state')).toEqual(['done', 'halted', 'waiting']);
+    expect(await read('section.wave[data-wave="prod-eu"] [data-app]', 'data-state')).toEqual(['failed']);
+    expect(await read('.dest', 'data-destination')).toEqual(['staging', 'prod-eu-1', 'prod-us']);
+    expect(await read('[data-control]', 'data-control')).toEqual(['halted']);
+    expect(await read('[data-ungated]', 'data-ungated')).toEqual(['1']);
+    expect(await read('#live', 'data-running')).toEqual(['false']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

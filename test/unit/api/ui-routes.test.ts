@@ -25,7 +25,10 @@ const deps: ApiDeps = {
     get: async (sha) => (sha === SHA ? rollout : undefined),
     summary: async (sha) => (sha === SHA ? rollout : undefined),
     listApps: async () => [],
-    decisions: async () => [],
+    decisions: async (sha) =>
+      sha === SHA
+        ? [{ cluster: 'hub', namespace: 'argocd', name: 'docs', kind: 'Application', decision: 'paths-miss' }]
+        : [],
     history: async () => ({ items: [] }),
   },
   index: {
@@ -107,9 +110,36 @@ describe('the pages and their sign-in', () => {
     { name: 'a non-hex sha', path: '/ui/rollouts/zzzzzzz', status: 400 },
     { name: 'an unknown commit', path: `/ui/rollouts/${'0'.repeat(40)}`, status: 404 },
     { name: 'an unknown page', path: '/ui/elsewhere', status: 404 },
-  ])('answers $status to $name', async ({ path, status }) => {
-    expect((await handleApi(get(path, {}, { authorization: `Bearer ${TOKEN}` }), deps)).statusCode).toBe(
-      status,
-    );
+  ])('answers $status to $name with a page', async ({ path, status }) => {
+    const response = await handleApi(get(path, {}, { authorization: `Bearer ${TOKEN}` }), deps);
+    expect(response.statusCode).toBe(status);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.body).toContain(`<h1 data-error="${status}">`);
+  });
+
+  it('lists the objects the push did not refresh, read from the decisions', async () => {
+    const page = await handleApi(get(`/ui/rollouts/${SHA}`, {}, { authorization: `Bearer ${TOKEN}` }), deps);
+    expect(page.body).toContain('data-decision="paths-miss" data-object="hub/argocd/docs"');
+  });
+
+  it('filters the list by repository and takes an empty filter as none', async () => {
+    const seen: unknown[] = [];
+    const filtered: ApiDeps = {
+      ...deps,
+      index: {
+        ...deps.index,
+        list: async (filter) => {
+          seen.push(filter);
+          return { items: [rollout] };
+        },
+      },
+    };
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const page = await handleApi(get('/ui/', { repo: 'org/gitops' }, auth), filtered);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('name="repo" value="org/gitops"');
+    expect((await handleApi(get('/ui/', { repo: '' }, auth), filtered)).statusCode).toBe(200);
+    expect(seen).toEqual([{ repo: 'org/gitops' }, {}]);
+    expect(page.headers['content-security-policy']).toContain("form-action 'self'");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { phaseOf, plannedStatuses, summaryLine } from '../../../lib/commit-status/plan.js';
-import type { AppRecord, AppState, Rollout } from '../../../lib/rollouts/model.js';
+import { phaseOf, plannedStatuses, statusRank, summaryLine } from '../../../lib/commit-status/plan.js';
+import type { AppRecord, AppState, Rollout, WaveProgress } from '../../../lib/rollouts/model.js';
 
 const app = (cluster: string, name: string, state: AppState): AppRecord => ({
   cluster,
@@ -49,6 +49,9 @@ describe('what a commit status says', () => {
     { status: 'partial', phase: 'failure' },
     { status: 'failed', phase: 'failure' },
     { status: 'blocked', phase: 'failure' },
+    { status: 'paused', phase: 'pending' },
+    { status: 'halted', phase: 'failure' },
+    { status: 'aborted', phase: 'failure' },
   ] as const)('a $status rollout is $phase', ({ status, phase }) => {
     expect(phaseOf(status)).toBe(phase);
   });
@@ -88,5 +91,72 @@ describe('what a commit status says', () => {
 
   it('plans nothing for a commit that matched no app', () => {
     expect(plannedStatuses(rollout([], 'succeeded'), { perCluster: true })).toEqual([]);
+  });
+});
+
+describe('what a commit status says under release control', () => {
+  const waves = (canary: 'open' | 'done' | 'halted', prod: 'waiting' | 'open' | 'halted'): WaveProgress[] => [
+    { name: 'canary', state: canary, clusters: ['staging'] },
+    {
+      name: 'prod-eu',
+      state: prod,
+      clusters: ['prod-eu-1'],
+      ...(prod === 'halted' ? { reason: '2 failed' } : {}),
+    },
+  ];
+  const apps = [app('hub', 'a', 'syncing'), app('hub', 'b', 'held')];
+  const head = (r: Rollout) => plannedStatuses(r, { perCluster: false })[0];
+
+  it('waits (pending) while a later wave is held, naming the wave and what it waits for', () => {
+    expect(head(rollout(apps, 'in-progress', { waves: waves('open', 'waiting') }))).toMatchObject({
+      phase: 'pending',
+      description: 'wave prod-eu waits for canary · 0/2 synced, 1 held, 1 syncing',
+    });
+    expect(head(rollout(apps, 'in-progress', { waves: waves('done', 'open') }))?.phase).toBe('running');
+  });
+
+  it('waits while paused, naming who paused it', () => {
+    const actions = [
+      {
+        action: 'pause' as const,
+        by: 'arn:aws:sts::1:assumed-role/ops/alice',
+        at: '2026-12-01T09:01:00.000Z',
+      },
+    ];
+    expect(head(rollout(apps, 'paused', { actions }))).toMatchObject({
+      phase: 'pending',
+      description: 'paused by ops/alice · 0/2 synced, 1 held, 1 syncing',
+    });
+  });
+
+  it('fails on a halt naming the wave and why, and on an abort naming who', () => {
+    expect(head(rollout(apps, 'halted', { waves: waves('done', 'halted') }))).toMatchObject({
+      phase: 'failure',
+      description: 'halted at wave prod-eu: 2 failed · 0/2 synced, 1 held, 1 syncing',
+    });
+    const actions = [{ action: 'abort' as const, by: 'token', at: '2026-12-01T09:01:00.000Z' }];
+    expect(head(rollout([app('hub', 'a', 'aborted')], 'aborted', { actions }))).toMatchObject({
+      phase: 'failure',
+      description: 'aborted by token · 0/1 synced, 1 aborted',
+    });
+  });
+
+  it('keeps descriptions within 140 characters however long the halt reason', () => {
+    const long = [{ name: 'prod', state: 'halted' as const, clusters: [], reason: 'x'.repeat(500) }];
+    expect(head(rollout(apps, 'halted', { waves: long }))?.description).toHaveLength(140);
+  });
+
+  it('ranks a later view higher: a resume after a halt, a pause after running, a wave closing', () => {
+    const halt = { action: 'halt' as const, by: 'gitops-sync', at: '2026-12-01T09:01:00.000Z' };
+    const resume = { action: 'resume' as const, by: 'token', at: '2026-12-01T09:02:00.000Z' };
+    const pause = { action: 'pause' as const, by: 'token', at: '2026-12-01T09:03:00.000Z' };
+    const halted = statusRank(rollout(apps, 'halted', { actions: [halt] }), 'failure');
+    const resumed = statusRank(rollout(apps, 'in-progress', { actions: [halt, resume] }), 'running');
+    const paused = statusRank(rollout(apps, 'paused', { actions: [halt, resume, pause] }), 'pending');
+    expect(resumed).toBeGreaterThan(halted);
+    expect(paused).toBeGreaterThan(resumed);
+    const first = statusRank(rollout(apps, 'in-progress', { waves: waves('open', 'waiting') }), 'pending');
+    const second = statusRank(rollout(apps, 'in-progress', { waves: waves('done', 'waiting') }), 'pending');
+    expect(second).toBeGreaterThan(first);
   });
 });

@@ -40,10 +40,10 @@ const options = {
 };
 
 describe('the rollout page', () => {
-  it('shows one column per cluster with each app, its state and its failure reason', () => {
+  it('groups the apps by destination cluster with each app, its state and its failure reason', () => {
     const page = renderRolloutPage(rollout(), options);
-    expect(page).toContain('<th scope="col">hub</th>');
-    expect(page).toContain('<th scope="col">spoke-a</th>');
+    expect(page).toContain('data-destination="hub"');
+    expect(page).toContain('data-destination="spoke-a"');
     expect(page).toMatch(/data-app="spoke-a\/argocd\/api"[^>]*data-state="failed"/);
     expect(page).toContain('admission webhook &quot;policy&quot; denied the request');
     expect(page).toContain('60 s (running)');
@@ -98,6 +98,7 @@ describe('the rollout page', () => {
   it('lists the latest rollouts, each linking to its page, escaped', () => {
     const page = renderRolloutsPage([rollout({ commitTitle: EVIL, counts: { synced: 2, failed: 1 } })], {
       nonce: 'n',
+      now: new Date('2026-12-01T09:05:00.000Z'),
       nextQuery: 'cursor=abc&repo=org%2Fgitops',
     });
     expect(page).toContain(`href="/ui/rollouts/${SHA}"`);
