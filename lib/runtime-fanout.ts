@@ -1,4 +1,5 @@
 import { parseApplication } from './argocd/application.js';
+import { pinnedRepositoryUrls } from './argocd/pin.js';
 import { createArgoCdApis, createRenderCache } from './argocd-api/renderers.js';
 import { destinationCluster } from './fleet/destination.js';
 import { compareCommits } from './git/compare.js';
@@ -94,6 +95,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
           matchIndex: (cluster, objects) => indexCache.indexFor(cluster, objects),
           destination,
           waveOf: context.release.waveOf,
+          pinnedRepos: pinnedRepositoryUrls(fleetConfig.repositories),
           holdContext: context.release.holdContext,
           gate: (sha, summary) => context.release.engine.advanceQuietly(sha, summary),
           release: context.release.engine,

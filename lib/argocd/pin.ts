@@ -126,6 +126,37 @@ export function movePinPatch(app: unknown, sourceIndex: number, sha: string): Js
   return revisionsPatch(app, new Map([[sourceIndex, sha.toLowerCase()]]));
 }
 
+/**
+ * Releasing a pinned app to a pushed commit: the pushed repository's sources move to `sha`, any other pinned
+ * source not pinned yet is pinned where it is synced, and the annotation records what each one follows.
+ * Undefined when the app has no source of `repoKey` under the pin (then it is refreshed as usual).
+ */
+export function releasePinPatch(
+  app: unknown,
+  pinnedRepos: readonly string[],
+  repoKey: string,
+  sha: string,
+): Json | undefined {
+  if (!FULL_SHA.test(sha)) return undefined;
+  const { multi } = rawOf(app);
+  const followed = new Map(followedRevisions(app));
+  const synced = syncedRevisions(app);
+  const revisions = new Map<number, string>();
+  for (const source of pinnedSources(app, pinnedRepos)) {
+    if (!followed.has(source.index)) followed.set(source.index, source.targetRevision);
+    if (canonicalRepoKey(source.repoURL) === repoKey) revisions.set(source.index, sha.toLowerCase());
+    else if (!FULL_SHA.test(source.targetRevision)) {
+      const at = synced[source.index];
+      if (at !== undefined && FULL_SHA.test(at)) revisions.set(source.index, at.toLowerCase());
+    }
+  }
+  if (![...revisions.values()].includes(sha.toLowerCase())) return undefined;
+  return {
+    metadata: { annotations: { [FOLLOWS_ANNOTATION]: annotationValue(multi, followed) } },
+    ...revisionsPatch(app, revisions),
+  };
+}
+
 /** `gitops-sync unpin`: every followed revision back in `targetRevision`, the annotation removed. */
 export function unpinPatch(app: unknown): Json | undefined {
   const followed = followedRevisions(app);

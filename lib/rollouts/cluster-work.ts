@@ -33,6 +33,8 @@ export interface ClusterWorkDeps {
   readonly waveOf?: (destination: string) => string | undefined;
   /** Release control's state of a rollout (waves, pause, abort) and the freezes in force, once per work item. */
   readonly holdContext?: (sha: string, cluster: string) => Promise<HoldContext>;
+  /** Repositories under `control: pin` (their sources' `targetRevision` is the orchestrator's to move). */
+  readonly pinnedRepos?: readonly string[];
   /** A released app's deadline starts when it is released (a sync window or a freeze held it till now). */
   readonly restartDeadline?: (sha: string) => Promise<void>;
   /** Release control looks at the rollout's waves after its apps changed (never throws). */

@@ -1,3 +1,4 @@
+import { firstPinPatch, releasePinPatch } from '../argocd/pin.js';
 import {
   applicationRefreshPatch,
   applicationSetRefreshPatch,
@@ -177,7 +178,10 @@ async function refreshOne(
     return { target, decision: match.decision, detail, ...none };
   }
   const hold = await applyHold(match, previous, base, context);
-  if (hold !== undefined) return hold;
+  if (hold !== undefined) {
+    if (hold.decision === 'held') await pinWhereItIs(match, context);
+    return hold;
+  }
   const windowMs = (deps.refreshWindowSeconds ?? 60) * 1000;
   // Within the window a claim stands while the app is in flight; an app that ended and is not at the commit
   // any more (a rollback to it) is claimed again at once.
@@ -239,6 +243,7 @@ async function refreshOne(
     };
     if (verdict.verdict === 'block') {
       const detail = describeBlock(verdict);
+      await pinWhereItIs(match, context);
       await afterClaim(
         context,
         target,
@@ -257,7 +262,7 @@ async function refreshOne(
     }
   }
 
-  const patch = patchFor(match, deps.clock);
+  const patch = patchFor(match, deps.clock, pinScope(context));
   try {
     if (patch !== undefined) {
       await withDeadline(cluster.patch(target, patch), context.deadlineMs, `refresh ${target.name}`);
@@ -289,6 +294,49 @@ async function refreshOne(
     track: true,
     patched: patch !== undefined,
   };
+}
+
+/** What the pin of `control: pin` repositories needs to know of this push. */
+interface PinScope {
+  readonly repos: readonly string[];
+  readonly repoKey: string | undefined;
+  readonly sha: string;
+}
+
+function pinScope(context: RefreshContext): PinScope | undefined {
+  const repos = context.deps.pinnedRepos;
+  if (repos === undefined || repos.length === 0) return undefined;
+  return { repos, repoKey: context.repoKey, sha: context.meta.sha };
+}
+
+/**
+ * A held or blocked app of a `control: pin` repository is pinned where it is synced (nothing changes in the
+ * cluster), so Argo CD's own polling or a refresh by anyone else cannot take it to the commit it waits on.
+ * Best effort: a failed pin is logged, the hold is recorded anyway (advisory for that app).
+ */
+async function pinWhereItIs(match: ObjectMatch, context: AppContext): Promise<void> {
+  const scope = pinScope(context);
+  if (scope === undefined || match.object.kind !== 'Application') return;
+  const patch = firstPinPatch(match.object.raw, scope.repos);
+  if (patch === undefined) return;
+  try {
+    await withDeadline(
+      context.cluster.patch(match.target, patch),
+      context.deadlineMs,
+      `pin ${match.target.name}`,
+    );
+  } catch (error) {
+    context.log.warn('pin not written: the hold is advisory for this app', {
+      app: match.target.name,
+      namespace: match.target.namespace,
+      error: errorMessage(error),
+    });
+  }
+}
+
+function withAnnotations(patch: Record<string, unknown>, annotations: Record<string, string | null>) {
+  const metadata = (patch.metadata ?? {}) as { annotations?: Record<string, unknown> };
+  return { ...patch, metadata: { ...metadata, annotations: { ...metadata.annotations, ...annotations } } };
 }
 
 /** Not yet refreshed: what release control's holds apply to (an app already on its way is left to go). */
@@ -464,10 +512,16 @@ async function patchFailed(
   };
 }
 
-function patchFor(match: ObjectMatch, clock: Clock): object | undefined {
+function patchFor(match: ObjectMatch, clock: Clock, pin?: PinScope): object | undefined {
   switch (match.object.kind) {
-    case 'Application':
-      return applicationRefreshPatch(match.object.value, { hydrate: match.hydrate });
+    case 'Application': {
+      const refresh = applicationRefreshPatch(match.object.value, { hydrate: match.hydrate });
+      const moved =
+        pin === undefined || pin.repoKey === undefined
+          ? undefined
+          : releasePinPatch(match.object.raw, pin.repos, pin.repoKey, pin.sha);
+      return moved === undefined ? refresh : withAnnotations(moved, refresh?.metadata.annotations ?? {});
+    }
     case 'ApplicationSet':
       return applicationSetRefreshPatch();
     case 'GitRepository':

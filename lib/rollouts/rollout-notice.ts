@@ -30,6 +30,9 @@ export function snapshotOf(rollout: Rollout): RolloutSnapshot {
     receivedAt: rollout.receivedAt,
     ...(rollout.deadline === undefined ? {} : { deadline: rollout.deadline }),
     ...(rollout.finishedAt === undefined ? {} : { finishedAt: rollout.finishedAt }),
+    ...(rollout.waves === undefined ? {} : { waves: rollout.waves }),
+    ...(rollout.actions === undefined ? {} : { actions: rollout.actions }),
+    ...(rollout.ungated === undefined ? {} : { ungated: rollout.ungated }),
   };
 }
 

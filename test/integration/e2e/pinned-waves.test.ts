@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { githubPush } from '../../../infra/local/sample-push.js';
+import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
+import type { StoredObject } from '../../../infra/simulator/resource-store.js';
+import { FOLLOWS_ANNOTATION } from '../../../lib/argocd/pin.js';
+import type { FleetConfig } from '../../../lib/fleet/fleet-config.js';
+import { APPLICATIONS, CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
+import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { waitFor } from '../../helpers/simulator.js';
+
+interface AppView {
+  metadata: { annotations?: Record<string, string> };
+  spec: { source: { targetRevision: string } };
+  status?: { sync?: { status?: string; revision?: string } };
+}
+
+const CONFIG = (n: number) => `apiVersion: v1
+kind: ConfigMap
+metadata: { name: hold-config, namespace: e2e }
+data: { version: "${n}" }
+`;
+
+/**
+ * `control: pin` with waves, on an Argo CD that polls Git every second: the orchestrator pins the app of
+ * the waiting wave where it is synced, so polling cannot take it to the commit early, then moves the pin
+ * when the wave opens.
+ */
+describe('a pinned repository: a waiting wave holds for real while Argo CD polls', () => {
+  let stack: TestStack;
+  const app = (name: string): AppView =>
+    stack.world?.fleet.servers.get('hub')?.store.require(APPLICATIONS, 'argocd', name) as unknown as AppView;
+
+  beforeAll(async () => {
+    stack = await startTestStack(
+      {},
+      {
+        fleetOverlay: (fleet: FleetConfig) => ({
+          ...fleet,
+          repositories: fleet.repositories.map((r) =>
+            /\/platform(\.git)?$/.test(r.url) ? { ...r, control: 'pin' as const } : r,
+          ),
+          waves: [
+            { name: 'canary', clusters: ['spoke-a'], soakMs: 4_000, maxUnhealthy: { percent: 100 } },
+            { name: 'rest', soakMs: 0, maxUnhealthy: { percent: 100 } },
+          ],
+        }),
+      },
+    );
+    const world = stack.world;
+    if (world === undefined) throw new Error('no simulated world');
+    const hub = world.fleet.servers.get('hub');
+    for (const [name, destination] of [
+      ['hold-canary', 'spoke-a'],
+      ['hold-rest', 'spoke-b'],
+    ] as const) {
+      hub?.store.create(APPLICATIONS, {
+        metadata: { name, namespace: 'argocd', annotations: { 'argocd.argoproj.io/refresh': 'normal' } },
+        spec: {
+          project: 'e2e',
+          source: { repoURL: world.repoUrl('platform'), path: 'apps/e2e-pin', targetRevision: 'main' },
+          destination: { name: destination, namespace: 'e2e' },
+          syncPolicy: { automated: { prune: true } },
+        },
+      } as StoredObject);
+    }
+    await world.commit('platform', { 'apps/e2e-pin/config.yaml': CONFIG(0) }, 'e2e: pin base');
+    await waitFor(() => ['hold-canary', 'hold-rest'].every((n) => app(n).status?.sync?.status === 'Synced'));
+    // The hub's Argo CD polls Git every second from now on.
+    const cm = hub?.store.require(CONFIG_MAPS, 'argocd', 'argocd-cm') as StoredObject;
+    hub?.store.replace(CONFIG_MAPS, { ...cm, data: { 'timeout.reconciliation': '1s' } } as StoredObject);
+  }, 60_000);
+  afterAll(async () => stack?.close());
+
+  it('pins the waiting app where it is, keeps it there through polling, and moves the pin when its wave opens', async () => {
+    const world = stack.world;
+    if (world === undefined) throw new Error('no simulated world');
+    const before = app('hold-rest').status?.sync?.revision ?? '';
+    const commit = await world.commit('platform', { 'apps/e2e-pin/config.yaml': CONFIG(1) }, 'e2e: pin');
+    const delivery = githubPush(
+      {
+        repoUrl: world.repoUrl('platform'),
+        fullName: 'example/platform',
+        branch: 'main',
+        before: commit.before,
+        after: commit.after,
+        changed: commit.changed,
+        message: 'e2e: pin',
+      },
+      LOCAL_GITHUB_SECRET,
+    );
+    expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
+
+    // The canary moves to the commit; the rest app is pinned where it was synced.
+    await waitFor(() => app('hold-canary').status?.sync?.revision === commit.after, { timeoutMs: 15_000 });
+    expect(app('hold-rest')).toMatchObject({
+      metadata: { annotations: { [FOLLOWS_ANNOTATION]: 'main' } },
+      spec: { source: { targetRevision: before } },
+    });
+    // During the canary's soak, polling (every second) leaves the pinned app where it is.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(app('hold-rest').status?.sync?.revision).toBe(before);
+
+    // The soak ends, the rest wave opens: the pin moves to the commit and Argo CD syncs it.
+    await waitFor(() => app('hold-rest').status?.sync?.revision === commit.after, { timeoutMs: 20_000 });
+    expect(app('hold-rest').spec.source.targetRevision).toBe(commit.after);
+    expect(app('hold-canary').spec.source.targetRevision).toBe(commit.after);
+    const rollout = (await stack.get(`/rollouts/${commit.after}`)).body as {
+      apps: { name: string; state: string; wave?: string }[];
+    };
+    expect(rollout.apps.find((a) => a.name === 'hold-rest')).toMatchObject({ wave: 'rest' });
+  }, 60_000);
+});
