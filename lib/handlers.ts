@@ -122,6 +122,7 @@ export function queueHandler<
 function messageKeys(message: QueueMessage): Record<string, unknown> {
   if (message.type === 'track') return { cluster: message.cluster, attempt: message.attempt };
   if (message.type === 'gate') return { sha: message.sha };
+  if (message.type === 'unpin') return { repo: message.repo ?? '*' };
   const { event } = message;
   const base = { sha: event?.after, repo: event?.repo?.fullName, ref: event?.ref };
   return message.type === 'cluster' ? { ...base, cluster: message.cluster, attempt: message.attempt } : base;
@@ -132,7 +133,7 @@ export const fanoutHandler = (
 ) =>
   queueHandler<FanoutMessage, Pick<App, 'logger' | 'metrics' | 'fleetReady' | 'resolveQueueBody' | 'fanout'>>(
     app,
-    ['push', 'cluster', 'gate'],
+    ['push', 'cluster', 'gate', 'unpin'],
     (instance, message, budget) => instance.fanout(message, budget),
   );
 

@@ -7,6 +7,7 @@ import { createGitReaderPool, type GitReader } from './git/manifests.js';
 import { CLUSTER_SECRET_STORES, SECRET_STORES } from './kubernetes/resources.js';
 import { createMatchIndexCache } from './matching/index-cache.js';
 import { canonicalRepoKey } from './matching/repo-url.js';
+import { unpinFleet } from './release/unpin.js';
 import { createAppPreflight } from './rollouts/app-preflight.js';
 import { changedFilesResolver } from './rollouts/changed-files.js';
 import { fanout } from './rollouts/fanout.js';
@@ -101,6 +102,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
           release: context.release.engine,
           restartDeadline: context.release.engine.restartDeadline,
           onGate: (gate) => context.release.engine.onGate(gate),
+          onUnpin: (repo) => unpinFleet(context.gateway, repo, logger),
           notify: context.notify,
           queue: pushQueue,
           trackQueue,

@@ -70,7 +70,7 @@ export interface RuntimeOverrides {
    */
   readonly controlEngine?: Partial<ControlEngine>;
   /** `POST /unpin`: restores followed revisions (`control: pin`); without it the route answers 409. */
-  readonly unpin?: (repo?: string) => Promise<{ readonly apps: number }>;
+  readonly unpin?: (repo?: string) => Promise<{ readonly queued: boolean }>;
 }
 
 /** What every function's composition starts from: the config, the overrides and the cross-cutting ports. */
@@ -311,7 +311,12 @@ function apiControl(
         repositories: current.repositories.map((r) => r.url),
       };
     },
-    ...(overrides.unpin === undefined ? {} : { unpin: overrides.unpin }),
+    unpin:
+      overrides.unpin ??
+      (async (repo) => {
+        await engineOnce().requestUnpin(repo);
+        return { queued: true };
+      }),
     clock,
   };
 }

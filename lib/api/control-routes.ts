@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
 import { type HttpResponse, json } from '../http/response.js';
 import type { Clock } from '../ports.js';
-import { type FreezeFleet, freezeFromRequest } from '../release/freeze-request.js';
+import { type FreezeFleet, freezeFromRequest, repoKey } from '../release/freeze-request.js';
 import type { ControlOutcome, FreezeStore, ReleaseControl } from '../release/ports.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
 import type { RolloutIndex } from './rollout-index.js';
@@ -15,7 +15,7 @@ export interface ControlApiDeps {
   /** The fleet's cluster names and repository URLs, which a freeze is checked against. */
   readonly freezeFleet: () => Promise<FreezeFleet>;
   /** Restores followed revisions (`control: pin`); without it `POST /unpin` is a 409. */
-  readonly unpin?: (repo?: string) => Promise<{ readonly apps: number }>;
+  readonly unpin?: (repo?: string) => Promise<{ readonly queued: boolean }>;
   readonly clock: Clock;
 }
 
@@ -156,5 +156,7 @@ async function unpin(request: HttpRequest, control: ControlApiDeps): Promise<Htt
   if (repo !== undefined && (typeof repo !== 'string' || repo === '' || repo.length > 512))
     throw new BadRequestError('repo must be owner/name or a repository URL');
   if (control.unpin === undefined) return json(409, { error: 'pinning is not enabled' });
-  return json(200, await control.unpin(repo));
+  const key = repo === undefined ? undefined : repoKey(repo, (await control.freezeFleet()).repositories);
+  // The fanout function restores the pins (the API reaches no cluster): accepted, done in seconds.
+  return json(202, { ...(await control.unpin(key)), ...(key === undefined ? {} : { repo: key }) });
 }

@@ -55,6 +55,12 @@ export interface GateMessage {
   readonly release?: true;
 }
 
+/** API → fanout: `gitops-sync unpin` (every pinned app, or those of one repository, canonical key). */
+export interface UnpinMessage {
+  readonly type: 'unpin';
+  readonly repo?: string;
+}
+
 /** Fanout → track (and track → itself): one poll of every rollout in flight on one cluster. */
 export interface TrackMessage {
   readonly type: 'track';
@@ -62,7 +68,7 @@ export interface TrackMessage {
   readonly attempt: number;
 }
 
-export type FanoutMessage = PushMessage | ClusterWorkMessage | GateMessage;
+export type FanoutMessage = PushMessage | ClusterWorkMessage | GateMessage | UnpinMessage;
 export type QueueMessage = FanoutMessage | TrackMessage;
 
 /** What the queue carries instead of a message too large for it: the body is in the payload store. */

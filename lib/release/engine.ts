@@ -204,6 +204,10 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
       if (message.release === true && outcome.opened === undefined) await release(message.sha);
       return outcome;
     },
+    /** Asks the fanout function to unpin (the API reaches no cluster itself). */
+    async requestUnpin(repo: string | undefined): Promise<void> {
+      await deps.queue.send({ type: 'unpin', ...(repo === undefined ? {} : { repo }) });
+    },
     /** Asks the fanout function to look at the gate (what the API does: it opens no wave itself). */
     async requestGate(sha: string, options: { readonly skipFailed?: boolean; readonly release?: boolean }) {
       await deps.queue.send({

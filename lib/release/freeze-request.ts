@@ -55,7 +55,7 @@ function optionalString(fields: Record<string, unknown>, name: string): string |
 }
 
 /** `owner/name` is looked up among the fleet's repositories (its host is theirs); a URL names its own. */
-function repoKey(repo: string, repositories: readonly string[]): string {
+export function repoKey(repo: string, repositories: readonly string[]): string {
   if (OWNER_NAME.test(repo)) {
     const suffix = `/${repo.toLowerCase().replace(/\.git$/, '')}`;
     const keys = new Set(

@@ -8,12 +8,15 @@ export type FanoutDeps = ClusterWorkDeps &
   Omit<PlanDeps, 'rollouts' | 'fleet'> & {
     /** Release control: look at a rollout's waves (a soak ended). */
     readonly onGate?: (message: GateMessage) => Promise<GateResult>;
+    /** `gitops-sync unpin`: followed revisions restored across the fleet. */
+    readonly onUnpin?: (repo: string | undefined) => Promise<{ readonly unpinned: number }>;
   };
 
 export interface GateResult {
   readonly sha: string;
   readonly opened?: string;
   readonly halted?: string;
+  readonly unpinned?: number;
 }
 
 /**
@@ -26,6 +29,10 @@ export async function fanout(
   budget: { readonly deadlineMs: number },
 ): Promise<PlanResult | ClusterWorkResult | GateResult> {
   if (message.type === 'push') return planPush(message, deps);
+  if (message.type === 'unpin') {
+    const report = await deps.onUnpin?.(message.repo);
+    return { sha: '', ...(report === undefined ? {} : { unpinned: report.unpinned }) };
+  }
   if (message.type === 'gate') return deps.onGate === undefined ? { sha: message.sha } : deps.onGate(message);
   return runClusterWork(message, deps, budget);
 }

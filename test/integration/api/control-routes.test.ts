@@ -97,7 +97,7 @@ describe('the control routes through the API handler against dynalite', () => {
         ? {
             unpin: async (repo?: string) => {
               unpinned.push(repo);
-              return { apps: 3 };
+              return { queued: true };
             },
           }
         : {}),
@@ -233,11 +233,13 @@ describe('the control routes through the API handler against dynalite', () => {
       status: 409,
       body: { error: 'pinning is not enabled' },
     });
+    // Accepted: the fanout function restores the pins; the repository is named by its canonical key.
     expect(await call(request('POST', '/unpin', { repo: 'org/gitops' }), { unpin: true })).toEqual({
-      status: 200,
-      body: { apps: 3 },
+      status: 202,
+      body: { queued: true, repo: 'github.com/org/gitops' },
     });
-    expect(unpinned).toEqual(['org/gitops']);
+    expect(unpinned).toEqual(['github.com/org/gitops']);
+    expect((await call(request('POST', '/unpin', { repo: 'org/elsewhere' }), { unpin: true })).status).toBe(400);
     expect((await call(request('POST', '/unpin', { repo: 7 }), { unpin: true })).status).toBe(400);
   });
 

@@ -109,4 +109,18 @@ describe('a pinned repository: a waiting wave holds for real while Argo CD polls
     };
     expect(rollout.apps.find((a) => a.name === 'hold-rest')).toMatchObject({ wave: 'rest' });
   }, 60_000);
+
+  it('unpin restores every followed revision (the fanout function does it for the API)', async () => {
+    const answer = await fetch(`${stack.url}/unpin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo: stack.world?.repoUrl('platform') }),
+    });
+    expect(answer.status).toBe(202);
+    await waitFor(() => app('hold-rest').spec.source.targetRevision === 'main', { timeoutMs: 10_000 });
+    for (const name of ['hold-rest', 'hold-canary']) {
+      expect(app(name).spec.source.targetRevision).toBe('main');
+      expect(app(name).metadata.annotations?.[FOLLOWS_ANNOTATION]).toBeUndefined();
+    }
+  }, 30_000);
 });
