@@ -97,6 +97,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
           destination,
           waveOf: context.release.waveOf,
           pinnedRepos: pinnedRepositoryUrls(fleetConfig.repositories),
+          ungated: context.release.ungated,
           holdContext: context.release.holdContext,
           gate: (sha, summary) => context.release.engine.advanceQuietly(sha, summary),
           release: context.release.engine,

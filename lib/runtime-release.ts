@@ -1,14 +1,16 @@
 import { argocdNamespaces, type FleetConfig } from './fleet/fleet-config.js';
 import { APP_PROJECTS, type KubeResource } from './kubernetes/resources.js';
+import { createUngatedInstances } from './reconcile/argocd-gate.js';
 import { createReleaseEngine, type ReleaseEngine } from './release/engine.js';
 import type { HoldContext } from './release/holds.js';
 import type { ControlStore, FreezeStore } from './release/ports.js';
 import { syncWindowsOf } from './release/sync-window-holds.js';
-import type { Freeze } from './rollouts/model.js';
+import type { Freeze, UngatedInstance } from './rollouts/model.js';
 import type { OpenRollouts } from './rollouts/rollout-store.js';
 import { planWaves, waveOf } from './rollouts/waves.js';
 import type { SharedRuntime } from './runtime.js';
 import { dynamoControlStore } from './store/control.js';
+import { dynamoFindingsReader } from './store/findings.js';
 import { dynamoFreezeStore } from './store/freezes.js';
 import { dynamoReleaseRecords } from './store/release-records.js';
 
@@ -21,9 +23,17 @@ export interface ReleaseParts {
   readonly freezes: FreezeStore;
   /** The wave of a destination cluster (undefined without `waves:`). */
   waveOf(destination: string): string | undefined;
+  /** Argo CD instances that poll Git (cached a minute), and their note on a rollout. */
+  readonly ungated: {
+    instances(): Promise<readonly UngatedInstance[]>;
+    note(sha: string, instances: readonly UngatedInstance[]): Promise<void>;
+  };
   /** Release control's state of one rollout, the freezes in force and the cluster's sync windows. */
   holdContext(sha: string, cluster: string): Promise<HoldContext>;
 }
+
+/** How long a container trusts the list of Argo CD instances that poll (reconcile refreshes it per pass). */
+const UNGATED_TTL_MS = 60_000;
 
 /** How long a container trusts a cluster's AppProjects (their sync windows). */
 const PROJECTS_TTL_MS = 30_000;
@@ -37,12 +47,15 @@ export function releaseParts(
 ): ReleaseParts {
   const { table, clock, logger, pushQueue, config } = shared;
   const control = dynamoControlStore(table);
+  const records = dynamoReleaseRecords(table);
+  const polling = createUngatedInstances({ fleet: fleetConfig, findings: dynamoFindingsReader(table) });
+  let ungatedAt: { at: number; list: Promise<readonly UngatedInstance[]> } | undefined;
   const freezes = dynamoFreezeStore(table);
   // Cheap (a few clusters per wave), and always the fleet's current waves.
   const plan = () => planWaves(fleetConfig.waves, fleetConfig.clusters);
   const engine = createReleaseEngine({
     control,
-    records: dynamoReleaseRecords(table),
+    records,
     open,
     queue: pushQueue,
     waves: () => plan()?.waves ?? [],
@@ -81,6 +94,20 @@ export function releaseParts(
     control,
     freezes,
     waveOf: (destination) => waveOf(plan(), destination)?.name,
+    ungated: {
+      instances() {
+        const now = clock.now().getTime();
+        if (ungatedAt === undefined || now - ungatedAt.at > UNGATED_TTL_MS) {
+          const list = polling();
+          ungatedAt = { at: now, list };
+          list.catch(() => {
+            ungatedAt = undefined;
+          });
+        }
+        return ungatedAt.list;
+      },
+      note: (sha, instances) => records.addUngated(sha, instances),
+    },
     async holdContext(sha, cluster) {
       const [state, list, syncWindow] = await Promise.all([
         control.read(sha),

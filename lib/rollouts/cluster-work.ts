@@ -5,7 +5,7 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { ClusterWorkMessage, FanoutMessage, TrackMessage } from '../queue/messages.js';
 import type { HoldContext } from '../release/holds.js';
-import type { DecisionRecord, RolloutSummary } from './model.js';
+import type { DecisionRecord, RolloutSummary, UngatedInstance } from './model.js';
 import { type AppOutcome, type Preflight, refreshCluster } from './refresh-apps.js';
 import type {
   AppStateWriter,
@@ -33,6 +33,14 @@ export interface ClusterWorkDeps {
   readonly waveOf?: (destination: string) => string | undefined;
   /** Release control's state of a rollout (waves, pause, abort) and the freezes in force, once per work item. */
   readonly holdContext?: (sha: string, cluster: string) => Promise<HoldContext>;
+  /**
+   * Argo CD instances that poll Git themselves (the last reconcile pass's `argocd-polling-on` findings) and
+   * where to note them on a rollout that holds apps there without a pin: such a hold is advisory.
+   */
+  readonly ungated?: {
+    instances(): Promise<readonly UngatedInstance[]>;
+    note(sha: string, instances: readonly UngatedInstance[]): Promise<void>;
+  };
   /** Repositories under `control: pin` (their sources' `targetRevision` is the orchestrator's to move). */
   readonly pinnedRepos?: readonly string[];
   /** A released app's deadline starts when it is released (a sync window or a freeze held it till now). */
@@ -189,6 +197,7 @@ async function workOn(
   });
   if (fresh !== undefined) await fresh.flush();
   if (message.release === true && outcomes.some((o) => o.patched)) await deps.restartDeadline?.(sha);
+  await noteUngated(cluster.name, sha, outcomes, repoKey, deps, log);
   decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
   const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
   await deps.rollouts.recordDecisions(sha, batch, decisions);
@@ -221,6 +230,36 @@ async function workOn(
   };
   log.info('cluster work done', { ...result, decisions: decisions.length });
   return result;
+}
+
+/**
+ * A push that holds or blocks apps of a repository not under `control: pin` on an Argo CD that polls Git
+ * only withholds our refresh: the instance is listed in the rollout's `ungated` (never fails the work).
+ */
+async function noteUngated(
+  cluster: string,
+  sha: string,
+  outcomes: readonly AppOutcome[],
+  repoKey: string | undefined,
+  deps: ClusterWorkDeps,
+  log: Logger,
+): Promise<void> {
+  if (deps.ungated === undefined) return;
+  const pinned =
+    repoKey !== undefined && (deps.pinnedRepos ?? []).some((r) => canonicalRepoKey(r) === repoKey);
+  if (pinned) return;
+  const holding = new Set(
+    outcomes.filter((o) => o.decision === 'held' || o.decision === 'blocked').map((o) => o.target.namespace),
+  );
+  if (holding.size === 0) return;
+  try {
+    const found = (await deps.ungated.instances()).filter(
+      (i) => i.cluster === cluster && holding.has(i.namespace),
+    );
+    if (found.length > 0) await deps.ungated.note(sha, found);
+  } catch (error) {
+    log.warn('ungated instances not noted', { error: errorMessage(error) });
+  }
 }
 
 const targetKey = (t: { cluster: string; kind: string; namespace: string; name: string }) =>

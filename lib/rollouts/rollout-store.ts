@@ -8,6 +8,7 @@ import type {
   RolloutSummary,
   StateCounts,
   StoredApp,
+  UngatedInstance,
 } from './model.js';
 
 export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'> & {
@@ -202,6 +203,8 @@ export interface ReleaseRecords {
   pushEvent(sha: string): Promise<StoredPushEvent | undefined>;
   /** Moves the rollout's deadline on to `deadline` (never back). */
   extendDeadline(sha: string, deadline: string): Promise<void>;
+  /** Notes Argo CD instances that poll Git themselves where this rollout holds apps without a pin. */
+  addUngated(sha: string, instances: readonly UngatedInstance[]): Promise<void>;
 }
 
 export interface RolloutReader {

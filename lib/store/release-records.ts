@@ -30,5 +30,40 @@ export function dynamoReleaseRecords(table: TableRef): ReleaseRecords {
         )
         .catch(ignoreConditionFailure);
     },
+    async addUngated(sha, instances) {
+      if (instances.length === 0) return;
+      const key = { pk: rolloutPk(sha), sk: SUMMARY_SK };
+      await table.doc
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: key,
+            UpdateExpression: 'SET #u = if_not_exists(#u, :empty)',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#u': 'ungatedBy' },
+            ExpressionAttributeValues: { ':empty': {} },
+          }),
+        )
+        .catch(ignoreConditionFailure);
+      const names: Record<string, string> = { '#u': 'ungatedBy' };
+      const values: Record<string, unknown> = {};
+      const sets = instances.map((instance, i) => {
+        names[`#k${i}`] = `${instance.cluster}/${instance.namespace}`;
+        values[`:v${i}`] = instance;
+        return `#u.#k${i} = :v${i}`;
+      });
+      await table.doc
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: key,
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        )
+        .catch(ignoreConditionFailure);
+    },
   };
 }

@@ -80,6 +80,13 @@ export function summaryFromItem(item: Item): RolloutSummary {
   const summary = pick(item, SUMMARY_FIELDS);
   // A pause, halt or abort is written on the item by release control: it says what the rollout is now,
   // before the next change of its apps stores the status again.
+  // Instances noted per cluster/namespace (a map, so each is written once): the API's list.
+  const ungatedBy = item.ungatedBy as Record<string, unknown> | undefined;
+  if (ungatedBy !== undefined && Object.keys(ungatedBy).length > 0) {
+    summary.ungated = Object.keys(ungatedBy)
+      .sort()
+      .map((k) => ungatedBy[k]);
+  }
   if (typeof summary.status === 'string')
     summary.status = controlledStatus(summary.status as RolloutStatus, item);
   // Decision counts are kept per cluster (each work item writes its own); the rollout's are their sum.

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubPush } from '../../../infra/local/sample-push.js';
 import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
+import type { StoredObject } from '../../../infra/simulator/resource-store.js';
 import type { FleetConfig, WaveConfig } from '../../../lib/fleet/fleet-config.js';
+import { CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 
 interface AppOut {
@@ -118,6 +120,28 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
   }
   const app = (r: RolloutOut, cluster: string, name: string) =>
     (r.apps ?? []).find((a) => a.cluster === cluster && a.name === name);
+
+  it('lists an Argo CD that polls Git in the rollout’s ungated when it holds apps there without a pin', async () => {
+    // The hub's Argo CD polls every 180 s (the default); the next pass raises argocd-polling-on.
+    const hub = world().fleet.servers.get('hub');
+    const cm = hub?.store.require(CONFIG_MAPS, 'argocd', 'argocd-cm') as StoredObject;
+    hub?.store.replace(CONFIG_MAPS, { ...cm, data: {} } as StoredObject);
+    await stack.app.reconcile();
+    waves = [wave('canary', { clusters: ['spoke-c'] }), wave('rest')];
+    // First of this file: a fan-out container trusts the list it read for a minute.
+    const sha = await pushWeb();
+    await until('the canary halted', async () => (await rollout(sha)).status === 'halted');
+    const r = (await rollout(sha)) as RolloutOut & {
+      ungated?: { cluster: string; namespace: string; reason: string }[];
+    };
+    expect(r.ungated).toEqual([
+      { cluster: 'hub', namespace: 'argocd', reason: expect.stringContaining('180s') },
+    ]);
+    hub?.store.replace(CONFIG_MAPS, {
+      ...(hub?.store.require(CONFIG_MAPS, 'argocd', 'argocd-cm') as StoredObject),
+      data: { 'timeout.reconciliation': '0s' },
+    } as StoredObject);
+  }, 60_000);
 
   it('refreshes the canary first, holds the rest until it is synced, then halts on the rest wave’s failures', async () => {
     // spoke-a's web-canary is scripted to degrade: the canary tolerates one unhealthy app.
