@@ -271,18 +271,13 @@ function apiControl(
   // The API opens no wave itself: a resume or an abort asks the fanout function (a gate message), and a
   // retry sends the retry work items. The queue is made on the first action (reads need no QUEUE_URL).
   let engine: ReleaseEngine | undefined;
+  const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
   const engineOnce = () => {
     engine ??= createReleaseEngine({
       control: dynamoControlStore(table),
       records: dynamoReleaseRecords(table),
       open: dynamoOpenRollouts(table),
-      queue: queueOf<FanoutMessage>(
-        base,
-        overrides.pushQueue,
-        config.queueUrl,
-        dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS),
-        'QUEUE_URL',
-      ),
+      queue: queueOf<FanoutMessage>(base, overrides.pushQueue, config.queueUrl, payloads, 'QUEUE_URL'),
       waves: () => [],
       clock,
       logger,

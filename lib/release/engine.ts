@@ -136,8 +136,9 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
         return { sha };
       case 'halt': {
         if (wave.state === 'halted') {
-          // Resumed without skipFailed while still over the bound: it halts again.
-          await deps.control.setFlag(sha, 'halted', true);
+          // Resumed without skipFailed while still over the bound: it halts again, unless a resume with
+          // skipFailed has moved the wave on meanwhile (two gate messages of one resume run side by side).
+          await deps.control.haltWave(sha, index);
           return { sha, halted: wave.name };
         }
         if (
@@ -148,7 +149,7 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
         ) {
           return { sha };
         }
-        await deps.control.setFlag(sha, 'halted', true);
+        await deps.control.haltWave(sha, index);
         await deps.control.recordAction(sha, {
           action: 'halt',
           by: ENGINE,

@@ -29,6 +29,8 @@ export interface ControlStore {
   ): Promise<boolean>;
   /** Sets (or clears) `paused`, `aborted` or `halted`; false when it already had that value. */
   setFlag(sha: string, flag: 'paused' | 'aborted' | 'halted', value: boolean): Promise<boolean>;
+  /** Sets `halted` only while wave `index` is still `halted` (false otherwise). */
+  haltWave(sha: string, index: number): Promise<boolean>;
   /** Appends an action to the rollout's history (the oldest are dropped past a bound). */
   recordAction(sha: string, action: OperatorAction): Promise<void>;
 }

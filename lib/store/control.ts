@@ -119,6 +119,16 @@ export function dynamoControlStore(table: TableRef): ControlStore {
           });
     },
 
+    async haltWave(sha, index) {
+      // One update: the flag only while that wave is still halted (a resume that opened it since wins).
+      return conditional(sha, {
+        UpdateExpression: 'SET #f = :true',
+        ConditionExpression: `attribute_exists(pk) AND #w[${String(index)}].#s = :halted`,
+        ExpressionAttributeNames: { '#f': 'halted', '#w': 'waves', '#s': 'state' },
+        ExpressionAttributeValues: { ':true': true, ':halted': 'halted' },
+      });
+    },
+
     async recordAction(sha, action) {
       for (let round = 0; round < MAX_APPEND_ROUNDS; round++) {
         if (await append(sha, action)) return;

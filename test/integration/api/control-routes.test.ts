@@ -239,7 +239,9 @@ describe('the control routes through the API handler against dynalite', () => {
       body: { queued: true, repo: 'github.com/org/gitops' },
     });
     expect(unpinned).toEqual(['github.com/org/gitops']);
-    expect((await call(request('POST', '/unpin', { repo: 'org/elsewhere' }), { unpin: true })).status).toBe(400);
+    expect((await call(request('POST', '/unpin', { repo: 'org/elsewhere' }), { unpin: true })).status).toBe(
+      400,
+    );
     expect((await call(request('POST', '/unpin', { repo: 7 }), { unpin: true })).status).toBe(400);
   });
 

@@ -157,4 +157,20 @@ describe('release control state on the rollout summary (dynalite)', () => {
       store.recordAction('e'.repeat(40), { action: 'pause', by: 'local', at: 'now' }),
     ).rejects.toThrow(/no rollout/);
   });
+
+  it('halts a rollout only while the wave it judged is still halted', async () => {
+    const sha = await rollout();
+    await store.initWaves(sha, WAVES);
+    // The wave is open: a halt judged on a stale read of a halted wave does not take.
+    expect(await store.haltWave(sha, 0)).toBe(false);
+    expect((await store.read(sha))?.halted).toBeUndefined();
+    expect(await store.moveWave(sha, 0, ['open'], { state: 'halted', reason: '2 failed' })).toBe(true);
+    expect(await store.haltWave(sha, 0)).toBe(true);
+    expect((await store.read(sha))?.halted).toBe(true);
+    // A resume with skipFailed moved it on and cleared the flag: a late halt finds nothing to halt.
+    expect(await store.moveWave(sha, 0, ['halted'], { state: 'done' })).toBe(true);
+    expect(await store.setFlag(sha, 'halted', false)).toBe(true);
+    expect(await store.haltWave(sha, 0)).toBe(false);
+    expect((await store.read(sha))?.halted).toBeUndefined();
+  });
 });

@@ -53,6 +53,9 @@ describe('the orchestrator RBAC in infra/rbac', () => {
     expect(grants()).toEqual({
       'argocd argoproj.io/applications': ['list', 'patch'],
       'argocd argoproj.io/applicationsets': ['list', 'patch'],
+      // Sync windows (fan-out holds an app in a deny window) and the polling setting (reconcile's gate).
+      'argocd argoproj.io/appprojects': read,
+      'argocd /configmaps': ['get'],
       'flux-system source.toolkit.fluxcd.io/gitrepositories': ['list', 'patch'],
       'cluster external-secrets.io/externalsecrets': read,
       'cluster external-secrets.io/secretstores': read,
@@ -71,10 +74,13 @@ describe('the orchestrator RBAC in infra/rbac', () => {
     }
   });
 
-  it('gives no access to Secrets or anything else of the core API group', () => {
+  it('gives no access to Secrets, and of the core API group only a get of the argocd-cm ConfigMap', () => {
     const rules = objects.flatMap((o) => o.rules ?? []);
     expect(rules.flatMap((r) => r.resources)).not.toContain('secrets');
-    expect(rules.flatMap((r) => r.apiGroups)).not.toContain('');
+    const core = rules.filter((r) => r.apiGroups.includes(''));
+    expect(core).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['argocd-cm'], verbs: ['get'] },
+    ]);
   });
 
   it('binds the EKS group and the token ServiceAccount, nobody else', () => {
