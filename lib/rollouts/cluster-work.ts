@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
-import type { FleetObject, MatchIndex } from '../matching/match-index.js';
+import type { FleetObject, MatchIndex, ObjectMatch } from '../matching/match-index.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { ClusterWorkMessage, FanoutMessage, TrackMessage } from '../queue/messages.js';
@@ -182,7 +182,9 @@ async function workOn(
       });
     }
   }
-  const inScope = matches.filter((m) => only === undefined || only.has(targetKey(m.target)));
+  const inScope = matches
+    .filter((m) => only === undefined || only.has(targetKey(m.target)))
+    .map((m) => (followUp(message) ? asFollowUp(m) : m));
   const repoKey = canonicalRepoKey(event.repo.webUrl);
   const outcomes = await refreshCluster(inScope, {
     cluster,
@@ -260,6 +262,18 @@ async function noteUngated(
   } catch (error) {
     log.warn('ungated instances not noted', { error: errorMessage(error) });
   }
+}
+
+/** A release or retry matches the apps of a push again with no file list: they matched it, not every file. */
+const followUp = (message: ClusterWorkMessage) => message.release === true || message.retry === true;
+
+function asFollowUp(match: ObjectMatch): ObjectMatch {
+  if (match.decision !== 'refreshed-unknown-files') return match;
+  return {
+    ...match,
+    decision: 'refreshed',
+    reason: 'matched by the push; refreshed as release control let it go',
+  };
 }
 
 const targetKey = (t: { cluster: string; kind: string; namespace: string; name: string }) =>
