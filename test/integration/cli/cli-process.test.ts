@@ -148,6 +148,36 @@ describe('the gitops-sync command', () => {
     expect((await cli(['validate', '--local', bad])).code).toBe(0);
   }, 60_000);
 
+  it('validate reports each wave problem at its line', async () => {
+    const file = join(home, 'waves.yaml');
+    await writeFile(
+      file,
+      [
+        'clusters:',
+        '  - { name: staging-1, server: https://s.example, auth: { tokenSecret: s }, labels: { tier: staging } }',
+        '  - { name: prod-1, server: https://p.example, auth: { tokenSecret: p }, labels: { tier: prod } }',
+        'waves:',
+        '  - name: rest',
+        '  - name: canary',
+        '    clusters: [staging-*, prod-2]',
+        '    soak: 5 minutes',
+        '  - name: prod',
+        '    clusters: [staging-1]',
+        '    selector: { tier: prod }',
+        '',
+      ].join('\n'),
+    );
+    const result = await cli(['validate', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `${file}:5: waves[0]: has neither clusters nor selector (it takes every cluster left), so it must be the last wave`,
+      `${file}:7: waves[1].clusters[1]: names no cluster of this fleet (did you mean "prod-1"?)`,
+      `${file}:8: waves[1].soak: must be a duration such as 30s, 5m, 1h or 1h30m`,
+      `${file}:10: waves[2].clusters[0]: staging-1 is already in wave canary (waves[1])`,
+      `${file}:11: waves[2].selector: and clusters are exclusive; set one`,
+    ]);
+  }, 60_000);
+
   it('stops npm run package before packaging when the fleet file is invalid', async () => {
     // Packaged by its path in the repository, so the bad file lives there for the test's duration.
     const bad = `.test-package-bad-${process.pid}.yaml`;

@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPOSITORY_PROVIDERS, SECRET_POLICIES } from '../../../lib/fleet/fleet-config.js';
+import {
+  REPOSITORY_CONTROLS,
+  REPOSITORY_PROVIDERS,
+  SECRET_POLICIES,
+} from '../../../lib/fleet/fleet-config.js';
 import { checkFleetFile } from '../../../lib/fleet/fleet-file.js';
 
 // The published schema (editor validation) and the validator must agree on what they can both judge.
@@ -32,6 +36,34 @@ const TABLE: readonly (readonly [string, string, boolean])[] = [
     'repositories and store overrides are valid',
     `${ok}repositories:\n  - url: https://github.com/org/a\n    tokenSecret: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:gh-AbCdEf"\n    provider: github\n    apiUrl: https://ghe.example/api/v3\nsecretStores:\n  - kind: SecretStore\n    name: s\n    namespace: payments\n    service: ParameterStore\n    region: eu-central-1\n    prefix: prod/\n`,
     true,
+  ],
+  [
+    'labels, control and waves are valid',
+    `${ok}    labels: { tier: prod, region: eu }\nrepositories:\n  - url: https://github.com/org/a\n    control: pin\nwaves:\n  - name: canary\n    clusters: [c*]\n    soak: 1h30m\n    maxUnhealthy: "10%"\n  - name: rest\n    soak: 0\n    maxUnhealthy: 2\n`,
+    true,
+  ],
+  [
+    'a wave selector is valid',
+    `${ok}    labels: { tier: prod }\nwaves:\n  - name: prod\n    selector: { tier: prod }\n    soak: 30s\n`,
+    true,
+  ],
+  [
+    'a wave with clusters and selector is invalid',
+    `${ok}    labels: { tier: prod }\nwaves:\n  - name: prod\n    clusters: [c1]\n    selector: { tier: prod }\n`,
+    false,
+  ],
+  ['a wave without a name is invalid', `${ok}waves:\n  - clusters: [c1]\n`, false],
+  ['a soak that is not a duration is invalid', `${ok}waves:\n  - name: w\n    soak: 5 minutes\n`, false],
+  ['a soak given in seconds as a number is invalid', `${ok}waves:\n  - name: w\n    soak: 300\n`, false],
+  ['a maxUnhealthy over 100% is invalid', `${ok}waves:\n  - name: w\n    maxUnhealthy: "150%"\n`, false],
+  ['a negative maxUnhealthy is invalid', `${ok}waves:\n  - name: w\n    maxUnhealthy: -1\n`, false],
+  ['an empty waves list is invalid', `${ok}waves: []\n`, false],
+  ['an unknown wave key is invalid', `${ok}waves:\n  - name: w\n    soakTime: 5m\n`, false],
+  ['a label value given as a number is invalid', `${ok}    labels: { zone: 1 }\n`, false],
+  [
+    'an unknown repository control is invalid',
+    `${ok}repositories:\n  - url: https://github.com/org/a\n    control: strict\n`,
+    false,
   ],
   ['an unknown top-level key is invalid', `${ok}cluster: []\n`, false],
   ['no cluster at all is invalid', 'clusters: []\n', false],
@@ -108,7 +140,7 @@ describe('fleet.schema.json', () => {
     expect(validateSchema(parse(text)), JSON.stringify(validateSchema.errors)).toBe(valid);
   });
 
-  it('lists exactly the providers and secret policies the validator knows', () => {
+  it('lists exactly the providers, secret policies and repository controls the validator knows', () => {
     const definitions = (
       schema as {
         definitions: Record<string, { properties?: Record<string, { enum?: unknown }>; enum?: unknown }>;
@@ -116,6 +148,7 @@ describe('fleet.schema.json', () => {
     ).definitions;
     expect(definitions.repository?.properties?.provider?.enum).toEqual([...REPOSITORY_PROVIDERS]);
     expect(definitions.secretPolicy?.enum).toEqual([...SECRET_POLICIES]);
+    expect(definitions.repository?.properties?.control?.enum).toEqual([...REPOSITORY_CONTROLS]);
   });
 
   it("accepts SPEC's fixed fleet fields that other parts of the product read", () => {
