@@ -13,6 +13,7 @@ import { errorMessage, UpstreamError } from '../errors.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi } from '../kubernetes/cluster-api.js';
 import { CONFIG_MAPS } from '../kubernetes/resources.js';
+import type { UngatedInstance } from '../rollouts/model.js';
 
 /** One Argo CD instance's gate as a pass read it. `gated: undefined`: its `argocd-cm` could not be read. */
 export interface InstanceGate {
@@ -23,11 +24,7 @@ export interface InstanceGate {
 }
 
 /** An Argo CD instance a rollout lists in `ungated` (SPEC: `{"cluster", "namespace", "reason"}`). */
-export interface UngatedInstance {
-  readonly cluster: string;
-  readonly namespace: string;
-  readonly reason: string;
-}
+export type { UngatedInstance };
 
 export interface ArgoGates {
   readonly gates: readonly InstanceGate[];
