@@ -1,4 +1,5 @@
 import type { ControlState, ControlStore } from '../release/ports.js';
+import { controlledStatus } from '../release/status.js';
 import type { OperatorAction, RolloutStatus, WaveProgress } from '../rollouts/model.js';
 import { GetCommand, type NativeItem, UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
@@ -145,7 +146,8 @@ type UpdateParams = ConstructorParameters<typeof UpdateCommand>[0];
 
 function controlFromItem(item: NativeItem): ControlState & { status: RolloutStatus } {
   return {
-    status: String(item.status ?? 'pending') as RolloutStatus,
+    // As the read API says it: a pause, a halt or an abort is what the rollout is now.
+    status: controlledStatus(String(item.status ?? 'pending') as RolloutStatus, item),
     ...(Array.isArray(item.waves) ? { waves: item.waves as WaveProgress[] } : {}),
     ...(item.paused === true ? { paused: true } : {}),
     ...(item.aborted === true ? { aborted: true } : {}),
