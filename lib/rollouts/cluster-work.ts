@@ -1,3 +1,4 @@
+import { pinOwnersIn } from '../argocd/pin-owners.js';
 import { errorMessage } from '../errors.js';
 import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
 import type { FleetObject, MatchIndex, ObjectMatch } from '../matching/match-index.js';
@@ -195,6 +196,7 @@ async function workOn(
     log,
     ...(fresh === undefined ? {} : { fresh }),
     ...(holds === undefined ? {} : { holds }),
+    ...((deps.pinnedRepos?.length ?? 0) > 0 ? { owners: pinOwnersIn(objects) } : {}),
     ...(repoKey === undefined ? {} : { repoKey }),
   });
   if (fresh !== undefined) await fresh.flush();

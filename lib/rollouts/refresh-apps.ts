@@ -1,4 +1,5 @@
-import { firstPinPatch, releasePinPatch } from '../argocd/pin.js';
+import { firstPinPatch, pinnedSources, releasePinPatch } from '../argocd/pin.js';
+import { type PinOwner, pinRevertedByOwner } from '../argocd/pin-owner.js';
 import {
   applicationRefreshPatch,
   applicationSetRefreshPatch,
@@ -66,6 +67,8 @@ export interface RefreshContext {
   readonly holds?: HoldContext;
   /** Canonical key of the pushed repository (what freezes name). */
   readonly repoKey?: string;
+  /** The owners (ApplicationSet, app-of-apps parent) of an Application, from the cluster's listing. */
+  readonly owners?: (app: unknown) => readonly PinOwner[];
 }
 
 const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-files']);
@@ -262,7 +265,7 @@ async function refreshOne(
     }
   }
 
-  const patch = patchFor(match, deps.clock, pinScope(context));
+  const patch = patchFor(match, deps.clock, pinScopeFor(match, context));
   try {
     if (patch !== undefined) {
       await withDeadline(cluster.patch(target, patch), context.deadlineMs, `refresh ${target.name}`);
@@ -310,12 +313,36 @@ function pinScope(context: RefreshContext): PinScope | undefined {
 }
 
 /**
+ * An app whose owner would write `targetRevision` back (an ApplicationSet without
+ * `ignoreApplicationDifferences`, a parent without `ignoreDifferences` + `RespectIgnoreDifferences`) is
+ * left unpinned: the revert would itself point Argo CD at the branch tip. Reconcile's audit says so
+ * (`pin-reverted-by-owner`); here it is refreshed (or held) as an advisory app.
+ */
+function pinScopeFor(match: ObjectMatch, context: RefreshContext): PinScope | undefined {
+  const scope = pinScope(context);
+  if (scope === undefined || match.object.kind !== 'Application') return scope;
+  const sources = pinnedSources(match.object.raw, scope.repos).map((s) => s.index);
+  if (sources.length === 0) return undefined;
+  const owners = context.owners?.(match.object.raw) ?? [];
+  const reverted = pinRevertedByOwner(match.object.raw, owners, {
+    cluster: match.target.cluster,
+    sourceIndexes: sources,
+  });
+  if (reverted === undefined) return scope;
+  context.log.warn('not pinned: its owner would revert the pin', {
+    app: match.target.name,
+    reason: reverted.message,
+  });
+  return undefined;
+}
+
+/**
  * A held or blocked app of a `control: pin` repository is pinned where it is synced (nothing changes in the
  * cluster), so Argo CD's own polling or a refresh by anyone else cannot take it to the commit it waits on.
  * Best effort: a failed pin is logged, the hold is recorded anyway (advisory for that app).
  */
 async function pinWhereItIs(match: ObjectMatch, context: AppContext): Promise<void> {
-  const scope = pinScope(context);
+  const scope = pinScopeFor(match, context);
   if (scope === undefined || match.object.kind !== 'Application') return;
   const patch = firstPinPatch(match.object.raw, scope.repos);
   if (patch === undefined) return;
