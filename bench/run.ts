@@ -6,6 +6,7 @@ import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
 import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
+import { benchWaves } from './waves.js';
 import { benchWebhook } from './webhook.js';
 
 // `npm run bench [-- scenario...] [--json] [--quick]`: measures speed and memory goals (never asserted by
@@ -15,6 +16,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   floor: benchFloor,
   webhook: benchWebhook,
   fleet: benchFleet,
+  waves: benchWaves,
   load: benchLoad,
   'cold-start': benchColdStart,
 };

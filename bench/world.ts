@@ -27,7 +27,14 @@ export interface BenchWorld {
 
 /** The runtime in this process; dynalite and the synthetic simulated fleet in a child process. */
 export async function startBenchWorld(
-  options: { clusters?: number; applications?: number; latencyMs?: number; realistic?: boolean } = {},
+  options: {
+    clusters?: number;
+    applications?: number;
+    latencyMs?: number;
+    realistic?: boolean;
+    /** Release waves over the fleet's clusters (their names: the doubles' own). */
+    waves?: (clusters: readonly string[]) => FleetConfig['waves'];
+  } = {},
 ): Promise<BenchWorld> {
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
@@ -89,7 +96,10 @@ export async function startBenchWorld(
     pushQueue: queues.push,
     trackQueue: queues.track,
     // The webhook refuses pushes without a valid fleet: a world with no clusters still has one.
-    fleet: started.fleet ?? { clusters: [], repositories: [], secretPolicy: 'block', secretStores: [] },
+    fleet: withWaves(
+      started.fleet ?? { clusters: [], repositories: [], secretPolicy: 'block', secretStores: [] },
+      options.waves,
+    ),
   });
   return {
     app,
@@ -114,4 +124,12 @@ export async function startBenchWorld(
       await new Promise((resolve) => child.once('exit', resolve));
     },
   };
+}
+
+function withWaves(
+  fleet: FleetConfig,
+  waves: ((clusters: readonly string[]) => FleetConfig['waves']) | undefined,
+) {
+  const planned = waves?.(fleet.clusters.map((c) => c.name));
+  return planned === undefined ? fleet : { ...fleet, waves: planned };
 }
