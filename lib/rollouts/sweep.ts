@@ -73,7 +73,9 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
     }
     if (deps.release !== undefined && ((summary.waves?.length ?? 0) > 0 || (summary.counts.held ?? 0) > 0)) {
       await deps.release.advanceQuietly(sha);
-      if ((summary.counts.held ?? 0) > 0) await deps.release.release(sha);
+      // A halted or paused rollout's held apps wait for an operator, whose action releases them itself.
+      const waitsForOperator = summary.status === 'halted' || summary.status === 'paused';
+      if ((summary.counts.held ?? 0) > 0 && !waitsForOperator) await deps.release.release(sha);
     }
     const deadline = Date.parse(summary.deadline ?? '');
     if (Number.isNaN(deadline) || now.getTime() < deadline + deps.graceSeconds * 1000) return false;
