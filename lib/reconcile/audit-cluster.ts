@@ -1,3 +1,6 @@
+import { pinnedSources } from '../argocd/pin.js';
+import { pinRevertedByOwner } from '../argocd/pin-owner.js';
+import { pinOwnersIn } from '../argocd/pin-owners.js';
 import type { AuditNote, FindingDraft } from '../audit/types.js';
 import { destinationCluster } from '../fleet/destination.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
@@ -39,6 +42,30 @@ export interface AuditClusterDeps {
   readonly limits: ObservationLimits;
   /** Shares the strings and evidence of what the pass keeps until it settles (one per pass). */
   readonly shared?: Interner;
+  /** Repositories under `control: pin`: their apps are checked for an owner that would revert the pin. */
+  readonly pinnedRepos?: readonly string[];
+}
+
+/**
+ * `pin-reverted-by-owner` for the page's apps with a source of a pinned repository whose ApplicationSet (or
+ * app-of-apps parent on the same page) would write `targetRevision` back: fan-out leaves those unpinned.
+ */
+function pinsRevertedOnPage(
+  cluster: string,
+  items: readonly unknown[],
+  applicationSets: readonly unknown[],
+  pinnedRepos: readonly string[] | undefined,
+): FindingDraft[] {
+  if (pinnedRepos === undefined || pinnedRepos.length === 0) return [];
+  const owners = pinOwnersIn([
+    ...applicationSets.map((raw) => ({ kind: 'ApplicationSet', raw })),
+    ...items.map((raw) => ({ kind: 'Application', raw })),
+  ]);
+  return items.flatMap((raw) => {
+    const sourceIndexes = pinnedSources(raw, pinnedRepos).map((s) => s.index);
+    if (sourceIndexes.length === 0) return [];
+    return pinRevertedByOwner(raw, owners(raw), { cluster, sourceIndexes }) ?? [];
+  });
 }
 
 /**
@@ -96,6 +123,14 @@ export async function auditCluster(
       t.tracked === undefined ? t : { ...t, history: pass.add(t.tracked) },
     );
     unlisted += tracked.filter((t) => t.sources.some((s) => resolve(s).kind === 'unlisted')).length;
+    for (const finding of pinsRevertedOnPage(
+      cluster,
+      page.items,
+      read.applicationSets ?? [],
+      deps.pinnedRepos,
+    )) {
+      findings.push(shared.finding(finding));
+    }
     const audited = await auditApps(withHistory, { ...deps.audit, resolve, live: deps.live.read });
     for (const finding of audited.findings) findings.push(shared.finding(finding));
     for (const note of audited.notes) notes.push(shared.note(note));

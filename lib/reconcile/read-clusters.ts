@@ -9,6 +9,7 @@ import {
   listPages,
 } from '../kubernetes/list-pages.js';
 import {
+  APPLICATION_SETS,
   APPLICATIONS,
   HORIZONTAL_POD_AUTOSCALERS,
   type KubeResource,
@@ -36,6 +37,8 @@ export interface ArgoClusterRead {
   /** AppProjects by name; absent when not read. */
   readonly appProjects?: ReadonlyMap<string, unknown>;
   readonly appProjectsError?: string;
+  /** With `control: pin` repositories: the cluster's ApplicationSets (owners that could revert a pin). */
+  readonly applicationSets?: readonly unknown[];
 }
 
 export interface UnreadCluster {
@@ -57,7 +60,11 @@ export interface ArgoClustersRead<T> {
 export async function readArgoClusters<T>(
   fleet: FleetConfig,
   clients: ReadonlyMap<string, ClusterApi>,
-  options: { readonly concurrency: number; readonly readAppProjects: boolean },
+  options: {
+    readonly concurrency: number;
+    readonly readAppProjects: boolean;
+    readonly readApplicationSets?: boolean;
+  },
   visit: (cluster: ArgoClusterRead) => Promise<T>,
 ): Promise<ArgoClustersRead<T>> {
   const argo = fleet.clusters.flatMap((c) => (c.argocd === undefined ? [] : [{ ...c, argocd: c.argocd }]));
@@ -71,9 +78,24 @@ export async function readArgoClusters<T>(
           (error: unknown) => ({ error: errorMessage(error) }),
         )
       : undefined;
+    // Best effort: without them a pinned app's owner check sees only the parents of its own page.
+    const applicationSets =
+      options.readApplicationSets === true
+        ? (
+            await Promise.all(
+              argocdNamespaces(cluster).map((ns) =>
+                api.list(APPLICATION_SETS, ns).then(
+                  (list) => list.items.map((item) => withType(item, APPLICATION_SETS) as unknown),
+                  () => [] as unknown[],
+                ),
+              ),
+            )
+          ).flat()
+        : undefined;
     return visit({
       cluster: cluster.name,
       pages: applicationPages(api, argocdNamespaces(cluster), pages),
+      ...(applicationSets === undefined ? {} : { applicationSets }),
       ...(projects === undefined
         ? {}
         : 'error' in projects

@@ -1,3 +1,4 @@
+import { pinnedRepositoryUrls } from '../argocd/pin.js';
 import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import type { FindingsDigest } from '../audit/digest.js';
 import type { FindingDraft } from '../audit/types.js';
@@ -75,6 +76,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   };
   const limits = { windowMs: options.observationWindowMs, max: options.maxObservations };
   const shared = createInterner();
+  const pinned = pinnedRepositoryUrls(deps.fleet.repositories);
   // Each Argo CD's argocd-cm (the polling gate), read while the Applications are.
   const gates = readArgoGates(deps.fleet, deps.clusters, options.clusterConcurrency);
   const argo = await readArgoClusters(
@@ -83,6 +85,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     {
       concurrency: Math.min(options.clusterConcurrency, options.pageConcurrency),
       readAppProjects: options.readAppProjects,
+      readApplicationSets: pinned.length > 0,
     },
     async (read) => {
       const previous = memory.get(read.cluster);
@@ -94,6 +97,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
         now,
         limits,
         shared,
+        pinnedRepos: pinned,
       });
       // Written as soon as the cluster is done, so its memory is not held while others are audited; a
       // failed write still fails the pass (below), as it did when every cluster was written at the end.

@@ -123,4 +123,20 @@ describe('a pinned repository: a waiting wave holds for real while Argo CD polls
       expect(app(name).metadata.annotations?.[FOLLOWS_ANNOTATION]).toBeUndefined();
     }
   }, 30_000);
+
+  it('leaves an ApplicationSet-owned app unpinned, and the audit says why (pin-reverted-by-owner)', async () => {
+    // The default world's previews ApplicationSet has no ignoreApplicationDifferences for targetRevision.
+    const preview = app('web-preview');
+    expect(preview.metadata.annotations?.[FOLLOWS_ANNOTATION]).toBeUndefined();
+    expect(preview.spec.source.targetRevision).toBe('main');
+    await stack.app.reconcile();
+    const findings = (await stack.get('/findings?rule=pin-reverted-by-owner')).body as {
+      items: { cluster: string; app: string; rule: string; severity: string; message: string }[];
+    };
+    const found = findings.items.find((f) => f.app === 'web-preview');
+    expect(found).toMatchObject({ cluster: 'hub', rule: 'pin-reverted-by-owner', severity: 'high' });
+    expect(found?.message).toContain('ApplicationSet previews');
+    // Apps no owner rewrites are not reported.
+    expect(findings.items.find((f) => f.app === 'hold-rest')).toBeUndefined();
+  }, 60_000);
 });
