@@ -166,6 +166,19 @@ async function refreshOne(
         revision: meta.sha,
         message: 'already at the pushed commit: nothing to refresh',
       });
+    } else if (previous.state === 'held') {
+      // Argo CD took it to the commit by itself (its polling, another app's resolve): the hold was advisory.
+      // It is followed to its end like any other, whatever held it.
+      await ledger.transition(
+        meta.sha,
+        target,
+        {
+          state: 'refreshed',
+          revision: meta.sha,
+          message: 'already at the pushed commit: Argo CD moved it while it was held (the hold is advisory here)',
+        },
+        previous.version,
+      );
     }
     const track = previous === undefined || !isTerminal(previous.state);
     return {

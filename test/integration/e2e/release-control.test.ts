@@ -266,4 +266,26 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
     r = await rollout(sha);
     expect(app(r, 'hub', 'web-spoke-a')?.refreshedAt).toBeDefined();
   }, 90_000);
+
+  it('a held app Argo CD polled to the commit by itself (advisory) is followed to its end when its wave opens', async () => {
+    const hub = world().fleet.servers.get('hub');
+    const setPolling = (value: string) =>
+      hub?.store.replace(CONFIG_MAPS, {
+        ...(hub?.store.require(CONFIG_MAPS, 'argocd', 'argocd-cm') as StoredObject),
+        data: { 'timeout.reconciliation': value },
+      } as StoredObject);
+    setPolling('1s');
+    try {
+      waves = [
+        wave('canary', { clusters: ['spoke-c'], soakMs: 4_000, maxUnhealthy: { percent: 100 } }),
+        wave('rest', { maxUnhealthy: { percent: 100 } }),
+      ];
+      const sha = await pushWeb();
+      await until('the rest wave done', async () => (await rollout(sha)).waves?.[1]?.state === 'done');
+      const web = app(await rollout(sha), 'hub', 'web-spoke-a');
+      expect(web?.state).toBe('synced');
+    } finally {
+      setPolling('0s');
+    }
+  }, 60_000);
 });
