@@ -33,6 +33,18 @@ type Detail = { readonly app?: string; readonly apps?: number };
 interface WebhookPlan {
   readonly final: boolean;
   readonly batch: FailureBatch;
+  /** A halt not told yet (`halt:<wave>` in the sent list once it went out). */
+  readonly halt?: string;
+}
+
+/**
+ * A halted rollout is not over (its held apps wait for an operator), so no end message would say so: the
+ * halt gets a message of its own, once per halted wave, kept in the sent list beside the apps' keys.
+ */
+function haltKey(snapshot: RolloutSnapshot): string | undefined {
+  if (snapshot.status !== 'halted') return undefined;
+  const wave = snapshot.waves?.find((w) => w.state === 'halted');
+  return `halt:${wave?.name ?? ''}`;
 }
 
 /**
@@ -56,19 +68,25 @@ export async function notifyWithWebhook(
     (current) => {
       const pending = pendingFailures(snapshot, current?.repliedApps ?? []);
       const final = ended && current?.contentHash === undefined;
+      const halt = haltKey(snapshot);
+      const haltDue = !final && halt !== undefined && !(current?.repliedApps ?? []).includes(halt);
       if (!ended) ctx.log.skip('final-message', 'not-ended');
       else if (!final) ctx.log.skip('final-message', 'already-sent');
       // the end message names every failure, so those it carries need no message of their own
       const batch = final
         ? { single: [], overflow: [] }
         : batchFailures(pending, ctx.limits.maxNoticesPerCall);
-      if (!final && pending.length === 0) return undefined;
+      if (!final && pending.length === 0 && !haltDue) return undefined;
       const next = withoutUndefined({
         ...current,
         ...(final ? { contentHash: hash } : {}),
-        repliedApps: [...(current?.repliedApps ?? []), ...pending.map(appKey)],
+        repliedApps: [
+          ...(current?.repliedApps ?? []),
+          ...pending.map(appKey),
+          ...(haltDue && halt !== undefined ? [halt] : []),
+        ],
       });
-      return { next, plan: { final, batch } };
+      return { next, plan: { final, batch, ...(haltDue && halt !== undefined ? { halt } : {}) } };
     },
   );
   if (reserved === 'lost') ctx.log.skip('failure-message', 'claimed-elsewhere');
@@ -106,6 +124,9 @@ export async function notifyWithWebhook(
     await send('failure-message', renderOverflowNotice(snapshot, overflow, options), overflowKeys, {
       apps: overflow.length,
     });
+  }
+  if (reserved.plan.halt !== undefined) {
+    await send('final-message', summary, [reserved.plan.halt], {});
   }
   let finalSent = false;
   if (reserved.plan.final) {

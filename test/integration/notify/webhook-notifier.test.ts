@@ -73,6 +73,25 @@ describe('notifier, webhook mode, real @slack/webhook against the local Slack do
     expect(after.skipped).toEqual([{ action: 'final-message', reason: 'already-sent' }]);
   });
 
+  it('tells a halt once (a halted rollout is not over: no end message would say so)', async () => {
+    const t = setup();
+    const waves = [
+      { name: 'canary', state: 'halted' as const, clusters: ['hub-eu'], reason: '1 failed of 2 apps' },
+      { name: 'rest', state: 'waiting' as const, clusters: ['prod'] },
+    ];
+    const apps = [appRecord('web', { state: 'failed' }), appRecord('api', { state: 'held' })];
+    const first = await t.notifier.notify(t.snapshot(apps, { status: 'halted', waves }));
+    const again = await t.notifier.notify(t.snapshot(apps, { status: 'halted', waves }));
+    expect(first.sent).toEqual([
+      { action: 'failure-message', app: 'hub-eu/argocd/web' },
+      { action: 'final-message' },
+    ]);
+    expect(again.sent).toEqual([]);
+    const texts = t.texts();
+    expect(texts).toHaveLength(2);
+    expect(texts[1]).toContain('halted');
+  });
+
   it('leaves failures first seen as the rollout ends to the end message, which names them', async () => {
     const t = setup();
     await t.notifier.notify(t.snapshot([appRecord('web'), appRecord('api')]));
