@@ -175,7 +175,8 @@ async function refreshOne(
         {
           state: 'refreshed',
           revision: meta.sha,
-          message: 'already at the pushed commit: Argo CD moved it while it was held (the hold is advisory here)',
+          message:
+            'already at the pushed commit: Argo CD moved it while it was held (the hold is advisory here)',
         },
         previous.version,
       );
