@@ -19,8 +19,11 @@ export interface App {
   /** `deadlineMs` (epoch ms): when the invocation must stop starting work (Lambda: remaining time less a margin). */
   fanout(message: FanoutMessage, budget?: { deadlineMs: number }): Promise<void>;
   track(message: TrackMessage): Promise<void>;
-  /** One reconcile pass; `timeBudgetMs` is how long it may spend (Lambda: remaining time less a margin). */
-  reconcile(options?: { timeBudgetMs?: number }): Promise<Record<string, unknown>>;
+  /**
+   * One reconcile pass; `timeBudgetMs` is how long it may spend (Lambda: remaining time less a margin).
+   * `sweepOnly`: only the sweep of open rollouts (release control's schedule, every minute).
+   */
+  reconcile(options?: { timeBudgetMs?: number; sweepOnly?: boolean }): Promise<Record<string, unknown>>;
   /** A queue record's body as sent: a pointer to an offloaded payload is resolved (absent: as is). */
   resolveQueueBody?(body: string): Promise<string>;
 }

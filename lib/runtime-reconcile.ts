@@ -38,7 +38,25 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
       logger,
     }),
   );
+  // The sweep alone (its own, shorter schedule): release control's lost messages, ended soaks, lifted
+  // freezes and closed sync windows are seen within a minute, however long a full pass takes.
+  const sweep = () =>
+    sweepRollouts({
+      open: context.open,
+      rollouts: { ...reader, ...rollouts },
+      trackers: context.trackers,
+      trackQueue,
+      clusters: fleetConfig.clusters.map((c) => c.name),
+      notify: context.notify,
+      clock,
+      logger,
+      graceSeconds: SWEEP_GRACE_SECONDS,
+      chainLeaseSeconds: context.chainLeaseSeconds,
+      leases: context.leases,
+      release: context.release.engine,
+    });
   return async (options = {}) => {
+    if (options.sweepOnly === true) return { sweep: await sweep() };
     const git = gitPool.session();
     try {
       const report = await runReconcile({
@@ -66,23 +84,10 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
           ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
         },
       });
-      const sweep = await sweepRollouts({
-        open: context.open,
-        rollouts: { ...reader, ...rollouts },
-        trackers: context.trackers,
-        trackQueue,
-        clusters: fleetConfig.clusters.map((c) => c.name),
-        notify: context.notify,
-        clock,
-        logger,
-        graceSeconds: SWEEP_GRACE_SECONDS,
-        chainLeaseSeconds: context.chainLeaseSeconds,
-        leases: context.leases,
-        release: context.release.engine,
-      });
+      const swept = await sweep();
       // run-reconcile logs the pass's summary line; here it is counted.
       countReconcile(metrics, report);
-      return { ...report, sweep };
+      return { ...report, sweep: swept };
     } finally {
       await git.close();
     }

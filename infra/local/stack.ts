@@ -161,7 +161,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             running = false;
           });
       }, config.reconcileIntervalSeconds * 1000);
-      closers.push(async () => clearInterval(timer));
+      // The sweep on its own schedule, as in AWS (every minute; never beside a running pass here).
+      const sweeper = setInterval(() => {
+        if (running) return;
+        running = true;
+        app
+          .reconcile({ sweepOnly: true })
+          .catch((error: unknown) => logger.warn('sweep failed', { error: errorMessage(error) }))
+          .finally(() => {
+            running = false;
+          });
+      }, Math.min(60, config.reconcileIntervalSeconds) * 1000);
+      closers.push(async () => {
+        clearInterval(timer);
+        clearInterval(sweeper);
+      });
     }
 
     return {
