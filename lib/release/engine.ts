@@ -196,6 +196,25 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
     release,
     advance,
     restartDeadline,
+    /**
+     * The sweep's look at held apps: only those a wave that is open (or done) holds can have been freed by
+     * something no message announces (a freeze that ended, a sync window that closed, a lost release), so
+     * only their clusters get a release; a waiting wave's apps are released when it opens. Nothing while
+     * the rollout waits for an operator (paused, halted).
+     */
+    async sweepHeld(sha: string): Promise<number> {
+      const summary = await deps.records.viewSummary(sha);
+      if (summary === undefined || summary.paused === true || summary.halted === true) return 0;
+      const waves = summary.waves ?? [];
+      if (waves.length === 0) return (summary.counts.held ?? 0) > 0 ? release(sha) : 0;
+      const views = summary.waveViews ?? {};
+      const clusters = new Set(
+        waves
+          .filter((w) => w.state !== 'waiting' && (views[w.name]?.c.held ?? 0) > 0)
+          .flatMap((w) => views[w.name]?.clusters ?? []),
+      );
+      return clusters.size === 0 ? 0 : release(sha, [...clusters]);
+    },
     /** A gate message: a soak ended, or an operator resumed or aborted (then the held apps are looked at). */
     async onGate(message: GateMessage): Promise<GateOutcome> {
       const outcome = await advance(message.sha, undefined, {

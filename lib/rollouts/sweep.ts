@@ -34,7 +34,8 @@ export interface SweepDeps {
    */
   readonly release?: {
     advanceQuietly(sha: string): Promise<unknown>;
-    release(sha: string): Promise<number>;
+    /** Held apps something may have freed meanwhile are looked at again (see the engine). */
+    sweepHeld(sha: string): Promise<number>;
   };
 }
 
@@ -73,9 +74,7 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
     }
     if (deps.release !== undefined && ((summary.waves?.length ?? 0) > 0 || (summary.counts.held ?? 0) > 0)) {
       await deps.release.advanceQuietly(sha);
-      // A halted or paused rollout's held apps wait for an operator, whose action releases them itself.
-      const waitsForOperator = summary.status === 'halted' || summary.status === 'paused';
-      if ((summary.counts.held ?? 0) > 0 && !waitsForOperator) await deps.release.release(sha);
+      if ((summary.counts.held ?? 0) > 0) await deps.release.sweepHeld(sha);
     }
     const deadline = Date.parse(summary.deadline ?? '');
     if (Number.isNaN(deadline) || now.getTime() < deadline + deps.graceSeconds * 1000) return false;

@@ -175,4 +175,18 @@ describe('release control under racing pollers and lost messages (dynalite)', ()
     // The gate never opens a superseded wave.
     expect(await release.advance(older)).toEqual({ sha: older });
   });
+
+  it('the sweep releases only the held apps an open wave holds (a waiting wave waits for its gate)', async () => {
+    const waiting = await rollout(['syncing']);
+    const { release, sent } = engine();
+    await release.initWaves(waiting);
+    // Only the rest wave (waiting) holds apps: nothing to release.
+    expect(await release.sweepHeld(waiting)).toBe(0);
+    expect(sent).toEqual([]);
+    // A canary app held by something else (a freeze): the sweep looks at its cluster again.
+    const frozen = await rollout(['synced', 'held']);
+    await release.initWaves(frozen);
+    expect(await release.sweepHeld(frozen)).toBe(1);
+    expect(sent.filter((s) => s.message.type === 'cluster' && s.message.release === true)).toHaveLength(1);
+  });
 });
