@@ -1,5 +1,7 @@
 import { argocdNamespaces, type FleetConfig } from './fleet/fleet-config.js';
 import { APP_PROJECTS, type KubeResource } from './kubernetes/resources.js';
+import type { Clock, Logger, Queue } from './ports.js';
+import type { FanoutMessage } from './queue/messages.js';
 import { createUngatedInstances } from './reconcile/argocd-gate.js';
 import { createReleaseEngine, type ReleaseEngine } from './release/engine.js';
 import type { HoldContext } from './release/holds.js';
@@ -8,8 +10,8 @@ import { syncWindowsOf } from './release/sync-window-holds.js';
 import type { Freeze, UngatedInstance } from './rollouts/model.js';
 import type { OpenRollouts } from './rollouts/rollout-store.js';
 import { planWaves, waveOf } from './rollouts/waves.js';
-import type { SharedRuntime } from './runtime.js';
 import { dynamoControlStore } from './store/control.js';
+import type { TableRef } from './store/dynamo.js';
 import { dynamoFindingsReader } from './store/findings.js';
 import { dynamoFreezeStore } from './store/freezes.js';
 import { dynamoReleaseRecords } from './store/release-records.js';
@@ -39,8 +41,17 @@ const UNGATED_TTL_MS = 60_000;
 const PROJECTS_TTL_MS = 30_000;
 
 /** Release control for one fleet: its waves, the control and freeze stores, the engine. */
+/** What release control takes of the fleet functions' shared runtime (not the runtime module: no cycle). */
+export interface ReleaseRuntime {
+  readonly table: TableRef;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly pushQueue: Queue<FanoutMessage>;
+  readonly config: { readonly trackDeadlineSeconds: number };
+}
+
 export function releaseParts(
-  shared: SharedRuntime,
+  shared: ReleaseRuntime,
   fleetConfig: FleetConfig,
   open: Pick<OpenRollouts, 'open'>,
   listIn: (cluster: string, resources: readonly KubeResource[], namespace?: string) => Promise<unknown[]>,

@@ -1,35 +1,24 @@
 import { errorMessage } from '../errors.js';
-import type { Clock, Logger, Queue } from '../ports.js';
-import type { ClusterWorkMessage, FanoutMessage, GateMessage } from '../queue/messages.js';
+import type { ClusterWorkMessage, GateMessage } from '../queue/messages.js';
 import type { AppTarget, WaveProgress } from '../rollouts/model.js';
-import type { OpenRollouts, ReleaseRecords, SyncedSummary } from '../rollouts/rollout-store.js';
-import type { ControlStore } from './ports.js';
-import { judgeWave, type ReleaseWave } from './wave-judge.js';
+import type { StoredPushEvent, SyncedSummary } from '../rollouts/rollout-store.js';
+import type { PushEvent } from '../webhook/push-event.js';
+import { createGate } from './gate.js';
+import type { GateOutcome, ReleaseEngineDeps } from './ports.js';
 
-export interface ReleaseEngineDeps {
-  readonly control: ControlStore;
-  readonly records: ReleaseRecords;
-  readonly open: Pick<OpenRollouts, 'open'>;
-  readonly queue: Queue<FanoutMessage>;
-  /** The fleet's waves in order (empty: no waves, one implicit wave as before). */
-  readonly waves: () => readonly ReleaseWave[];
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly trackDeadlineSeconds: number;
+/**
+ * The push a release or retry work item carries: the stored one (no file list: the apps it names matched the
+ * push already), under a delivery id of its own so its decisions are kept beside the push's.
+ */
+function followUpEvent(event: StoredPushEvent, kind: 'release' | 'retry', stamp: string): PushEvent {
+  return {
+    ...event,
+    deliveryId: `${kind}:${stamp}`,
+    changedFiles: { known: false, reason: 'no-commit-list' },
+  };
 }
 
-export interface GateOutcome {
-  readonly sha: string;
-  readonly opened?: string;
-  readonly halted?: string;
-}
-
-/** Who the engine's own actions are recorded as. */
-export const ENGINE = 'gitops-sync';
-/** SQS's longest delay: a longer soak is waited out in several hops. */
-const MAX_DELAY_SECONDS = 900;
 const RETRY_CHUNK = 500;
-const ENDED_WAVE: ReadonlySet<WaveProgress['state']> = new Set(['done', 'superseded', 'aborted']);
 
 /**
  * Release control's moves on the engine's side: a rollout's waves written when its push is planned, the
@@ -51,11 +40,7 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
         const message: ClusterWorkMessage = {
           type: 'cluster',
           trigger: summary.trigger,
-          event: {
-            ...event,
-            deliveryId: `release:${stamp}`,
-            changedFiles: { known: false, reason: 'no-commit-list' },
-          },
+          event: followUpEvent(event, 'release', stamp),
           cluster,
           attempt: 0,
           release: true,
@@ -67,130 +52,14 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
     return targets.length;
   }
 
-  /** Opens wave `index` (false: it was open already, or no longer waiting), releasing its apps. */
-  async function openWave(sha: string, waves: readonly WaveProgress[], index: number): Promise<boolean> {
-    const wave = waves[index];
-    if (wave === undefined) return false;
-    const now = deps.clock.now();
-    if (
-      !(await deps.control.moveWave(sha, index, ['waiting'], { state: 'open', openedAt: now.toISOString() }))
-    ) {
-      return false;
-    }
-    // Its apps start their deadline now, not at the push.
-    await restartDeadline(sha);
-    await deps.control.recordAction(sha, {
-      action: 'open-wave',
-      by: ENGINE,
-      at: now.toISOString(),
-      detail: wave.name,
-    });
-    await release(sha);
-    log.info('wave opened', { sha, wave: wave.name });
-    return true;
-  }
-
-  async function soakUntil(sha: string, until: Date): Promise<void> {
-    const seconds = Math.ceil((until.getTime() - deps.clock.now().getTime()) / 1000);
-    await deps.queue.send(
-      { type: 'gate', sha },
-      { delaySeconds: Math.max(1, Math.min(MAX_DELAY_SECONDS, seconds + 1)) },
-    );
-  }
-
-  /**
-   * Looks at the rollout's waves: the first not yet ended is judged on its apps' counts (every cluster's
-   * work item done first); it soaks, halts the rollout, or ends and opens the next. Safe to run from any
-   * number of pollers at once: each move is conditional on the state it was judged from.
-   */
-  async function advance(
-    sha: string,
-    known?: SyncedSummary,
-    options: { readonly skipFailed?: boolean; readonly fromGate?: boolean } = {},
-  ): Promise<GateOutcome> {
-    const summary = known ?? (await deps.records.viewSummary(sha));
-    const waves = summary?.waves ?? [];
-    if (summary === undefined || waves.length === 0 || summary.aborted === true || summary.paused === true) {
-      return { sha };
-    }
-    if (summary.halted === true && options.skipFailed !== true) return { sha };
-    const progress = Object.values(summary.clusters ?? {});
-    if (progress.some((p) => p === 'planned' || p === 'retrying')) return { sha };
-    const index = waves.findIndex((w) => !ENDED_WAVE.has(w.state));
-    const wave = waves[index];
-    if (wave === undefined) return { sha };
-    if (wave.state === 'waiting') {
-      return (await openWave(sha, waves, index)) ? { sha, opened: wave.name } : { sha };
-    }
-    const definition = deps.waves().find((w) => w.name === wave.name) ?? {
-      name: wave.name,
-      clusters: wave.clusters,
-      soakMs: 0,
-      maxUnhealthy: { count: 0 },
-    };
-    const now = deps.clock.now();
-    const skipFailed = options.skipFailed === true && wave.state === 'halted';
-    const judged = judgeWave(definition, summary.waveViews?.[wave.name], now, { skipFailed });
-    switch (judged.kind) {
-      case 'wait':
-        return { sha };
-      case 'halt': {
-        if (wave.state === 'halted') {
-          // Resumed without skipFailed while still over the bound: it halts again, unless a resume with
-          // skipFailed has moved the wave on meanwhile (two gate messages of one resume run side by side).
-          await deps.control.haltWave(sha, index);
-          return { sha, halted: wave.name };
-        }
-        if (
-          !(await deps.control.moveWave(sha, index, ['open', 'soaking'], {
-            state: 'halted',
-            reason: judged.reason,
-          }))
-        ) {
-          return { sha };
-        }
-        await deps.control.haltWave(sha, index);
-        await deps.control.recordAction(sha, {
-          action: 'halt',
-          by: ENGINE,
-          at: now.toISOString(),
-          detail: `wave ${wave.name}: ${judged.reason}`,
-        });
-        log.warn('rollout halted', { sha, wave: wave.name, reason: judged.reason });
-        return { sha, halted: wave.name };
-      }
-      case 'soak': {
-        if (wave.state === 'open') {
-          const until = judged.until.toISOString();
-          if (await deps.control.moveWave(sha, index, ['open'], { state: 'soaking', soakUntil: until })) {
-            await soakUntil(sha, judged.until);
-          }
-        } else if (options.fromGate === true) await soakUntil(sha, judged.until);
-        return { sha };
-      }
-      case 'next': {
-        if (
-          !(await deps.control.moveWave(sha, index, [wave.state], {
-            state: 'done',
-            doneAt: now.toISOString(),
-          }))
-        ) {
-          return { sha };
-        }
-        if (wave.state === 'halted') await deps.control.setFlag(sha, 'halted', false);
-        const next = index + 1;
-        if (next >= waves.length) return { sha };
-        return (await openWave(sha, waves, next)) ? { sha, opened: waves[next]?.name as string } : { sha };
-      }
-    }
-  }
-
   async function restartDeadline(sha: string): Promise<void> {
     const now = deps.clock.now();
     const deadline = new Date(now.getTime() + deps.trackDeadlineSeconds * 1000).toISOString();
     await deps.records.extendDeadline(sha, deadline);
     await deps.open.open(sha, deadline);
   }
+
+  const { advance } = createGate(deps, { release, restartDeadline });
 
   return {
     release,
@@ -307,11 +176,7 @@ export function createReleaseEngine(deps: ReleaseEngineDeps) {
           message: {
             type: 'cluster',
             trigger: 'manual',
-            event: {
-              ...event,
-              deliveryId: `retry:${stamp}`,
-              changedFiles: { known: false, reason: 'no-commit-list' },
-            },
+            event: followUpEvent(event, 'retry', stamp),
             cluster,
             attempt: 0,
             retry: true,

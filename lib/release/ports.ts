@@ -1,4 +1,8 @@
+import type { Clock, Logger, Queue } from '../ports.js';
+import type { FanoutMessage } from '../queue/messages.js';
 import type { AppTarget, Freeze, OperatorAction, RolloutSummary, WaveProgress } from '../rollouts/model.js';
+import type { OpenRollouts, ReleaseRecords } from '../rollouts/rollout-store.js';
+import type { ReleaseWave } from './wave-judge.js';
 
 /**
  * Release control's state of one rollout, kept on its summary item: the waves in order, a pause, an abort,
@@ -60,4 +64,23 @@ export interface ReleaseControl {
     by: string,
     only?: Partial<Pick<AppTarget, 'cluster' | 'namespace' | 'name'>>,
   ): Promise<ControlOutcome>;
+}
+
+/** What the release engine and its gate run on. */
+export interface ReleaseEngineDeps {
+  readonly control: ControlStore;
+  readonly records: ReleaseRecords;
+  readonly open: Pick<OpenRollouts, 'open'>;
+  readonly queue: Queue<FanoutMessage>;
+  /** The fleet's waves in order (empty: no waves, one implicit wave as before). */
+  readonly waves: () => readonly ReleaseWave[];
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly trackDeadlineSeconds: number;
+}
+
+export interface GateOutcome {
+  readonly sha: string;
+  readonly opened?: string;
+  readonly halted?: string;
 }
