@@ -1,74 +1,18 @@
 import { pinOwnersIn } from '../argocd/pin-owners.js';
 import { errorMessage } from '../errors.js';
-import type { FleetCluster, FleetGateway } from '../fleet/gateway.js';
-import type { FleetObject, MatchIndex, ObjectMatch } from '../matching/match-index.js';
+import type { FleetCluster } from '../fleet/gateway.js';
+import type { FleetObject, ObjectMatch } from '../matching/match-index.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
-import type { Clock, Logger, Queue } from '../ports.js';
-import type { ClusterWorkMessage, FanoutMessage, TrackMessage } from '../queue/messages.js';
-import type { HoldContext } from '../release/holds.js';
-import type { DecisionRecord, RolloutSummary, UngatedInstance } from './model.js';
-import { type AppOutcome, type Preflight, refreshCluster } from './refresh-apps.js';
-import type {
-  AppStateWriter,
-  ClusterLeases,
-  ClusterProgressWriter,
-  ClusterTrackers,
-  NewAppRecords,
-  RolloutMeta,
-  RolloutReader,
-  RolloutWriter,
-  SyncedSummary,
-} from './rollout-store.js';
-import { underLease } from './under-lease.js';
+import type { Logger } from '../ports.js';
+import type { ClusterWorkMessage } from '../queue/messages.js';
+import type { DecisionRecord, RolloutSummary } from './model.js';
+import { refreshCluster } from './refresh-apps.js';
+import type { AppOutcome, ClusterWorkDeps } from './work-model.js';
 
-export interface ClusterWorkDeps {
-  readonly fleet: FleetGateway;
-  readonly rollouts: RolloutWriter & AppStateWriter & ClusterProgressWriter & Pick<RolloutReader, 'listApps'>;
-  readonly trackers: Pick<ClusterTrackers, 'register' | 'claimChain'>;
-  readonly preflight: Preflight;
-  /** The cluster's match index over these objects (kept across warm invocations where it can be). */
-  readonly matchIndex: (cluster: string, objects: readonly FleetObject[]) => MatchIndex;
-  /** The fleet cluster an Application deploys to, when the fleet has it. */
-  readonly destination?: (cluster: string, raw: unknown) => string | undefined;
-  /** With `waves:` in the fleet: the wave of a destination cluster (the last wave for one no wave names). */
-  readonly waveOf?: (destination: string) => string | undefined;
-  /** Release control's state of a rollout (waves, pause, abort) and the freezes in force, once per work item. */
-  readonly holdContext?: (sha: string, cluster: string) => Promise<HoldContext>;
-  /**
-   * Argo CD instances that poll Git themselves (the last reconcile pass's `argocd-polling-on` findings) and
-   * where to note them on a rollout that holds apps there without a pin: such a hold is advisory.
-   */
-  readonly ungated?: {
-    instances(): Promise<readonly UngatedInstance[]>;
-    note(sha: string, instances: readonly UngatedInstance[]): Promise<void>;
-  };
-  /** Repositories under `control: pin` (their sources' `targetRevision` is the orchestrator's to move). */
-  readonly pinnedRepos?: readonly string[];
-  /** A released app's deadline starts when it is released (a sync window or a freeze held it till now). */
-  readonly restartDeadline?: (sha: string) => Promise<void>;
-  /** Release control looks at the rollout's waves after its apps changed (never throws). */
-  readonly gate?: (sha: string, summary: SyncedSummary | undefined) => Promise<unknown>;
-  readonly notify: (sha: string) => Promise<void>;
-  readonly queue: Queue<FanoutMessage>;
-  readonly trackQueue: Queue<TrackMessage>;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly trackIntervalSeconds: number;
-  /** How long a track chain may go without polling before another may start (longer than any poll gap). */
-  readonly chainLeaseSeconds: number;
-  /** A second delivery of the same commit within this window does not patch an app again. */
-  readonly refreshWindowSeconds?: number;
-  /** Tries of one cluster's work (the first included) before what is left is recorded as failed. */
-  readonly maxAttempts?: number;
-  /** The first retry's delay; it doubles per attempt, at most 900 s (SQS's limit). */
-  readonly retryBaseSeconds?: number;
-  /**
-   * One work item per commit and cluster at a time; its holder writes the records of apps that had none
-   * in batches (`newApps`). Without them every app is claimed and recorded with its own conditional writes.
-   */
-  readonly leases?: ClusterLeases;
-  readonly newApps?: (meta: RolloutMeta) => NewAppRecords;
-}
+export type { ClusterWorkDeps } from './work-model.js';
+
+import type { NewAppRecords, RolloutMeta } from './rollout-store.js';
+import { underLease } from './under-lease.js';
 
 export interface ClusterWorkResult {
   readonly cluster: string;

@@ -2,7 +2,7 @@ import type { FanoutMessage, GateMessage } from '../queue/messages.js';
 import { type ClusterWorkDeps, type ClusterWorkResult, runClusterWork } from './cluster-work.js';
 import { type PlanDeps, type PlanResult, planPush } from './plan.js';
 
-export type { Preflight, PreflightVerdict } from './refresh-apps.js';
+export type { Preflight, PreflightVerdict } from './work-model.js';
 
 export type FanoutDeps = ClusterWorkDeps &
   Omit<PlanDeps, 'rollouts' | 'fleet'> & {

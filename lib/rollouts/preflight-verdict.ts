@@ -1,4 +1,4 @@
-import type { PreflightVerdict } from './refresh-apps.js';
+import type { PreflightVerdict } from './work-model.js';
 
 const BLOCKING: ReadonlySet<string> = new Set(['missing-secret', 'missing-property', 'not-json']);
 

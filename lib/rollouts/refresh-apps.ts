@@ -1,5 +1,3 @@
-import { firstPinPatch, pinnedSources, releasePinPatch } from '../argocd/pin.js';
-import { type PinOwner, pinRevertedByOwner } from '../argocd/pin-owner.js';
 import {
   applicationRefreshPatch,
   applicationSetRefreshPatch,
@@ -7,15 +5,11 @@ import {
 } from '../argocd/refresh-patch.js';
 import { DeadlineError, mapWithConcurrency, withDeadline } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
-import type { FleetCluster } from '../fleet/gateway.js';
 import type { ObjectMatch } from '../matching/match-index.js';
-import type { Clock, Logger } from '../ports.js';
-import type { ClusterWorkMessage } from '../queue/messages.js';
-import type { HoldContext } from '../release/holds.js';
-import { holdFor } from '../release/holds.js';
+import type { Clock } from '../ports.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
-import type { PushEvent } from '../webhook/push-event.js';
-import type { ClusterWorkDeps } from './cluster-work.js';
+import { applyHold } from './app-hold.js';
+import { type PinScope, pinScopeFor, pinWhereItIs, withPinMove } from './app-pin.js';
 import { type LiveVerdict, liveVerdict } from './live-verdict.js';
 import {
   type AppState,
@@ -26,50 +20,10 @@ import {
   type StoredApp,
 } from './model.js';
 import { describeBlock } from './preflight-verdict.js';
-import type { AppChange, AppLedger, NewAppRecords, RolloutMeta } from './rollout-store.js';
+import type { AppChange, AppLedger } from './rollout-store.js';
+import type { AppContext, AppOutcome, PreflightVerdict, RefreshContext } from './work-model.js';
 
-export interface PreflightVerdict {
-  readonly verdict: 'pass' | 'warn' | 'block';
-  readonly checks: readonly SecretCheck[];
-  readonly summary?: string;
-  /** Where the checked manifests came from: Argo CD's rendering, or the files in Git. */
-  readonly renderedBy?: 'argocd' | 'git';
-  /** Why Argo CD's rendering was not used (or why nothing could be rendered). */
-  readonly renderNote?: string;
-}
-
-/** Checks an Application's ExternalSecrets at the pushed commit before it is refreshed. */
-export type Preflight = (match: ObjectMatch, event: PushEvent) => Promise<PreflightVerdict>;
-
-/** What one work item did about one matched object. */
-export interface AppOutcome {
-  readonly target: AppTarget;
-  readonly decision: Decision;
-  readonly detail: string;
-  /** `failed`: the PATCH failed and will be tried again; `deferred`: the time budget ended first. */
-  readonly retry?: 'failed' | 'deferred';
-  /** The app has to be followed to its end. */
-  readonly track: boolean;
-  /** This work item patched it. */
-  readonly patched: boolean;
-}
-
-export interface RefreshContext {
-  readonly cluster: FleetCluster;
-  readonly meta: RolloutMeta;
-  readonly message: ClusterWorkMessage;
-  readonly deps: ClusterWorkDeps;
-  readonly deadlineMs: number;
-  readonly log: Logger;
-  /** Held lease: apps with no record yet are recorded here and written in batches at the end. */
-  readonly fresh?: NewAppRecords;
-  /** Release control's state for this rollout (waves, pause, abort, freezes), read once per work item. */
-  readonly holds?: HoldContext;
-  /** Canonical key of the pushed repository (what freezes name). */
-  readonly repoKey?: string;
-  /** The owners (ApplicationSet, app-of-apps parent) of an Application, from the cluster's listing. */
-  readonly owners?: (app: unknown) => readonly PinOwner[];
-}
+export type { AppOutcome, Preflight, PreflightVerdict, RefreshContext } from './work-model.js';
 
 const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-files']);
 
@@ -105,12 +59,6 @@ export async function refreshCluster(
     return { target, decision: 'error', detail, retry: 'failed', track: false, patched: false };
   });
 }
-
-type AppContext = RefreshContext & {
-  readonly ledger: AppLedger;
-  /** Whether the rollout of the ref's later head has a record of this app that is not superseded. */
-  readonly ownedLater: (target: AppTarget) => Promise<boolean>;
-};
 
 /** States a `retry` work item preflights again and refreshes (an operator's or the catch-up's retry). */
 const RETRIED: ReadonlySet<AppState> = new Set(['blocked', 'error', 'timeout', 'failed']);
@@ -313,124 +261,6 @@ async function refreshOne(
   };
 }
 
-/** What the pin of `control: pin` repositories needs to know of this push. */
-interface PinScope {
-  readonly repos: readonly string[];
-  readonly repoKey: string | undefined;
-  readonly sha: string;
-}
-
-function pinScope(context: RefreshContext): PinScope | undefined {
-  const repos = context.deps.pinnedRepos;
-  if (repos === undefined || repos.length === 0) return undefined;
-  return { repos, repoKey: context.repoKey, sha: context.meta.sha };
-}
-
-/**
- * An app whose owner would write `targetRevision` back (an ApplicationSet without
- * `ignoreApplicationDifferences`, a parent without `ignoreDifferences` + `RespectIgnoreDifferences`) is
- * left unpinned: the revert would itself point Argo CD at the branch tip. Reconcile's audit says so
- * (`pin-reverted-by-owner`); here it is refreshed (or held) as an advisory app.
- */
-function pinScopeFor(match: ObjectMatch, context: RefreshContext): PinScope | undefined {
-  const scope = pinScope(context);
-  if (scope === undefined || match.object.kind !== 'Application') return scope;
-  const sources = pinnedSources(match.object.raw, scope.repos).map((s) => s.index);
-  if (sources.length === 0) return undefined;
-  const owners = context.owners?.(match.object.raw) ?? [];
-  const reverted = pinRevertedByOwner(match.object.raw, owners, {
-    cluster: match.target.cluster,
-    sourceIndexes: sources,
-  });
-  if (reverted === undefined) return scope;
-  context.log.warn('not pinned: its owner would revert the pin', {
-    app: match.target.name,
-    reason: reverted.message,
-  });
-  return undefined;
-}
-
-/**
- * A held or blocked app of a `control: pin` repository is pinned where it is synced (nothing changes in the
- * cluster), so Argo CD's own polling or a refresh by anyone else cannot take it to the commit it waits on.
- * Best effort: a failed pin is logged, the hold is recorded anyway (advisory for that app).
- */
-async function pinWhereItIs(match: ObjectMatch, context: AppContext): Promise<void> {
-  const scope = pinScopeFor(match, context);
-  if (scope === undefined || match.object.kind !== 'Application') return;
-  const patch = firstPinPatch(match.object.raw, scope.repos);
-  if (patch === undefined) return;
-  try {
-    await withDeadline(
-      context.cluster.patch(match.target, patch),
-      context.deadlineMs,
-      `pin ${match.target.name}`,
-    );
-  } catch (error) {
-    context.log.warn('pin not written: the hold is advisory for this app', {
-      app: match.target.name,
-      namespace: match.target.namespace,
-      error: errorMessage(error),
-    });
-  }
-}
-
-function withAnnotations(patch: Record<string, unknown>, annotations: Record<string, string | null>) {
-  const metadata = (patch.metadata ?? {}) as { annotations?: Record<string, unknown> };
-  return { ...patch, metadata: { ...metadata, annotations: { ...metadata.annotations, ...annotations } } };
-}
-
-/** Not yet refreshed: what release control's holds apply to (an app already on its way is left to go). */
-const NOT_STARTED: ReadonlySet<string> = new Set(['matched', 'held']);
-
-/**
- * Release control, before anything is claimed: an app a hold applies to is recorded `held` with the reason
- * (or ends `aborted`/`superseded`) instead of being refreshed; undefined when it may go.
- */
-async function applyHold(
-  match: ObjectMatch,
-  previous: StoredApp | undefined,
-  base: AppTarget & { destination?: string; wave?: string },
-  context: AppContext,
-): Promise<AppOutcome | undefined> {
-  const { holds, ledger, meta, deps } = context;
-  if (holds === undefined) return undefined;
-  if (previous !== undefined && !NOT_STARTED.has(previous.state) && !isTerminal(previous.state))
-    return undefined;
-  const verdict = holdFor(
-    {
-      repoKey: context.repoKey,
-      cluster: base.cluster,
-      destination: base.destination,
-      wave: base.wave,
-      ...(match.object.kind === 'Application' ? { raw: match.object.raw } : {}),
-    },
-    holds,
-  );
-  if (verdict.kind === 'go') return undefined;
-  const { target } = match;
-  const none = { track: false, patched: false } as const;
-  const change =
-    verdict.kind === 'held'
-      ? { state: 'held' as const, decision: 'held' as const, message: verdict.reason }
-      : {
-          state: verdict.state,
-          decision: verdict.state,
-          message: verdict.reason,
-          finishedAt: deps.clock.now().toISOString(),
-        };
-  const placed = {
-    ...(base.destination === undefined ? {} : { destination: base.destination }),
-    ...(base.wave === undefined ? {} : { wave: base.wave }),
-  };
-  if (previous === undefined) await ledger.recordApp(meta, { ...base, ...change });
-  else if (previous.state !== change.state || previous.message !== change.message) {
-    // A terminal app being reopened (a rollback to this commit) is held like a new one.
-    await ledger.transition(meta.sha, target, { ...change, ...placed, claimedAt: null }, previous.version);
-  }
-  return { target, decision: change.decision, detail: verdict.reason, ...none };
-}
-
 /**
  * Superseded only when a later commit of the ref took the app over: it is live there, or that commit's
  * rollout has a record of it (recorded, and the reason returned). Otherwise (undefined) the refresh takes it
@@ -557,11 +387,7 @@ function patchFor(match: ObjectMatch, clock: Clock, pin?: PinScope): object | un
   switch (match.object.kind) {
     case 'Application': {
       const refresh = applicationRefreshPatch(match.object.value, { hydrate: match.hydrate });
-      const moved =
-        pin === undefined || pin.repoKey === undefined
-          ? undefined
-          : releasePinPatch(match.object.raw, pin.repos, pin.repoKey, pin.sha);
-      return moved === undefined ? refresh : withAnnotations(moved, refresh?.metadata.annotations ?? {});
+      return withPinMove(match, refresh, pin);
     }
     case 'ApplicationSet':
       return applicationSetRefreshPatch();
