@@ -5,14 +5,13 @@ import type { FleetObject, ObjectMatch } from '../matching/match-index.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
-import type { DecisionRecord, RolloutSummary } from './model.js';
+import type { DecisionRecord, RolloutSummary, StoredApp } from './model.js';
 import { refreshCluster } from './refresh-apps.js';
+import type { NewAppRecords, RolloutMeta } from './rollout-store.js';
+import { underLease } from './under-lease.js';
 import type { AppOutcome, ClusterWorkDeps } from './work-model.js';
 
 export type { ClusterWorkDeps } from './work-model.js';
-
-import type { NewAppRecords, RolloutMeta } from './rollout-store.js';
-import { underLease } from './under-lease.js';
 
 export interface ClusterWorkResult {
   readonly cluster: string;
@@ -94,9 +93,12 @@ async function workOn(
   const { meta, log, fresh } = scope;
   const empty = { cluster: message.cluster, matched: 0, refreshed: 0, retrying: 0 };
   let only = message.apps === undefined ? undefined : new Set(message.apps.map(targetKey));
+  let records: readonly StoredApp[] | undefined;
   if (message.release === true) {
-    // A release looks at the apps this rollout holds on the cluster, nothing else.
-    const held = (await deps.rollouts.listApps(sha, cluster.name)).filter((a) => a.state === 'held');
+    // A release looks at the apps this rollout holds on the cluster, nothing else (and its refresh uses
+    // the records read here instead of reading them again).
+    records = await deps.rollouts.listApps(sha, cluster.name);
+    const held = records.filter((a) => a.state === 'held');
     if (held.length === 0) return empty;
     only = new Set(held.map(targetKey));
   }
@@ -142,6 +144,7 @@ async function workOn(
     ...(holds === undefined ? {} : { holds }),
     ...((deps.pinnedRepos?.length ?? 0) > 0 ? { owners: pinOwnersIn(objects) } : {}),
     ...(repoKey === undefined ? {} : { repoKey }),
+    ...(records === undefined ? {} : { records }),
   });
   if (fresh !== undefined) await fresh.flush();
   if (message.release === true && outcomes.some((o) => o.patched)) await deps.restartDeadline?.(sha);

@@ -37,7 +37,12 @@ export async function refreshCluster(
   const { deps, meta, cluster } = context;
   const needed = matches.some((m) => REFRESH.has(m.decision));
   const existing = needed
-    ? new Map((await deps.rollouts.listApps(meta.sha, cluster.name)).map((a) => [appKey(a), a]))
+    ? new Map(
+        (context.records ?? (await deps.rollouts.listApps(meta.sha, cluster.name))).map((a) => [
+          appKey(a),
+          a,
+        ]),
+      )
     : new Map<string, StoredApp>();
   const ownedLater = laterOwnership(context);
   const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) => {

@@ -6,7 +6,7 @@ import type { ClusterWorkMessage, FanoutMessage, TrackMessage } from '../queue/m
 import type { HoldContext } from '../release/holds.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
-import type { AppTarget, Decision, UngatedInstance } from './model.js';
+import type { AppTarget, Decision, StoredApp, UngatedInstance } from './model.js';
 import type {
   AppLedger,
   AppStateWriter,
@@ -64,6 +64,8 @@ export interface RefreshContext {
   readonly repoKey?: string;
   /** The owners (ApplicationSet, app-of-apps parent) of an Application, from the cluster's listing. */
   readonly owners?: (app: unknown) => readonly PinOwner[];
+  /** This cluster's records of the rollout, when the work item has just read them (a release does). */
+  readonly records?: readonly StoredApp[];
 }
 
 export type AppContext = RefreshContext & {
