@@ -5,6 +5,7 @@ import { benchFloor } from './floor.js';
 import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
+import { benchPage } from './page.js';
 import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
 import { benchWaves } from './waves.js';
 import { benchWebhook } from './webhook.js';
@@ -19,6 +20,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   waves: benchWaves,
   load: benchLoad,
   'cold-start': benchColdStart,
+  page: benchPage,
 };
 
 const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));
