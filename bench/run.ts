@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchColdStart } from './cold-start.js';
+import { benchCost } from './cost.js';
 import { benchFleet } from './fleet.js';
 import { benchFloor } from './floor.js';
 import { benchLoad } from './load.js';
@@ -21,6 +22,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   load: benchLoad,
   'cold-start': benchColdStart,
   page: benchPage,
+  cost: benchCost,
 };
 
 const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));
