@@ -59,8 +59,9 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
   for (const cluster of deps.clusters) {
     if ((await deps.trackers.list(cluster)).length === 0) continue;
     const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
-    if (!(await deps.trackers.claimChain(cluster, until, now))) continue;
-    await deps.trackQueue.send({ type: 'track', cluster, attempt: 0 });
+    const chain = await deps.trackers.claimChain(cluster, until, now);
+    if (chain === undefined) continue;
+    await deps.trackQueue.send({ type: 'track', cluster, attempt: 0, chain });
     chainsRestarted.push(cluster);
   }
   if (chainsRestarted.length > 0) deps.logger.warn('track chains restarted', { clusters: chainsRestarted });

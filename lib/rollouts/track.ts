@@ -53,6 +53,8 @@ export interface TrackResult {
   readonly changed: number;
   readonly unfinished: number;
   readonly requeued: boolean;
+  /** The message's chain had lost the cluster's lease to another: nothing was polled. */
+  readonly superseded?: true;
 }
 
 /**
@@ -66,7 +68,12 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
   const { cluster } = message;
   const log = deps.logger.child({ cluster, attempt: message.attempt });
   const now = deps.clock.now();
-  await deps.trackers.renewChain(cluster, leaseUntil(now, deps));
+  const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
+  if (chain === undefined) {
+    // Another chain holds the cluster (the sweep started one while this message was invisible): stop.
+    log.info('track chain superseded, stopping', { chain: message.chain ?? 'unnamed' });
+    return { rollouts: 0, changed: 0, unfinished: 0, requeued: false, superseded: true };
+  }
   const registered = await deps.trackers.list(cluster);
   const polls = await Promise.all(
     registered.map(async (r) => ({
@@ -138,7 +145,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     if (updated > 0) await deps.notify(sha);
     if (open === 0) await dropRegistration(cluster, poll.registration, deps);
   }
-  const requeued = await continueChain(message, registered, unfinished, deps);
+  const requeued = await continueChain({ ...message, chain }, registered, unfinished, deps);
   log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
   return { rollouts: polls.length, changed, unfinished, requeued };
 }
@@ -156,26 +163,29 @@ async function dropRegistration(cluster: string, registration: TrackedRollout, d
  * released and the registrations read again, so a rollout registered meanwhile is never left unpolled.
  */
 async function continueChain(
-  message: TrackMessage,
+  message: TrackMessage & { readonly chain: string },
   registered: readonly TrackedRollout[],
   unfinished: number,
   deps: TrackDeps,
 ): Promise<boolean> {
   const { cluster } = message;
+  let { chain } = message;
   let remaining = unfinished > 0 ? registered.length : (await deps.trackers.list(cluster)).length;
   if (remaining === 0) {
-    await deps.trackers.releaseChain(cluster);
+    await deps.trackers.releaseChain(cluster, chain);
     remaining = (await deps.trackers.list(cluster)).length;
     if (remaining === 0) return false;
     const now = deps.clock.now();
-    if (!(await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now))) return false;
+    const claimed = await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now);
+    if (claimed === undefined) return false;
+    chain = claimed;
   }
   const youngest = Math.max(0, ...registered.map((r) => Date.parse(r.addedAt) || 0));
   const ageSeconds = Math.max(0, (deps.clock.now().getTime() - youngest) / 1000);
   const delaySeconds = Math.round(
     Math.min(deps.maxIntervalSeconds, Math.max(deps.intervalSeconds, ageSeconds / 4)),
   );
-  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1 }, { delaySeconds });
+  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1, chain }, { delaySeconds });
   return true;
 }
 
