@@ -144,7 +144,9 @@ export interface ClusterLeases {
     cluster: string,
     holder: string,
     untilMs: number,
-  ): Promise<{ readonly held: true } | { readonly held: false; readonly untilMs: number }>;
+  ): Promise<
+    { readonly held: true } | { readonly held: false; readonly untilMs: number; readonly holder?: string }
+  >;
   release(sha: string, cluster: string, holder: string): Promise<void>;
 }
 

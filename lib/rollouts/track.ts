@@ -15,10 +15,9 @@ import type {
   RolloutReader,
   SyncedSummary,
   TrackedRollout,
-  ViewedApp,
 } from './rollout-store.js';
 import { decideApp, type LiveView } from './track-decide.js';
-import { underLease } from './under-lease.js';
+import { type WriteOutcome, writeChanges } from './track-writes.js';
 
 export interface LiveLister {
   /** One LIST per kind on the cluster (every page), keyed by `liveKey(kind, namespace, name)`. */
@@ -217,77 +216,33 @@ interface ApplyContext {
 }
 
 /**
- * Writes each unfinished app's change; a conflict (someone wrote it since) is read again and decided once
- * more. `after`: the cluster's apps once written, when the batch under the lease wrote every change.
+ * Decides each unfinished app's change and writes them (lib/rollouts/track-writes.ts). `after`: the
+ * cluster's apps once written, when the batch under the lease wrote every change.
  */
 async function applyChanges(
   apps: readonly StoredApp[],
   context: ApplyContext,
   cluster: string,
-): Promise<{ updated: number; after?: readonly ViewedApp[] }> {
+): Promise<WriteOutcome> {
   const { sha, deps } = context;
-  let updated = 0;
-  const conflicted: StoredApp[] = [];
-  const write = async (app: StoredApp) => {
-    const change = await decideApp(app, context);
-    if (change === undefined) return 'same' as const;
-    return deps.rollouts.transition(sha, app, change, app.version);
-  };
   // An app still `matched` is fan-out's (claimed, not yet patched): only the deadline takes it from there.
   // A `held` app waits for release control, whatever Argo CD does meanwhile.
   const followed = (a: StoredApp) => isInFlight(a.state) && (a.state !== 'matched' || context.pastDeadline);
   const decided = await Promise.all(
     apps.filter(followed).map(async (app) => ({ app, change: await decideApp(app, context) })),
   );
-  const writes = decided.flatMap(({ app, change }) =>
-    change === undefined ? [] : [{ target: app, change, expectedVersion: app.version }],
+  return writeChanges(
+    decided.flatMap(({ app, change }) => (change === undefined ? [] : [{ app, change }])),
+    {
+      sha,
+      cluster,
+      rollouts: deps.rollouts,
+      ...(deps.leases === undefined ? {} : { leases: deps.leases }),
+      logger: deps.logger,
+      decide: (app) => decideApp(app, context),
+      followed,
+    },
   );
-  const batched = await writeInBatches(sha, cluster, writes, deps);
-  if (batched !== undefined) {
-    updated += batched.updated;
-    const lost = new Set(batched.conflicts.map((t) => key(t as StoredApp)));
-    conflicted.push(...decided.filter(({ app }) => lost.has(key(app))).map(({ app }) => app));
-  } else {
-    await Promise.all(
-      writes.map(async ({ target, change, expectedVersion }) => {
-        const result = await deps.rollouts.transition(sha, target, change, expectedVersion);
-        if (result === 'updated') updated += 1;
-        else conflicted.push(target as StoredApp);
-      }),
-    );
-  }
-  if (conflicted.length > 0) {
-    const again = new Map((await deps.rollouts.listApps(sha, cluster)).map((a) => [key(a), a]));
-    for (const app of conflicted) {
-      const fresh = again.get(key(app));
-      if (fresh !== undefined && followed(fresh) && (await write(fresh)) === 'updated') updated += 1;
-    }
-    return { updated };
-  }
-  return batched === undefined ? { updated } : { updated, after: batched.apps };
 }
 
 const key = (a: StoredApp) => liveKey(a.kind, a.namespace, a.name);
-
-/** Below this many changes one conditional write each costs less than the lease and the read. */
-const BATCH_FROM = 10;
-
-/**
- * The poll's changes as batch puts while this poll holds the cluster's lease for the rollout; undefined
- * when it cannot (no batch writer, few changes, or a fan-out work item holds the lease): then each change
- * is its own conditional write.
- */
-async function writeInBatches(
-  sha: string,
-  cluster: string,
-  writes: Parameters<AppTransitions['transitionMany']>[2],
-  deps: TrackDeps,
-) {
-  const { leases } = deps;
-  const many = deps.rollouts.transitionMany;
-  if (leases === undefined || many === undefined || writes.length < BATCH_FROM) return undefined;
-  const lease = await underLease(leases, { sha, cluster, who: 'track', untilMs: Date.now() + 60_000 }, () =>
-    many(sha, cluster, writes),
-  );
-  return lease.held ? lease.value : undefined;
-}
