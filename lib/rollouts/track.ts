@@ -28,7 +28,7 @@ export const liveKey = (kind: string, namespace: string, name: string) => `${kin
 
 export interface TrackDeps {
   readonly rollouts: Pick<RolloutReader, 'listApps' | 'summary'> & AppStateWriter & Partial<AppTransitions>;
-  /** With `transitionMany`: a poll's changes on a cluster go out in batches while it holds the lease. */
+  /** Every write of a poll is under this lease; with `transitionMany`, 3+ changes go out in batches. */
   readonly leases?: ClusterLeases;
   readonly trackers: ClusterTrackers;
   readonly refPushes: Pick<RefPushes, 'recent'>;
@@ -58,10 +58,11 @@ export interface TrackResult {
 
 /**
  * One poll of one cluster: every rollout in flight on it is read from one LIST per kind, however many
- * there are. The apps' state changes are written (forward only, each at the version it was decided on: in
- * batches while the poll holds the cluster's lease, else one conditional write each), each
+ * there are. The apps' state changes are written (forward only, each at the version it was decided on,
+ * under the rollout's lease on the cluster: lib/rollouts/track-writes.ts), each
  * touched rollout's summary re-derived and its Slack message updated, and the next poll enqueued with
  * backoff while anything is in flight. A rollout past its deadline turns its unfinished apps to `timeout`.
+ * A message of a chain that lost the cluster's chain lease stops before reading anything (docs/engine.md).
  */
 export async function trackCluster(message: TrackMessage, deps: TrackDeps): Promise<TrackResult> {
   const { cluster } = message;
