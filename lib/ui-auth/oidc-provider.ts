@@ -150,7 +150,10 @@ function classify(error: unknown, step: string): Error {
     return new ProviderUnavailableError(`the sign-in provider did not answer (${step})`, { cause: error });
   if (error instanceof joseErrors.JOSEError)
     return new LoginRefusedError(`the ID token is not valid (${error.code})`, { cause: error });
-  const code = (error as { code?: unknown }).code;
+  // The provider's OAuth error (`invalid_grant`, ...) when it sent one, else openid-client's code.
+  const oauth = (error as { error?: unknown }).error;
+  const code =
+    typeof oauth === 'string' && /^[a-z_]{1,64}$/.test(oauth) ? oauth : (error as { code?: unknown }).code;
   return new LoginRefusedError(
     `the sign-in provider refused the login${typeof code === 'string' ? ` (${code})` : ''}`,
     { cause: error },

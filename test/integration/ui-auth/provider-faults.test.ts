@@ -102,7 +102,7 @@ describe('the login when the provider is down, slow or refuses', () => {
       d,
     );
     expect(refused.statusCode).toBe(401);
-    expect(refused.body).toContain('refused');
+    expect(refused.body).toContain('refused the login (invalid_grant)');
 
     const second = await start();
     await issuer.close();
