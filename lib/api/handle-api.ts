@@ -9,7 +9,7 @@ import { requireBearer, requireBearerHeader } from './auth.js';
 import { type ControlApiDeps, controlRoute, listFreezes } from './control-routes.js';
 import type { FindingsReader } from './findings-reader.js';
 import type { RolloutIndex } from './rollout-index.js';
-import { findRollout, listRollouts, rolloutJson } from './rollout-routes.js';
+import { findRollout, listRollouts, NAME, pageOf, rolloutJson } from './rollout-routes.js';
 import { uiIamRefused, uiLogin, uiPage, uiUnauthorized } from './ui-routes.js';
 
 export interface ApiDeps {
@@ -27,7 +27,6 @@ export interface ApiDeps {
   readonly control?: ControlApiDeps;
 }
 
-const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
 
 /**
@@ -141,14 +140,4 @@ async function findings(request: HttpRequest, deps: ApiDeps): Promise<HttpRespon
     pageOf(request),
   );
   return json(200, { items: result.items, nextCursor: result.nextCursor ?? null });
-}
-
-function pageOf(request: HttpRequest): { limit: number; cursor?: string } {
-  const { limit: rawLimit, cursor } = request.query;
-  const limit = rawLimit === undefined ? 50 : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
-    throw new BadRequestError('limit must be 1 to 500');
-  if (cursor !== undefined && !/^[A-Za-z0-9_-]{1,2048}$/.test(cursor))
-    throw new BadRequestError('cursor is not valid');
-  return { limit, ...(cursor === undefined ? {} : { cursor }) };
 }
