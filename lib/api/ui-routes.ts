@@ -158,6 +158,27 @@ the token is swapped for a cookie and removed from the address.</p></body></html
   );
 }
 
+/**
+ * `UI_AUTH=iam` with no IAM principal on the request: the routes under `/ui` take no IAM authorizer at the
+ * gateway (a browser cannot sign its requests), so the page refuses rather than open itself to anyone.
+ */
+export function uiIamRefused(): HttpResponse {
+  const nonce = randomBytes(16).toString('base64');
+  return page(
+    403,
+    renderErrorPage(
+      403,
+      'This page needs a login: deploy with UI_AUTH=oidc (see docs/login.md), or put the /ui routes back behind IAM auth and open them through a signing proxy.',
+      { nonce },
+    ),
+    nonce,
+  );
+}
+
+/** An HTML answer with the pages' headers (CSP under the response's nonce, no caching, no referrer). */
+export const htmlPage = (statusCode: number, body: string, nonce: string): HttpResponse =>
+  page(statusCode, body, nonce);
+
 function page(statusCode: number, body: string, nonce: string): HttpResponse {
   return {
     statusCode,
