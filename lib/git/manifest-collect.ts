@@ -6,7 +6,7 @@ import {
   resolveResourceEntry,
 } from './kustomization.js';
 import { ManifestBudget } from './manifest-budget.js';
-import { parseManifestFile } from './manifest-parse.js';
+import { type ParseFailure, parseManifestFile } from './manifest-parse.js';
 import type {
   CollectRequest,
   ManifestLimits,
@@ -115,7 +115,9 @@ class ManifestWalk {
     }
     if (!this.budget.takeFile(bytes.byteLength)) return;
     const kustomization = parseKustomization(Buffer.from(bytes).toString('utf8'));
-    for (const message of kustomization.errors) this.problem(this.errors, { path, message });
+    for (const failure of kustomization.failures) this.problem(this.errors, unparseable(path, failure));
+    const rest = kustomization.errors.slice(kustomization.failures.length);
+    for (const message of rest) this.problem(this.errors, { path, message });
     if (kustomization.inflatesHelmCharts) this.notRendered = true;
     // Refused whole, before any lookup: following part of an oversized list would still cost its lookups.
     if (!this.budget.fitsEntries(kustomization.entries.length)) {
@@ -167,8 +169,19 @@ class ManifestWalk {
     if (!this.budget.takeFile(bytes.byteLength)) return;
     const parsed = parseManifestFile(Buffer.from(bytes).toString('utf8'));
     for (const doc of parsed.objects) this.documents.push({ path, doc });
-    for (const message of parsed.errors) this.problem(this.errors, { path, message });
+    for (const failure of parsed.failures) this.problem(this.errors, unparseable(path, failure));
   }
+}
+
+function unparseable(path: string, failure: ParseFailure): ManifestProblem {
+  const { message, line, column } = failure;
+  return {
+    path,
+    message,
+    unparseable: true,
+    ...(line === undefined ? {} : { line }),
+    ...(column === undefined ? {} : { column }),
+  };
 }
 
 function kustomizationFile(entries: readonly TreeEntry[]): string | undefined {

@@ -3,6 +3,7 @@ import { ATTENTION_STATES, causeGroups, PAGE_STATE_ORDER } from './failure-group
 import { type Html, html, safeHref } from './html.js';
 import { timeTag } from './rollout-bits.js';
 import { relativeTime } from './time-text.js';
+import { verdictBadge } from './warned-section.js';
 
 /** Cause groups shown, and apps named per group; the rest are counted. */
 export const MAX_CAUSE_GROUPS = 50;
@@ -138,7 +139,7 @@ function appLine(app: AppRecord, argocdUrl: string | undefined): Html {
   const failures = app.failures ?? [];
   const where = `${app.kind === 'Application' ? '' : `${app.kind} `}${app.cluster}/${app.namespace}`;
   return html`<li class="app" data-app="${app.cluster}/${app.namespace}/${app.name}" data-kind="${app.kind}" data-state="${app.state}">
-<span class="state s-${app.state}">${app.state}</span> ${name} <span class="kind">${where}</span> <a class="meta" href="${history}" data-history>history</a>
+<span class="state s-${app.state}">${app.state}</span> ${name} <span class="kind">${where}</span>${verdictBadge(app)} <a class="meta" href="${history}" data-history>history</a>
 ${showMessage(app) ? html`<div class="msg">${app.message}</div>` : ''}${
   unrendered === undefined
     ? ''

@@ -12,6 +12,7 @@ import {
   ungatedNotice,
 } from './rollout-notices.js';
 import { relativeTime, spanText } from './time-text.js';
+import { warnedSection } from './warned-section.js';
 
 export interface RolloutPageOptions {
   readonly nonce: string;
@@ -54,7 +55,7 @@ ${countsBar(rollout.apps, state)}
 ${
   rollout.apps.length === 0 && Object.keys(rollout.clusterErrors ?? {}).length === 0
     ? html`<p>No app of the fleet matched this commit.</p>`
-    : html`${attentionSection(rollout.apps)}${heldSection(rollout.apps)}<section id="apps"><h2>${state === undefined ? 'Apps' : html`<span data-state-shown="${state}">${shown.apps.length} ${state}</span> apps`} by ${rollout.waves?.length ? 'wave and ' : ''}destination${state === undefined ? '' : html` <a class="meta" href="?">show all</a>`}</h2>${appGroups(shown, options.argocdUrls, now)}</section>`
+    : html`${attentionSection(rollout.apps)}${warnedSection(rollout.apps)}${heldSection(rollout.apps)}<section id="apps"><h2>${state === undefined ? 'Apps' : html`<span data-state-shown="${state}">${shown.apps.length} ${state}</span> apps`} by ${rollout.waves?.length ? 'wave and ' : ''}destination${state === undefined ? '' : html` <a class="meta" href="?">show all</a>`}</h2>${appGroups(shown, options.argocdUrls, now)}</section>`
 }
 ${notRefreshedSection(rollout.apps, options.decisions)}
 ${actionsSection(rollout, now)}`;
