@@ -28,7 +28,7 @@ export function unparseableCheck(problem: ParseProblem): SecretCheck {
     file: path,
     ...(line === undefined ? {} : { line }),
     ...(column === undefined ? {} : { column }),
-    message: `${filePosition(path, line, column)}: the manifest does not parse (${problem.message}); Argo CD would fail to compare this app`,
+    message: `${filePosition(path, line, column)}: the manifest does not parse (${problem.message.replace(/ at line \d+, column \d+$/, '')}); Argo CD would fail to compare this app`,
   };
 }
 
