@@ -124,6 +124,7 @@ describe('a manifest that does not parse, through the local stack (Git server, s
     expect(app?.message).toBe('apps/e2e-broken/deploy.yaml:7:3: unparseable');
     expect(app?.preflight).toEqual({ verdict: 'block', reasons: [app?.message] });
     expect(patched('broken-block')).toEqual([]);
+    expect(page).toContain('manifest apps/e2e-broken/deploy.yaml:7:3: unparseable');
   });
 
   it('blocks a Kustomize app whose listed resource does not parse', () => {
