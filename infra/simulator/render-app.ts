@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { argoCdFailsOn } from '../../lib/git/manifest-collect.js';
 import { parseManifestFile } from '../../lib/git/manifest-parse.js';
 import type { TreeSource } from '../../lib/git/manifest-types.js';
 import type { ResolveRevision } from './argocd-controller.js';
@@ -101,9 +102,10 @@ async function plainDirectory(tree: TreeSource, dir: string, recurse: boolean, r
     const path = dir === '' ? entry.name : posix.join(dir, entry.name);
     if (entry.type === 'tree' && recurse) out.push(...(await plainDirectory(tree, path, recurse, root)));
     else if (entry.type === 'blob' && /\.(ya?ml|json)$/i.test(entry.name)) {
-      const parsed = parseManifestFile(await read(tree, path));
+      const text = await read(tree, path);
+      const parsed = parseManifestFile(text);
       const [failure] = parsed.failures;
-      if (failure !== undefined) {
+      if (failure !== undefined && argoCdFailsOn(path, text, parsed.objects.length)) {
         // repo-server's findManifests: gRPC FailedPrecondition (HTTP 400), the path relative to the app's.
         const relative = root === '' ? path : posix.relative(root, path);
         const line = failure.line === undefined ? '' : ` line ${failure.line}:`;

@@ -45,6 +45,26 @@ describe('a manifest that does not parse', () => {
     ]);
   });
 
+  it('is not unparseable where Argo CD skips it: a broken YAML file in a directory that is not a manifest', async () => {
+    const tree = memoryTree({
+      'apps/web/svc.yaml': 'kind: Service\n',
+      'apps/web/tool-config.yaml': 'settings: [1\n',
+      'apps/web/broken.json': '{"apiVersion": "v1",\n "kind": [\n',
+    });
+    const set = await collectManifests(tree, { path: 'apps/web' });
+    expect(set.errors.filter((e) => e.unparseable).map((e) => e.path)).toEqual(['apps/web/broken.json']);
+    expect(set.errors.find((e) => e.path === 'apps/web/tool-config.yaml')?.message).toMatch(
+      /Argo CD ignores it/,
+    );
+    // The same file listed by a kustomization fails kustomize: unparseable there.
+    const listed = memoryTree({
+      'k/kustomization.yaml': 'resources: [tool-config.yaml]\n',
+      'k/tool-config.yaml': 'settings: [1\n',
+    });
+    const kset = await collectManifests(listed, { path: 'k' });
+    expect(kset.errors).toEqual([expect.objectContaining({ path: 'k/tool-config.yaml', unparseable: true })]);
+  });
+
   it('is marked unparseable in a Kustomize directory: the kustomization itself, or a resource it lists', async () => {
     const own = memoryTree({ 'k/kustomization.yaml': 'resources: [a.yaml\n', 'k/a.yaml': 'kind: A\n' });
     const listed = memoryTree({
