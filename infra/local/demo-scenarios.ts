@@ -1,4 +1,5 @@
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
+import { failedSync } from './demo-failed-sync.js';
 import type { LocalStack, LocalStackOptions } from './stack.js';
 
 // `npm run demo -- waves` and `npm run demo -- missing-secret`: release control on a stack of their own
@@ -91,4 +92,5 @@ async function missingSecret(kit: DemoKit): Promise<void> {
 export const SCENARIOS: Readonly<Record<string, (kit: DemoKit) => Promise<void>>> = {
   waves,
   'missing-secret': missingSecret,
+  'failed-sync': failedSync,
 };
