@@ -83,6 +83,7 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
         renderer: createRenderCache(argocdApis, logger, auditRenders),
         options: {
           graceSeconds: config.missedWebhookGraceSeconds,
+          digestMinSeverity: config.digestMinSeverity,
           ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
         },
       });

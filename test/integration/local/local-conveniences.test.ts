@@ -53,6 +53,20 @@ describe('the local stack at start-up', () => {
     expect(body.lastReconcile?.clustersRead).toBe(argocd.length);
   }, 60_000);
 
+  it("posts that pass's findings digest without low and info findings (DIGEST_MIN_SEVERITY default medium)", async () => {
+    await stack.firstPass;
+    const digest = stack.slack?.messages().find((m) => m.text.toLowerCase().includes('finding'));
+    const text = JSON.stringify(digest?.blocks ?? []);
+    expect(text).toContain('New · Critical');
+    expect(text).not.toContain('New · Low');
+    expect(text).not.toContain('New · Info');
+    // Every finding is still stored and served, the low ones too.
+    const low = (await (await fetch(`${stack.url}/findings?severity=low&limit=1`)).json()) as {
+      items: unknown[];
+    };
+    expect(low.items).toHaveLength(1);
+  }, 60_000);
+
   it('prints no EMF metric lines unless LOCAL_METRICS=1', async () => {
     const output = await stdoutDuring(async () => {
       for (let i = 0; i < 3; i++) await (await fetch(`${stack.url}/healthz`)).text();
