@@ -62,12 +62,18 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   // A Slack credential in Secrets Manager is read through the TTL-cached reader (Powertools Parameters).
   const slack = createSlackTarget(config.slack, { logger, secrets: shared.cachedSecrets });
+  // Commit statuses and Slack messages link to the rollout's page (PUBLIC_URL, else the local stack's URL).
+  const pageUrl = (sha: string) => {
+    const base = config.publicUrl ?? overrides.publicUrl?.();
+    return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
+  };
   const notifier = createRolloutNotifier({
     slack,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
     logger,
     clock,
     fleet: fleetConfig,
+    pageUrl,
   });
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
@@ -78,10 +84,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     credentials,
     posted: dynamoPostedStatuses(table, 90 * 24 * 3600),
     post: (request) => postStatus(request),
-    pageUrl: (sha) => {
-      const base = config.publicUrl ?? overrides.publicUrl?.();
-      return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
-    },
+    pageUrl,
     logger,
   });
   const parts = new Map<string, unknown>();

@@ -57,7 +57,7 @@ export function renderRolloutMessage(
       `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,
     ),
     section(commitLines(snapshot)),
-    section(timing === undefined ? status : `${status}\n${timing}`),
+    section([status, timing, pageLine(snapshot)].filter((l) => l !== undefined).join('\n')),
   ];
   const release = releaseLines(snapshot);
   if (release.length > 0) top.push(section(release.join('\n')));
@@ -154,6 +154,10 @@ export function renderRefNotice(snapshot: RolloutSnapshot, ref: string): SlackMe
     ),
     blocks: [section(line)],
   };
+}
+
+function pageLine(snapshot: RolloutSnapshot): string | undefined {
+  return snapshot.pageUrl === undefined ? undefined : `:mag: ${link(snapshot.pageUrl, 'Rollout page')}`;
 }
 
 function commitLines(snapshot: RolloutSnapshot): string {
