@@ -25,6 +25,14 @@ describe('npm run demo -- failed-sync', () => {
     );
     // The Slack thread reply the team reads carries the same reason.
     expect(stdout).toMatch(/^ {2}\| • Deployment web-e2e\/web-e2e: simulated: admission webhook denied/m);
+    expect(stdout).toMatch(/^ {2}\| :point_right: What to do: fix what Argo CD refused/m);
+    // The Slack message links the rollout's page on the stack's own URL.
+    expect(stdout).toMatch(
+      new RegExp(
+        `^Slack message: .* \\(links http://127\\.0\\.0\\.1:\\d+/ui/rollouts/${sha}[0-9a-f]{33}\\)$`,
+        'm',
+      ),
+    );
     expect(stdout).toMatch(
       new RegExp(`npx gitops-sync retry ${sha}[0-9a-f]{5} --cluster spoke-c --app web-e2e`),
     );
