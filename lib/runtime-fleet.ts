@@ -62,18 +62,17 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
   // A Slack credential in Secrets Manager is read through the TTL-cached reader (Powertools Parameters).
   const slack = createSlackTarget(config.slack, { logger, secrets: shared.cachedSecrets });
-  // Commit statuses and Slack messages link to the rollout's page (PUBLIC_URL, else the local stack's URL).
   const pageUrl = (sha: string) => {
     const base = config.publicUrl ?? overrides.publicUrl?.();
     return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
   };
   const notifier = createRolloutNotifier({
     slack,
+    pageUrl,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
     logger,
     clock,
     fleet: fleetConfig,
-    pageUrl,
   });
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);

@@ -78,7 +78,7 @@ function printSlackReplies(kit: FailedSyncKit, stack: LocalStack | undefined, sh
   if (slack === undefined) return;
   const root = slack.messages().find((m) => m.text.includes(sha.slice(0, 7)));
   if (root === undefined) return;
-  const page = /<(https?:[^|>]+\/ui\/rollouts\/[^|>]+)\|Rollout page>/.exec(JSON.stringify(root.blocks))?.[1];
+  const page = /<(https?:[^|>]+\/ui\/rollouts\/[^|>]+)\|rollout page>/.exec(JSON.stringify(root.blocks))?.[1];
   kit.say(`Slack message: ${compactText(root)[0] ?? ''}${page === undefined ? '' : ` (links ${page})`}`);
   kit.say('Slack thread replies (one per cause):');
   for (const reply of slack.replies(root.ts)) {

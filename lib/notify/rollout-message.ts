@@ -51,13 +51,14 @@ export function renderRolloutMessage(
     .filter((app) => (ended ? !QUIET.has(app.state) : NEEDS_A_PERSON.has(app.state)))
     .sort(compareApps);
   const timing = timingLine(snapshot, ended);
-  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}`;
+  const page = snapshot.pageUrl === undefined ? '' : ` · ${link(snapshot.pageUrl, 'rollout page')}`;
+  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}${page}`;
   const top: SlackBlock[] = [
     header(
       `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,
     ),
     section(commitLines(snapshot)),
-    section([status, timing, pageLine(snapshot)].filter((l) => l !== undefined).join('\n')),
+    section(timing === undefined ? status : `${status}\n${timing}`),
   ];
   const release = releaseLines(snapshot);
   if (release.length > 0) top.push(section(release.join('\n')));
@@ -154,10 +155,6 @@ export function renderRefNotice(snapshot: RolloutSnapshot, ref: string): SlackMe
     ),
     blocks: [section(line)],
   };
-}
-
-function pageLine(snapshot: RolloutSnapshot): string | undefined {
-  return snapshot.pageUrl === undefined ? undefined : `:mag: ${link(snapshot.pageUrl, 'Rollout page')}`;
 }
 
 function commitLines(snapshot: RolloutSnapshot): string {

@@ -34,7 +34,7 @@ export interface NotifierDeps {
   readonly clock?: Clock;
   /** Argo CD UI links and per-repository `slackChannel` routing (bot mode). */
   readonly fleet?: NoticeFleet;
-  /** The rollout's page (`{PUBLIC_URL}/ui/rollouts/{sha}`; the local stack's own URL locally). */
+  /** The rollout's page (`{PUBLIC_URL}/ui/rollouts/{sha}`), linked from the message when known. */
   readonly pageUrl?: (sha: string) => string | undefined;
 }
 

@@ -81,7 +81,7 @@ describe('thread replies, one per cause', () => {
     const result = await notifier.notify(rolloutSnapshot(apps));
     const [root, ...others] = receiver.messages(channel);
     expect(others).toHaveLength(0);
-    expect(JSON.stringify(root?.blocks)).toContain(`<${PAGE}/ui/rollouts/${SHA}|Rollout page>`);
+    expect(JSON.stringify(root?.blocks)).toContain(`<${PAGE}/ui/rollouts/${SHA}|rollout page>`);
 
     const replies = receiver.replies(root?.ts ?? '').map((r) => compactText(r).join('\n'));
     // 7 blocked by one secret, 2 failed for one reason, 1 timeout alone: 3 replies, not 10.
