@@ -1,3 +1,4 @@
+import { SEVERITIES, type Severity } from './audit/types.js';
 import { ConfigError } from './errors.js';
 import { type UiAuthSettings, uiAuthSettings } from './ui-auth/settings.js';
 
@@ -81,6 +82,11 @@ export interface Config {
   readonly refreshConcurrency: number;
   readonly port: number;
   readonly logLevel: LogLevel;
+  /**
+   * `DIGEST_MIN_SEVERITY`: findings less severe are left out of the reconcile digest in Slack (default
+   * `medium`); the fleet file's `audit.digest.minSeverity` overrides it. `GET /findings` serves them all.
+   */
+  readonly digestMinSeverity: Severity;
 }
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
@@ -144,6 +150,7 @@ export function loadConfig(env: Env): Config {
     refreshConcurrency: integer(env, 'REFRESH_CONCURRENCY', 10, 1, 200),
     port: integer(env, 'PORT', 3000, 0, 65535),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'INFO'),
+    digestMinSeverity: oneOf(env, 'DIGEST_MIN_SEVERITY', SEVERITIES, 'medium'),
   };
   if (config.queueUrl !== undefined && config.trackQueueUrl === undefined) {
     throw new ConfigError('TRACK_QUEUE_URL', 'is required when QUEUE_URL is set');

@@ -3,6 +3,7 @@ import { errorMessage } from './errors.js';
 import { createGitReaderPool } from './git/manifests.js';
 import { postToSlack } from './notify/slack-target.js';
 import { countReconcile } from './observability/reconcile-metrics.js';
+import { summarizePass } from './reconcile/report.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
 import { sweepRollouts } from './rollouts/sweep.js';
 import {
@@ -13,6 +14,7 @@ import {
   gitCacheDir,
 } from './runtime-fleet.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
+import { recordLastPass } from './store/reconcile-pass.js';
 
 /** How long past its deadline a rollout may stay open before the sweep finishes it. */
 const SWEEP_GRACE_SECONDS = 60;
@@ -81,9 +83,14 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
         renderer: createRenderCache(argocdApis, logger, auditRenders),
         options: {
           graceSeconds: config.missedWebhookGraceSeconds,
+          digestMinSeverity: config.digestMinSeverity,
           ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),
         },
       });
+      // `GET /findings` tells "no findings" from "no pass has run yet" by this item.
+      await recordLastPass(table, summarizePass(report)).catch((error: unknown) =>
+        logger.warn('last reconcile pass not recorded', { error: errorMessage(error) }),
+      );
       const swept = await sweep();
       // run-reconcile logs the pass's summary line; here it is counted.
       countReconcile(metrics, report);

@@ -1,10 +1,11 @@
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
 import { badManifest } from './demo-bad-manifest.js';
+import { failedSync } from './demo-failed-sync.js';
 import type { LocalStack, LocalStackOptions } from './stack.js';
 
-// `npm run demo -- waves`, `npm run demo -- missing-secret` and `npm run demo -- bad-manifest`: release
+// `npm run demo -- waves`, `npm run demo -- missing-secret`, `bad-manifest` and `failed-sync`: release
 // control and the preflight on a stack of their own (a fleet with waves; a secret created half way; a
-// manifest that does not parse), each in well under a minute.
+// manifest that does not parse; a sync an admission webhook denies), each in well under a minute.
 
 export interface DemoTarget {
   readonly url: string;
@@ -105,4 +106,5 @@ export const SCENARIOS: Readonly<Record<string, (kit: DemoKit) => Promise<void>>
   waves,
   'missing-secret': missingSecret,
   'bad-manifest': badManifest,
+  'failed-sync': failedSync,
 };

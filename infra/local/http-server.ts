@@ -10,6 +10,11 @@ export interface LocalRoutes {
   readonly webhook: HttpHandler;
   /** The read API's `GET` routes and the control routes (`POST`, `DELETE`). */
   readonly api: HttpHandler;
+  /** Pages of the local stack itself (`/_local/…`), tried first; undefined passes the request on. */
+  readonly local?: (
+    method: string,
+    path: string,
+  ) => { status: number; contentType: string; body: string } | undefined;
 }
 
 const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded)|text\/)/i;
@@ -45,6 +50,12 @@ export async function startLocalHttpServer(
 async function serve(req: IncomingMessage, res: ServerResponse, routes: LocalRoutes, maxBodyBytes: number) {
   const url = new URL(req.url ?? '/', 'http://local');
   const method = req.method ?? 'GET';
+  const page = routes.local?.(method, url.pathname);
+  if (page !== undefined) {
+    res.writeHead(page.status, { 'content-type': page.contentType, 'cache-control': 'no-store' });
+    res.end(method === 'HEAD' ? '' : page.body);
+    return;
+  }
   const webhook = /^\/webhooks\/([^/]+)\/?$/.exec(url.pathname);
   const handler = webhook !== null ? (method === 'POST' ? routes.webhook : undefined) : routes.api;
   if (handler === undefined) {

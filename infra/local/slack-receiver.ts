@@ -10,6 +10,8 @@ export interface SlackReceiverOptions {
   readonly channels?: readonly string[];
   /** Prints a compact rendering of every message as it is posted or updated ("what would be sent"). */
   readonly print?: (line: string) => void;
+  /** With `print`: one short line per message pointing here (the whole message is read at this URL). */
+  readonly viewUrl?: () => string | undefined;
 }
 
 export interface ReceivedMessage {
@@ -87,6 +89,11 @@ export async function startSlackReceiver(options: SlackReceiverOptions = {}): Pr
     const where =
       message.threadTs === undefined ? message.channel : `${message.channel} thread ${message.threadTs}`;
     const [first = '', ...rest] = compactText(message);
+    const view = options.viewUrl?.();
+    if (view !== undefined) {
+      const head = first.length > 100 ? `${first.slice(0, 99)}…` : first;
+      return options.print(`[slack] ${where} ${verb} ${message.ts}: ${head}  (${view})`);
+    }
     options.print(
       [`[slack] ${where} ${verb} ${message.ts}: ${first}`, ...rest.map((l) => `  ${l}`)].join('\n'),
     );

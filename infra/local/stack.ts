@@ -12,7 +12,9 @@ import type { ControllerOptions } from '../simulator/argocd-controller.js';
 import { type DefaultWorld, startDefaultWorld } from './default-world.js';
 import { ensureTable, localDynamoClient, startDynalite } from './dynamodb.js';
 import { startLocalHttpServer } from './http-server.js';
+import { localMetrics } from './local-metrics.js';
 import { type SlackReceiver, startSlackReceiver } from './slack-receiver.js';
+import { SLACK_VIEW_PATH, slackViewAnswer } from './slack-view.js';
 import { type LocalQueues, localQueues, type QueueWrapper } from './stack-queues.js';
 
 export const LOCAL_GITHUB_SECRET = 'local-github-secret';
@@ -28,7 +30,7 @@ export interface LocalStackOptions {
   /** Print Slack messages (the local Slack double) here. */
   readonly print?: (line: string) => void;
   readonly logger?: Logger;
-  /** Run `reconcile` on its interval (default true). */
+  /** Run `reconcile` on its interval, and a first pass as soon as the stack listens (default true). */
   readonly schedule?: boolean;
   /** Per-request timeout against the simulated clusters (tests of slow clusters). */
   readonly clusterTimeoutMs?: number;
@@ -47,6 +49,10 @@ export interface LocalStack {
   /** The in-process queues; absent when the stack runs against real queues (`QUEUE_URL`, `SQS_ENDPOINT`). */
   readonly queues?: LocalQueues;
   readonly dynamodbEndpoint: string;
+  /** With `schedule`: settles when the start-up reconcile pass has ended (whatever its outcome). */
+  readonly firstPass?: Promise<void>;
+  /** `GET` it for the messages the local Slack double received (absent when Slack is real). */
+  readonly slackViewUrl?: string;
   close(): Promise<void>;
 }
 
@@ -99,12 +105,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       env.SECRETS_MANAGER_ENDPOINT ??= world.secretsManager.endpoint;
       env.STS_ENDPOINT ??= world.secretsManager.endpoint;
     }
+    let publicUrl: string | undefined;
     let slack: SlackReceiver | undefined;
     const slackGiven = [env.SLACK_BOT_TOKEN, env.SLACK_WEBHOOK_URL, env.SLACK_SECRET_ARN].some(
       (v) => v !== undefined,
     );
     if (!slackGiven) {
-      slack = await startSlackReceiver(options.print === undefined ? {} : { print: options.print });
+      // One short line per message on the console; the messages themselves are read at the view's URL.
+      const viewUrl = () => (publicUrl === undefined ? undefined : `${publicUrl}${SLACK_VIEW_PATH}`);
+      slack = await startSlackReceiver(options.print === undefined ? {} : { print: options.print, viewUrl });
       closers.push(() => (slack as SlackReceiver).close());
       Object.assign(env, {
         SLACK_BOT_TOKEN: 'xoxb-local',
@@ -124,10 +133,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const queues = localQueues(config, options.wrapQueue);
     const logger = options.logger ?? createLogger({ level: config.logLevel });
-    let publicUrl: string | undefined;
     const overlay = options.fleetOverlay ?? ((fleet: FleetConfig) => fleet);
     const app = createRuntime(config, {
       logger,
+      // EMF lines are for CloudWatch: locally only with LOCAL_METRICS=1.
+      metrics: localMetrics(env),
       ...queues.overrides,
       fleetMode: 'local',
       ...(world === undefined
@@ -143,23 +153,33 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     closers.push(queues.stop);
 
     const http = await startLocalHttpServer(
-      { webhook: webhookHandler(source), api: apiHandler(source) },
+      {
+        webhook: webhookHandler(source),
+        api: apiHandler(source),
+        local: (method, path) => slackViewAnswer(method, path, slack),
+      },
       { port: config.port, maxBodyBytes: config.maxBodyBytes },
     );
     closers.push(() => http.close());
     publicUrl = http.url;
 
+    let firstPass: Promise<void> | undefined;
     if (options.schedule !== false) {
       let running = false;
-      const timer = setInterval(() => {
-        if (running) return;
+      const pass = () => {
         running = true;
-        app
+        return app
           .reconcile()
+          .then(() => undefined)
           .catch((error: unknown) => logger.warn('reconcile pass failed', { error: errorMessage(error) }))
           .finally(() => {
             running = false;
           });
+      };
+      // A first pass now, so findings and missed pushes show within seconds of start-up, not an interval later.
+      firstPass = pass();
+      const timer = setInterval(() => {
+        if (!running) void pass();
       }, config.reconcileIntervalSeconds * 1000);
       // The sweep on its own schedule, as in AWS (every minute; never beside a running pass here).
       const sweeper = setInterval(() => {
@@ -186,6 +206,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(slack === undefined ? {} : { slack }),
       ...(queues.queues === undefined ? {} : { queues: queues.queues }),
       dynamodbEndpoint: config.dynamodbEndpoint ?? '',
+      ...(firstPass === undefined ? {} : { firstPass }),
+      ...(slack === undefined ? {} : { slackViewUrl: `${http.url}${SLACK_VIEW_PATH}` }),
       close,
     };
   } catch (error) {

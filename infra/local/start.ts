@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../lib/errors.js';
 import { writeClusterAccess } from './cluster-access.js';
+import { localMetricsOn } from './local-metrics.js';
 import { LOCAL_GITHUB_SECRET, LOCAL_GITLAB_TOKEN, startLocalStack } from './stack.js';
 import { removeStackState, stackDir, writeStackState } from './state-file.js';
 
@@ -54,14 +55,23 @@ try {
       `Secrets Manager double: ${world.secretsManager.endpoint}`,
     );
   }
-  if (stack.slack !== undefined)
-    lines.push('Slack: the messages that would be sent are printed below as [slack] lines');
+  if (stack.slackViewUrl !== undefined)
+    lines.push(
+      `Slack: the messages that would be sent, newest first: ${stack.slackViewUrl}  (${stack.slackViewUrl}.txt as text; one [slack] line each below)`,
+    );
+  lines.push(
+    `Reconcile: a first pass now, then every ${stack.config.reconcileIntervalSeconds}s (RECONCILE_INTERVAL_SECONDS); gitops-sync findings once it ends`,
+    `Metrics: ${localMetricsOn(process.env) ? 'EMF lines printed (LOCAL_METRICS=1)' : 'not printed (LOCAL_METRICS=1 prints the EMF lines Lambda writes)'}`,
+  );
   lines.push(
     '',
     'Try it: npm run demo   (pushes a commit, posts the signed webhook, prints the rollout)',
     '',
   );
   process.stdout.write(lines.join('\n'));
+  void stack.firstPass?.then(() =>
+    process.stdout.write('[reconcile] first pass ended: npx gitops-sync findings (or GET /findings)\n'),
+  );
 
   const shutdown = async () => {
     removeStackState(port);

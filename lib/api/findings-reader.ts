@@ -1,3 +1,4 @@
+import type { PassSummary } from '../reconcile/report.js';
 import type { Page } from '../rollouts/rollout-store.js';
 
 export interface FindingFilter {
@@ -13,4 +14,6 @@ export interface FindingsReader {
     filter: FindingFilter,
     page: { limit: number; cursor?: string },
   ): Promise<Page<Record<string, unknown>>>;
+  /** The last full reconcile pass (undefined: none has run), so an empty list can say why it is empty. */
+  lastPass?(): Promise<PassSummary | undefined>;
 }

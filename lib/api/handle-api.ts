@@ -139,5 +139,11 @@ async function findings(request: HttpRequest, deps: ApiDeps): Promise<HttpRespon
     },
     pageOf(request),
   );
-  return json(200, { items: result.items, nextCursor: result.nextCursor ?? null });
+  const lastPass =
+    deps.findings.lastPass === undefined ? undefined : ((await deps.findings.lastPass()) ?? null);
+  return json(200, {
+    items: result.items,
+    nextCursor: result.nextCursor ?? null,
+    ...(lastPass === undefined ? {} : { lastReconcile: lastPass }),
+  });
 }

@@ -130,9 +130,14 @@ export async function printFindings(
 ): Promise<number> {
   const answer = await api.get('/findings', query);
   if (answer.status !== 200) return failed(answer, err, 'findings');
-  const body = answer.body as { items?: Json[]; cursor?: string; nextCursor?: string | null };
+  const body = answer.body as {
+    items?: Json[];
+    cursor?: string;
+    nextCursor?: string | null;
+    lastReconcile?: { startedAt?: unknown } | null;
+  };
   const items = [...(body.items ?? [])].sort(bySeverityThenPlace);
-  if (items.length === 0) out('  (no findings)');
+  if (items.length === 0) out(noFindingsLine(body.lastReconcile, query.cursor !== undefined));
   else {
     const rows = items.map((f) => [
       cell(f.cluster),
@@ -148,6 +153,17 @@ export async function printFindings(
   const next = body.cursor ?? body.nextCursor ?? undefined;
   if (next) out(`more: add --cursor ${next}`);
   return 0;
+}
+
+/** The findings come from the reconcile pass: an empty first page before any pass says so, not "none". */
+export const NO_PASS_HINT =
+  '  (no findings: no reconcile pass has run yet; it runs every 5 minutes by default — RECONCILE_RATE in AWS, RECONCILE_INTERVAL_SECONDS on the local stack, which also runs one at start-up)';
+
+function noFindingsLine(lastReconcile: { startedAt?: unknown } | null | undefined, paged: boolean): string {
+  // `lastReconcile` absent: an API that does not say (older version); null: no pass has ever run.
+  if (lastReconcile === null && !paged) return NO_PASS_HINT;
+  if (lastReconcile === undefined || lastReconcile === null) return '  (no findings)';
+  return `  (no findings; last reconcile pass ${cell(lastReconcile.startedAt)})`;
 }
 
 /** The API's refusal on `err`, as `<what>: <status> <error text>`; exit code 1. */

@@ -1,12 +1,6 @@
+import { batchByCause, type CauseBatch, renderCauseNotice } from './cause-groups.js';
 import type { NoticeLog } from './notice-log.js';
-import {
-  appKey,
-  batchFailures,
-  contentHash,
-  type FailureBatch,
-  pendingFailures,
-  rolloutProgress,
-} from './notice-plan.js';
+import { appKey, contentHash, pendingFailures, rolloutProgress } from './notice-plan.js';
 import {
   type NoticeDraft,
   type Reservation,
@@ -17,7 +11,6 @@ import {
 import type { SlackNotice, SlackNoticeStore } from './notice-store.js';
 import {
   type MessageLimits,
-  renderAppNotice,
   renderOverflowNotice,
   renderRefNotice,
   renderRolloutMessage,
@@ -37,7 +30,8 @@ export interface BotContext {
 
 interface BotPlan {
   readonly update: boolean;
-  readonly batch: FailureBatch;
+  /** Failed or blocked apps, one reply per cause (apps sharing one are named in one reply). */
+  readonly batch: CauseBatch;
   /** Refs (a tag pushed later on this commit) that get a thread reply saying so. */
   readonly refs: readonly string[];
 }
@@ -45,7 +39,7 @@ interface BotPlan {
 /**
  * Bot mode, after Argo CD Notifications' `PostAndUpdate` with the thread root kept in DynamoDB:
  * the first notice posts the rollout's one message, later ones edit it when its content changed,
- * and each failed or blocked app gets one thread reply.
+ * and each cause of failed or blocked apps gets one thread reply (lib/notify/cause-groups.ts).
  */
 export async function notifyWithBot(
   snapshot: RolloutSnapshot,
@@ -61,9 +55,9 @@ export async function notifyWithBot(
     const stale = progress < (current.progress ?? 0);
     const update = current.contentHash !== hash && !stale;
     if (!update) ctx.log.skip('update', stale ? 'stale-snapshot' : 'unchanged');
-    const batch = batchFailures(pendingFailures(snapshot, current.repliedApps), ctx.limits.maxNoticesPerCall);
+    const batch = batchByCause(pendingFailures(snapshot, current.repliedApps), ctx.limits.maxNoticesPerCall);
     const refs = newRefs(snapshot, current.repliedApps);
-    if (!update && batch.single.length + batch.overflow.length + refs.length === 0) return undefined;
+    if (!update && batch.groups.length + batch.overflow.length + refs.length === 0) return undefined;
     const next = withoutUndefined({
       ...current,
       ...(update ? { contentHash: hash, progress } : {}),
@@ -86,7 +80,7 @@ async function firstPost(snapshot: RolloutSnapshot, message: SlackMessage, ctx: 
     return ctx.store.release(snapshot.sha, ctx.channel);
   }
   ctx.log.markSent('post');
-  const batch = batchFailures(pendingFailures(snapshot, []), ctx.limits.maxNoticesPerCall);
+  const batch = batchByCause(pendingFailures(snapshot, []), ctx.limits.maxNoticesPerCall);
   const posted = {
     ts: root.ts,
     channelId: root.channel,
@@ -145,8 +139,10 @@ async function send(
     for (const key of replyKeys) unsent.add(key);
   };
   const inThread = { standalone: false, limits: ctx.limits };
-  for (const app of reserved.plan.batch.single) {
-    await reply([appKey(app)], () => renderAppNotice(snapshot, app, inThread), appKey(app));
+  for (const group of reserved.plan.batch.groups) {
+    const [only] = group.apps;
+    const build = () => renderCauseNotice(snapshot, group, ctx.limits);
+    await reply(group.apps.map(appKey), build, group.apps.length === 1 && only ? appKey(only) : undefined);
   }
   const overflow = reserved.plan.batch.overflow;
   if (overflow.length > 0) {
@@ -191,6 +187,6 @@ function refKey(ref: string): string {
   return `ref:${ref}`;
 }
 
-function keys(batch: FailureBatch): string[] {
-  return [...batch.single, ...batch.overflow].map(appKey);
+function keys(batch: CauseBatch): string[] {
+  return [...batch.groups.flatMap((g) => g.apps), ...batch.overflow].map(appKey);
 }

@@ -1,4 +1,4 @@
-import { type AuditOptions, DEFAULT_AUDIT_OPTIONS } from '../audit/types.js';
+import { type AuditOptions, DEFAULT_AUDIT_OPTIONS, type Severity } from '../audit/types.js';
 
 export interface ReconcileOptions {
   /** An app behind the current commit longer than this has missed its webhook (default 120). */
@@ -27,6 +27,11 @@ export interface ReconcileOptions {
   readonly maxObservations: number;
   /** List AppProjects on Argo CD clusters (needs `list` on appprojects.argoproj.io; default false). */
   readonly readAppProjects: boolean;
+  /**
+   * The digest's severity floor unless the fleet's `audit.digest.minSeverity` says; the deployment's is
+   * `DIGEST_MIN_SEVERITY` (default `medium`, lib/config.ts), this default (`info`) keeps everything.
+   */
+  readonly digestMinSeverity: Severity;
   readonly audit: AuditOptions;
 }
 
@@ -41,6 +46,7 @@ export const DEFAULT_RECONCILE_OPTIONS: ReconcileOptions = Object.freeze({
   observationWindowMs: Math.max(DEFAULT_AUDIT_OPTIONS.thrashWindowMs, DEFAULT_AUDIT_OPTIONS.driftGraceMs),
   maxObservations: 24,
   readAppProjects: false,
+  digestMinSeverity: 'info',
   audit: DEFAULT_AUDIT_OPTIONS,
 });
 

@@ -45,3 +45,22 @@ export interface SkippedReport {
   /** Argo CD clusters whose AppProjects could not be read (with `readAppProjects`). */
   readonly appProjects: readonly UnreadCluster[];
 }
+
+/** What is kept of the last full pass (`GET /findings` says whether one ever ran, and when). */
+export interface PassSummary {
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly clustersRead: number;
+  readonly clustersUnread: number;
+  readonly findingsOpen: number;
+}
+
+export function summarizePass(report: ReconcileReport): PassSummary {
+  return {
+    startedAt: report.startedAt,
+    durationMs: report.durationMs,
+    clustersRead: report.clusters.read.length,
+    clustersUnread: report.clusters.unread.length,
+    findingsOpen: report.findings.open,
+  };
+}

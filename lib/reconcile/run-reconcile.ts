@@ -136,6 +136,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     },
     started,
     options.lastSeenRefreshSeconds * 1000,
+    options.digestMinSeverity,
   );
   const digest =
     outcome.message === undefined ? 'nothing-changed' : await sendDigest(deps.digest, outcome.message, log);

@@ -1,7 +1,7 @@
 import { buildFindingsDigest, type FindingsDigest } from '../audit/digest.js';
 import { filterDigestChanges } from '../audit/digest-filter.js';
 import { reconcileFindings } from '../audit/lifecycle.js';
-import type { AuditNote, FindingDraft } from '../audit/types.js';
+import type { AuditNote, FindingDraft, Severity } from '../audit/types.js';
 import { errorMessage } from '../errors.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
 import type { Logger } from '../ports.js';
@@ -24,6 +24,7 @@ export async function settleFindings(
   audited: { readonly findings: readonly FindingDraft[]; readonly notes: readonly AuditNote[] },
   started: Date,
   lastSeenRefreshMs: number,
+  digestFloor?: Severity,
 ): Promise<{ counts: ReconcileReport['findings']; message?: FindingsDigest }> {
   const previous = await deps.findings.loadAll();
   const argoClusters = new Set(deps.fleet.clusters.flatMap((c) => (c.argocd === undefined ? [] : [c.name])));
@@ -35,7 +36,7 @@ export async function settleFindings(
   });
   const writes = findingsToWrite(changes, previous, started, lastSeenRefreshMs);
   await deps.findings.write(writes);
-  const message = buildFindingsDigest(filterDigestChanges(changes, deps.fleet.audit?.digest));
+  const message = buildFindingsDigest(filterDigestChanges(changes, deps.fleet.audit?.digest, digestFloor));
   return {
     counts: {
       created: changes.created.length,

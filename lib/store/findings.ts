@@ -8,6 +8,7 @@ import { type BatchWriteOptions, batchWriteAll } from './batch-write.js';
 import { QueryCommand, type QueryCommandInput } from './document-client.js';
 import { decodeCursor, encodeCursor, epochSeconds, type TableRef, withCallerCursor } from './dynamo.js';
 import { FINDINGS_PK } from './keys.js';
+import { readLastPass } from './reconcile-pass.js';
 
 export interface FindingsStoreOptions {
   readonly clock?: Clock;
@@ -79,6 +80,7 @@ export function dynamoFindingsStore(
 export function dynamoFindingsReader(table: TableRef, options: FindingsStoreOptions = {}): FindingsReader {
   const minEvaluated = options.minEvaluated ?? 100;
   return {
+    lastPass: () => readLastPass(table),
     async list(filter, page) {
       const prefix = skPrefix(filter);
       const start = startKey(page.cursor, prefix);
