@@ -12,6 +12,7 @@ import { targetKey } from '../secrets/secret-fetcher.js';
 import {
   type AwsTarget,
   type FetchedSecret,
+  roleChain,
   SecretPayload,
   type SecretsManagerApi,
   SecretsManagerError,
@@ -30,6 +31,8 @@ export interface SecretsManagerAdapterOptions {
   readonly maxAttempts?: number;
   /** Timeouts of every Secrets Manager and STS call. */
   readonly http?: AwsHttpOptions;
+  /** Longest one AssumeRole may take, retries included (default 8 s). */
+  readonly assumeTimeoutMs?: number;
 }
 
 const THROTTLING = new Set([
@@ -44,25 +47,41 @@ export function createSecretsManagerApi(
   options: SecretsManagerAdapterOptions = {},
 ): SecretsManagerApi & { destroy(): void } {
   const clients = new Map<string, SecretsManagerClient>();
-  const stsClients: { destroy(): void }[] = [];
+  // One session per (parent chain, role, region, AssumeRole options): chains that share a first hop (one
+  // IRSA role behind several store roles) assume it once, and it lives until shortly before it expires.
+  const sessions = new Map<string, ReturnType<typeof assumeRoleCredentials>>();
 
   const clientFor = (target: AwsTarget): SecretsManagerClient => {
     const key = targetKey(target);
     const existing = clients.get(key);
     if (existing) return existing;
     let credentials: CredentialSource | undefined = options.credentials;
-    const roles = [...(target.additionalRoles ?? []), ...(target.role ? [target.role] : [])];
+    const roles = roleChain(target);
+    let chain = '';
     roles.forEach((roleArn, i) => {
-      const assumed = assumeRoleCredentials({
-        parent: credentials,
-        roleArn,
-        region: target.region,
-        ...(i === roles.length - 1 && target.externalId ? { externalId: target.externalId } : {}),
-        ...(options.stsEndpoint ? { stsEndpoint: options.stsEndpoint } : {}),
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(options.http ? { http: options.http } : {}),
-      });
-      stsClients.push(assumed);
+      const last = i === roles.length - 1 && roleArn === target.role;
+      const extras = last
+        ? {
+            ...(target.externalId ? { externalId: target.externalId } : {}),
+            ...(target.sessionTags ? { sessionTags: target.sessionTags } : {}),
+            ...(target.transitiveTagKeys ? { transitiveTagKeys: target.transitiveTagKeys } : {}),
+          }
+        : {};
+      chain = `${chain}>${roleArn}@${target.region}#${JSON.stringify(extras)}`;
+      let assumed = sessions.get(chain);
+      if (assumed === undefined) {
+        assumed = assumeRoleCredentials({
+          parent: credentials,
+          roleArn,
+          region: target.region,
+          ...extras,
+          ...(options.stsEndpoint ? { stsEndpoint: options.stsEndpoint } : {}),
+          ...(options.clock ? { clock: options.clock } : {}),
+          ...(options.http ? { http: options.http } : {}),
+          ...(options.assumeTimeoutMs ? { timeoutMs: options.assumeTimeoutMs } : {}),
+        });
+        sessions.set(chain, assumed);
+      }
       credentials = assumed;
     });
     const client = new SecretsManagerClient({
@@ -142,7 +161,8 @@ export function createSecretsManagerApi(
       }),
     destroy: () => {
       for (const client of clients.values()) client.destroy();
-      for (const sts of stsClients.splice(0)) sts.destroy();
+      for (const sts of sessions.values()) sts.destroy();
+      sessions.clear();
       clients.clear();
     },
   };
