@@ -5,6 +5,7 @@ import { destinationCluster } from './fleet/destination.js';
 import { compareCommits } from './git/compare.js';
 import { createGitReaderPool, type GitReader } from './git/manifests.js';
 import { CLUSTER_SECRET_STORES, SECRET_STORES } from './kubernetes/resources.js';
+import { serviceAccountAnnotations } from './kubernetes/service-accounts.js';
 import { createMatchIndexCache } from './matching/index-cache.js';
 import { canonicalRepoKey } from './matching/repo-url.js';
 import { unpinFleet } from './release/unpin.js';
@@ -19,6 +20,7 @@ import {
   gitCacheDir,
 } from './runtime-fleet.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
+import type { IdentityDeps } from './secrets/store-identity.js';
 import type { PushEvent } from './webhook/push-event.js';
 
 /** The fanout Lambda's part of the fleet (`functions/fanout.ts`). */
@@ -65,6 +67,15 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
     }),
   );
 
+  // Whose credentials each store is read with: its ServiceAccount's IRSA role, or the cluster's own role.
+  const preflightIdentity: IdentityDeps = {
+    serviceAccount: serviceAccountAnnotations(context.clients),
+    preflightRole: (cluster) => fleetConfig.clusters.find((c) => c.name === cluster)?.preflightRoleArn,
+    ...(config.preflightAssumableRoles === undefined
+      ? {}
+      : { assumableRoles: config.preflightAssumableRoles }),
+  };
+
   return async (message, budget) => {
     const git = gitPool.session();
     try {
@@ -90,7 +101,12 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
             git,
             credentials,
             clusterStores: (cluster) => context.listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
-            resolve: { api: secretsManager, logger, cache: createResolutionCache() },
+            resolve: {
+              api: secretsManager,
+              logger,
+              cache: createResolutionCache(),
+              identity: preflightIdentity,
+            },
             renderer: createRenderCache(argocdApis, logger),
           }),
           matchIndex: (cluster, objects) => indexCache.indexFor(cluster, objects),
