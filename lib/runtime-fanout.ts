@@ -5,7 +5,6 @@ import { destinationCluster } from './fleet/destination.js';
 import { compareCommits } from './git/compare.js';
 import { createGitReaderPool, type GitReader } from './git/manifests.js';
 import { CLUSTER_SECRET_STORES, SECRET_STORES } from './kubernetes/resources.js';
-import { serviceAccountAnnotations } from './kubernetes/service-accounts.js';
 import { createMatchIndexCache } from './matching/index-cache.js';
 import { canonicalRepoKey } from './matching/repo-url.js';
 import { unpinFleet } from './release/unpin.js';
@@ -19,8 +18,8 @@ import {
   fleetContext,
   gitCacheDir,
 } from './runtime-fleet.js';
+import { preflightIdentity } from './runtime-preflight-identity.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
-import type { IdentityDeps } from './secrets/store-identity.js';
 import type { PushEvent } from './webhook/push-event.js';
 
 /** The fanout Lambda's part of the fleet (`functions/fanout.ts`). */
@@ -67,14 +66,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
     }),
   );
 
-  // Whose credentials each store is read with: its ServiceAccount's IRSA role, or the cluster's own role.
-  const preflightIdentity: IdentityDeps = {
-    serviceAccount: serviceAccountAnnotations(context.clients),
-    preflightRole: (cluster) => fleetConfig.clusters.find((c) => c.name === cluster)?.preflightRoleArn,
-    ...(config.preflightAssumableRoles === undefined
-      ? {}
-      : { assumableRoles: config.preflightAssumableRoles }),
-  };
+  const identity = preflightIdentity(context);
 
   return async (message, budget) => {
     const git = gitPool.session();
@@ -105,7 +97,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
               api: secretsManager,
               logger,
               cache: createResolutionCache(),
-              identity: preflightIdentity,
+              identity,
             },
             renderer: createRenderCache(argocdApis, logger),
           }),

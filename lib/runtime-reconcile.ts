@@ -1,6 +1,7 @@
 import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
 import { errorMessage } from './errors.js';
 import { createGitReaderPool } from './git/manifests.js';
+import { CLUSTER_SECRET_STORES, SECRET_STORES } from './kubernetes/resources.js';
 import { postToSlack } from './notify/slack-target.js';
 import { countReconcile } from './observability/reconcile-metrics.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
@@ -12,6 +13,8 @@ import {
   fleetContext,
   gitCacheDir,
 } from './runtime-fleet.js';
+import { preflightIdentity } from './runtime-preflight-identity.js';
+import { storeCoverage } from './secrets/store-coverage.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
 
 /** How long past its deadline a rollout may stay open before the sweep finishes it. */
@@ -55,6 +58,7 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
       leases: context.leases,
       release: context.release.engine,
     });
+  const identity = preflightIdentity(context);
   return async (options = {}) => {
     if (options.sweepOnly === true) return { sweep: await sweep() };
     const git = gitPool.session();
@@ -79,6 +83,15 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
         clock,
         logger,
         renderer: createRenderCache(argocdApis, logger, auditRenders),
+        preflightCoverage: () =>
+          Promise.all(
+            fleetConfig.clusters.map(async ({ name }) =>
+              storeCoverage(name, await context.listIn(name, [SECRET_STORES, CLUSTER_SECRET_STORES]), {
+                identity,
+                probe: (target) => context.secretsManager.probeIdentity?.(target) ?? Promise.resolve(),
+              }),
+            ),
+          ),
         options: {
           graceSeconds: config.missedWebhookGraceSeconds,
           ...(options.timeBudgetMs === undefined ? {} : { timeBudgetMs: options.timeBudgetMs }),

@@ -51,10 +51,7 @@ export function createSecretsManagerApi(
   // IRSA role behind several store roles) assume it once, and it lives until shortly before it expires.
   const sessions = new Map<string, ReturnType<typeof assumeRoleCredentials>>();
 
-  const clientFor = (target: AwsTarget): SecretsManagerClient => {
-    const key = targetKey(target);
-    const existing = clients.get(key);
-    if (existing) return existing;
+  const credentialsFor = (target: AwsTarget): CredentialSource | undefined => {
     let credentials: CredentialSource | undefined = options.credentials;
     const roles = roleChain(target);
     let chain = '';
@@ -84,6 +81,14 @@ export function createSecretsManagerApi(
       }
       credentials = assumed;
     });
+    return credentials;
+  };
+
+  const clientFor = (target: AwsTarget): SecretsManagerClient => {
+    const key = targetKey(target);
+    const existing = clients.get(key);
+    if (existing) return existing;
+    const credentials = credentialsFor(target);
     const client = new SecretsManagerClient({
       region: target.region,
       requestHandler: awsRequestHandler(options.http),
@@ -159,6 +164,10 @@ export function createSecretsManagerApi(
         for (const tag of out.Tags ?? []) if (tag.Key !== undefined) tags[tag.Key] = tag.Value ?? '';
         return { ...(out.Name ? { name: out.Name } : {}), ...(out.ARN ? { arn: out.ARN } : {}), tags };
       }),
+    probeIdentity: async (target) => {
+      const credentials = credentialsFor(target);
+      if (typeof credentials === 'function') await credentials();
+    },
     destroy: () => {
       for (const client of clients.values()) client.destroy();
       for (const sts of sessions.values()) sts.destroy();

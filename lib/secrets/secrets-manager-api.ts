@@ -120,6 +120,8 @@ export interface SecretsManagerApi {
   describeSecret(
     input: AwsTarget & { readonly secretId: string },
   ): Promise<{ name?: string; arn?: string; tags: Readonly<Record<string, string>> }>;
+  /** Takes on the target's identity (every AssumeRole of its chain) without reading a secret. */
+  probeIdentity?(target: AwsTarget): Promise<void>;
 }
 
 /** A failed Secrets Manager (or STS) call; `code` is the AWS error name, the message is sanitized. */

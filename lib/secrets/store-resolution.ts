@@ -56,6 +56,11 @@ export function resolveStore(ref: StoreRef, namespace: string, sources: StoreSou
   };
 }
 
+/** One store read live from a cluster, on its own (the audit's coverage): its `spec.conditions` not applied. */
+export function resolveLiveStore(doc: SecretStoreDoc, cluster: string): StoreResolution {
+  return fromDoc({ ...doc, conditions: [] }, 'cluster', doc.namespace ?? '', cluster);
+}
+
 function fromDoc(
   doc: SecretStoreDoc,
   source: ResolvedStore['source'],
