@@ -97,7 +97,10 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
               api: secretsManager,
               logger,
               cache: createResolutionCache(),
-              identity,
+              identity: {
+                ...identity,
+                ...(budget === undefined ? {} : { deadlineMs: budget.deadlineMs }),
+              },
             },
             renderer: createRenderCache(argocdApis, logger),
           }),

@@ -23,6 +23,9 @@ export interface IdentityDeps {
   readonly preflightRole?: (cluster: string) => string | undefined;
   /** `PREFLIGHT_ASSUMABLE_ROLES`: the roles the packaged policy lets the preflight assume (absent: any). */
   readonly assumableRoles?: readonly string[];
+  /** The work item's deadline (epoch ms): a ServiceAccount read still pending then leaves the store `unchecked`. */
+  readonly deadlineMs?: number;
+  readonly now?: () => number;
 }
 
 export type StoreTarget =
@@ -74,7 +77,10 @@ async function sourceRole(
   }
   let annotations: Readonly<Record<string, string>> | undefined;
   try {
-    annotations = await deps.serviceAccount(cluster, identity.namespace, identity.name);
+    annotations = await withinDeadline(
+      deps.serviceAccount(cluster, identity.namespace, identity.name),
+      deps.deadlineMs === undefined ? undefined : deps.deadlineMs - (deps.now ?? Date.now)(),
+    );
   } catch (error) {
     return unchecked(`${account} on cluster ${cluster} could not be read: ${errorMessage(error)}`);
   }
@@ -93,6 +99,18 @@ async function sourceRole(
     };
   }
   return { ok: true, role };
+}
+
+function withinDeadline<T>(work: Promise<T>, remainingMs: number | undefined): Promise<T> {
+  if (remainingMs === undefined) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error("the work item's time budget ran out first")),
+      Math.max(0, remainingMs),
+    );
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 const unchecked = (message: string) => ({ ok: false, outcome: 'unchecked', message }) as const;

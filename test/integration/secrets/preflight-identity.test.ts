@@ -217,6 +217,21 @@ describe('the preflight reads with the identity ESO would, over STS, Secrets Man
     ]);
   });
 
+  it("is unchecked when the ServiceAccount read outlasts the work item's time budget", async () => {
+    const hung = {
+      ...identity,
+      serviceAccount: () => new Promise<never>(() => {}),
+      deadlineMs: Date.now() + 50,
+    };
+    const result = await run(input(jwt('eso'), 'shop/db'), hung);
+    expect(result.checks.map((c) => [c.outcome, c.message])).toEqual([
+      [
+        'unchecked',
+        "ServiceAccount shop/eso on cluster spoke could not be read: the work item's time budget ran out first",
+      ],
+    ]);
+  });
+
   it('is unchecked when the destination cluster is not in the fleet', async () => {
     const result = await run(input(jwt('eso'), 'shop/db'), {});
     expect(result.checks[0]?.outcome).toBe('unchecked');
