@@ -1,17 +1,26 @@
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
+import { badManifest } from './demo-bad-manifest.js';
 import type { LocalStack, LocalStackOptions } from './stack.js';
 
-// `npm run demo -- waves` and `npm run demo -- missing-secret`: release control on a stack of their own
-// (a fleet with waves; a secret created half way), each in well under a minute.
+// `npm run demo -- waves`, `npm run demo -- missing-secret` and `npm run demo -- bad-manifest`: release
+// control and the preflight on a stack of their own (a fleet with waves; a secret created half way; a
+// manifest that does not parse), each in well under a minute.
 
-interface DemoTarget {
+export interface DemoTarget {
   readonly url: string;
   readonly own?: LocalStack;
 }
 
-interface DemoRollout {
+export interface DemoRollout {
   readonly status: string;
-  readonly apps: readonly { cluster: string; name: string; state: string; message?: string }[];
+  readonly apps: readonly {
+    cluster: string;
+    name: string;
+    state: string;
+    message?: string;
+    secrets?: readonly { outcome: string; message?: string }[];
+    preflight?: { verdict: string; reasons: readonly string[] };
+  }[];
   readonly waves?: readonly { name: string; state: string; clusters: string[]; reason?: string }[];
 }
 
@@ -20,6 +29,10 @@ export interface DemoKit {
   say(line?: string): void;
   ownStack(overlay?: LocalStackOptions['fleetOverlay'], env?: Record<string, string>): Promise<DemoTarget>;
   pushWeb(target: DemoTarget): Promise<string>;
+  pushFiles(
+    target: DemoTarget,
+    push: { branch: string; changes: Record<string, string>; message: string },
+  ): Promise<string>;
   follow(target: DemoTarget, sha: string, done?: (rollout: DemoRollout) => boolean): Promise<DemoRollout>;
   printRollout(target: DemoTarget, sha: string, rollout: DemoRollout): void;
 }
@@ -91,4 +104,5 @@ async function missingSecret(kit: DemoKit): Promise<void> {
 export const SCENARIOS: Readonly<Record<string, (kit: DemoKit) => Promise<void>>> = {
   waves,
   'missing-secret': missingSecret,
+  'bad-manifest': badManifest,
 };

@@ -105,11 +105,15 @@ export async function pushWeb(target: Target): Promise<string> {
       text.replace('web:1.9.0', `web:1.9.0-${stamp}`),
     ]),
   );
-  const commit = await commitFiles(target.reposRoot, 'platform', {
-    branch: push.branch,
-    changes,
-    message: push.message,
-  });
+  return pushFiles(target, { branch: push.branch, changes, message: push.message });
+}
+
+/** Commits files to the platform repository and posts the signed GitHub push; the new commit's SHA. */
+export async function pushFiles(
+  target: Target,
+  push: { readonly branch: string; readonly changes: Record<string, string>; readonly message: string },
+): Promise<string> {
+  const commit = await commitFiles(target.reposRoot, 'platform', push);
   say(
     `Pushed ${commit.after.slice(0, 7)} to platform@${push.branch}: ${push.message} (${commit.changed.join(', ')})`,
   );
@@ -187,7 +191,7 @@ async function main(): Promise<void> {
     if (run === undefined) {
       throw new Error(`unknown demo "${scenario}": try push (default), ${Object.keys(SCENARIOS).join(', ')}`);
     }
-    return run({ say, ownStack, pushWeb, follow, printRollout });
+    return run({ say, ownStack, pushWeb, pushFiles, follow, printRollout });
   }
   const target = (await runningStack()) ?? (await ownStack());
   try {

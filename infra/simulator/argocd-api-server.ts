@@ -112,7 +112,8 @@ export async function startArgoCdApiServer(options: ArgoCdApiServerOptions): Pro
       });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
-      grpcError(response, 500, 2, `error generating manifests: ${error.message}`);
+      const message = error.grpcCode === 2 ? `error generating manifests: ${error.message}` : error.message;
+      grpcError(response, error.httpStatus, error.grpcCode, message);
     }
   };
   server.on('connection', (socket) => {

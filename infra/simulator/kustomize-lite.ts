@@ -16,19 +16,28 @@ export async function kustomizeBuild(tree: TreeSource, dir: string, depth = 0): 
   if (depth > 10) throw new Error(`kustomization nesting too deep at ${dir}`);
   const file = await kustomizationIn(tree, dir);
   if (file === undefined) throw new Error(`no kustomization in ${dir || '.'}`);
-  const k = parseManifestFile(await text(tree, join(dir, file))).objects[0] ?? {};
+  const k = parsedOrFail(await text(tree, join(dir, file)), join(dir, file))[0] ?? {};
   let objects: Obj[] = [];
   for (const entry of [...list(k.resources), ...list(k.bases), ...list(k.components)]) {
     if (typeof entry !== 'string') continue;
     const path = posix.normalize(join(dir, entry));
     if ((await kustomizationIn(tree, path)) !== undefined)
       objects.push(...(await kustomizeBuild(tree, path, depth + 1)));
-    else objects.push(...parseManifestFile(await text(tree, path)).objects);
+    else objects.push(...parsedOrFail(await text(tree, path), path));
   }
   for (const patch of [...list(k.patches), ...list(k.patchesJson6902), ...list(k.patchesStrategicMerge)]) {
     objects = await applyPatch(tree, dir, objects, patch);
   }
   return objects.map((o) => transform(o, k));
+}
+
+/** kustomize refuses a file that does not parse (`MalformedYAMLError: yaml: line 4: … in File: a.yaml`). */
+function parsedOrFail(body: string, path: string): Obj[] {
+  const parsed = parseManifestFile(body);
+  const [failure] = parsed.failures;
+  if (failure === undefined) return [...parsed.objects];
+  const line = failure.line === undefined ? '' : ` line ${failure.line}:`;
+  throw new Error(`MalformedYAMLError: yaml:${line} ${failure.message} in File: ${path}`);
 }
 
 async function applyPatch(tree: TreeSource, dir: string, objects: Obj[], patch: unknown): Promise<Obj[]> {

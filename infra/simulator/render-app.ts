@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { argoCdFailsOn } from '../../lib/git/manifest-collect.js';
 import { parseManifestFile } from '../../lib/git/manifest-parse.js';
 import type { TreeSource } from '../../lib/git/manifest-types.js';
 import type { ResolveRevision } from './argocd-controller.js';
@@ -24,8 +25,16 @@ export interface SimRendered {
   readonly sourceType: string;
 }
 
-/** Why the simulated repo-server could not render (Argo CD answers these as a 500). */
-export class RenderFailure extends Error {}
+/** Why the simulated repo-server could not render (Argo CD answers these as a 500, gRPC `Unknown`). */
+export class RenderFailure extends Error {
+  constructor(
+    message: string,
+    readonly grpcCode = 2,
+    readonly httpStatus = 500,
+  ) {
+    super(message);
+  }
+}
 
 const FULL_SHA = /^[0-9a-f]{40}$/i;
 
@@ -73,7 +82,7 @@ export async function renderApplication(
       });
     } else {
       const recurse = (source.directory as Obj | undefined)?.recurse === true;
-      objects = await plainDirectory(tree, path, recurse);
+      objects = await plainDirectory(tree, path, recurse, path);
     }
     manifests.push(...objects.map((o) => tracked(hideSecretData(o), String(meta(app).name ?? ''))));
   }
@@ -87,15 +96,26 @@ function cannedPath(annotation: string | undefined, position: number, multi: boo
   return pair?.slice(pair.indexOf('=') + 1).trim();
 }
 
-async function plainDirectory(tree: TreeSource, dir: string, recurse: boolean): Promise<Obj[]> {
+async function plainDirectory(tree: TreeSource, dir: string, recurse: boolean, root: string): Promise<Obj[]> {
   const out: Obj[] = [];
   for (const entry of (await tree.listDirectory(dir)) ?? []) {
     const path = dir === '' ? entry.name : posix.join(dir, entry.name);
-    if (entry.type === 'tree' && recurse) out.push(...(await plainDirectory(tree, path, recurse)));
+    if (entry.type === 'tree' && recurse) out.push(...(await plainDirectory(tree, path, recurse, root)));
     else if (entry.type === 'blob' && /\.(ya?ml|json)$/i.test(entry.name)) {
-      out.push(
-        ...parseManifestFile(await read(tree, path)).objects.filter((o) => typeof o.kind === 'string'),
-      );
+      const text = await read(tree, path);
+      const parsed = parseManifestFile(text);
+      const [failure] = parsed.failures;
+      if (failure !== undefined && argoCdFailsOn(path, text, parsed.objects.length)) {
+        // repo-server's findManifests: gRPC FailedPrecondition (HTTP 400), the path relative to the app's.
+        const relative = root === '' ? path : posix.relative(root, path);
+        const line = failure.line === undefined ? '' : ` line ${failure.line}:`;
+        throw new RenderFailure(
+          `Failed to unmarshal "${relative}": error converting YAML to JSON: yaml:${line} ${failure.message}`,
+          9,
+          400,
+        );
+      }
+      out.push(...parsed.objects.filter((o) => typeof o.kind === 'string'));
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { parseManifestFile } from './manifest-parse.js';
+import { type ParseFailure, parseManifestFile } from './manifest-parse.js';
 
 /** The names kustomize looks for, in its order. */
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
@@ -13,6 +13,8 @@ export interface Kustomization {
   /** `helmCharts` inflation: its output is not rendered here. */
   readonly inflatesHelmCharts: boolean;
   readonly errors: readonly string[];
+  /** The kustomization file itself does not parse (its messages are also in `errors`). */
+  readonly failures: readonly ParseFailure[];
 }
 
 /** Reads the parts of a kustomization that name other inputs; patches and generators are ignored. */
@@ -20,7 +22,8 @@ export function parseKustomization(text: string): Kustomization {
   const parsed = parseManifestFile(text);
   const [root] = parsed.objects;
   if (root === undefined) {
-    return { entries: [], inflatesHelmCharts: false, errors: [...parsed.errors, 'empty kustomization'] };
+    const errors = [...parsed.errors, 'empty kustomization'];
+    return { entries: [], inflatesHelmCharts: false, errors, failures: parsed.failures };
   }
   const entries: string[] = [];
   const errors = [...parsed.errors];
@@ -37,7 +40,8 @@ export function parseKustomization(text: string): Kustomization {
     }
   }
   const charts = root.helmCharts;
-  return { entries, inflatesHelmCharts: Array.isArray(charts) && charts.length > 0, errors };
+  const inflatesHelmCharts = Array.isArray(charts) && charts.length > 0;
+  return { entries, inflatesHelmCharts, errors, failures: parsed.failures };
 }
 
 export type ResourceTarget =

@@ -6,7 +6,7 @@ import {
   resolveResourceEntry,
 } from './kustomization.js';
 import { ManifestBudget } from './manifest-budget.js';
-import { parseManifestFile } from './manifest-parse.js';
+import { type ParseFailure, parseManifestFile } from './manifest-parse.js';
 import type {
   CollectRequest,
   ManifestLimits,
@@ -95,7 +95,7 @@ class ManifestWalk {
       } else if (MANIFEST_FILE.test(entry.name)) {
         if (entry.type !== 'blob')
           this.problem(this.skipped, { path, message: `${entry.type} not followed` });
-        else if (!this.budget.spent()) await this.file(path, await this.source.readFile(path));
+        else if (!this.budget.spent()) await this.file(path, await this.source.readFile(path), 'directory');
       }
     }
   }
@@ -115,7 +115,9 @@ class ManifestWalk {
     }
     if (!this.budget.takeFile(bytes.byteLength)) return;
     const kustomization = parseKustomization(Buffer.from(bytes).toString('utf8'));
-    for (const message of kustomization.errors) this.problem(this.errors, { path, message });
+    for (const failure of kustomization.failures) this.problem(this.errors, unparseable(path, failure));
+    const rest = kustomization.errors.slice(kustomization.failures.length);
+    for (const message of rest) this.problem(this.errors, { path, message });
     if (kustomization.inflatesHelmCharts) this.notRendered = true;
     // Refused whole, before any lookup: following part of an oversized list would still cost its lookups.
     if (!this.budget.fitsEntries(kustomization.entries.length)) {
@@ -153,22 +155,56 @@ class ManifestWalk {
     const bytes = await this.source.readFile(target.path);
     // A lookup refused by the budget is not a missing file.
     if (this.budget.spent() && bytes === undefined) return;
-    if (bytes !== undefined) await this.file(target.path, bytes);
+    if (bytes !== undefined) await this.file(target.path, bytes, 'kustomize');
     else if (looksRemote(entry))
       this.problem(this.skipped, { path: entry, message: 'remote resource not fetched' });
     else this.problem(this.errors, { path: target.path, message: `resource ${entry} not found` });
   }
 
-  private async file(path: string, bytes: Uint8Array | undefined): Promise<void> {
+  private async file(
+    path: string,
+    bytes: Uint8Array | undefined,
+    by: 'directory' | 'kustomize',
+  ): Promise<void> {
     if (bytes === undefined) {
       if (!this.budget.spent()) this.problem(this.errors, { path, message: 'file not found at this commit' });
       return;
     }
     if (!this.budget.takeFile(bytes.byteLength)) return;
-    const parsed = parseManifestFile(Buffer.from(bytes).toString('utf8'));
+    const text = Buffer.from(bytes).toString('utf8');
+    const parsed = parseManifestFile(text);
     for (const doc of parsed.objects) this.documents.push({ path, doc });
-    for (const message of parsed.errors) this.problem(this.errors, { path, message });
+    if (parsed.failures.length === 0) return;
+    if (by === 'directory' && !argoCdFailsOn(path, text, parsed.objects.length)) {
+      for (const { message } of parsed.failures) {
+        this.problem(this.errors, { path, message: `${message} (Argo CD ignores it: not a manifest)` });
+      }
+      return;
+    }
+    for (const failure of parsed.failures) this.problem(this.errors, unparseable(path, failure));
   }
+}
+
+/**
+ * Whether Argo CD's directory walk fails on a file that does not parse (repo-server's `findManifests`): a JSON
+ * file always; a YAML file when objects parsed before the error, or when it looks like a manifest (it holds
+ * `apiVersion:`, `kind:` and `metadata:`). Any other broken YAML file it skips as an unrelated file.
+ * Kustomize fails on every resource it lists that does not parse.
+ */
+export function argoCdFailsOn(path: string, text: string, objects: number): boolean {
+  if (/\.json$/i.test(path) || objects > 0) return true;
+  return text.includes('apiVersion:') && text.includes('kind:') && text.includes('metadata:');
+}
+
+function unparseable(path: string, failure: ParseFailure): ManifestProblem {
+  const { message, line, column } = failure;
+  return {
+    path,
+    message,
+    unparseable: true,
+    ...(line === undefined ? {} : { line }),
+    ...(column === undefined ? {} : { column }),
+  };
 }
 
 function kustomizationFile(entries: readonly TreeEntry[]): string | undefined {

@@ -79,6 +79,11 @@ export interface ManifestDocument {
 export interface ManifestProblem {
   readonly path: string;
   readonly message: string;
+  /** The file does not parse (YAML/JSON syntax, or a document that is not an object): Argo CD fails on it too. */
+  readonly unparseable?: true;
+  /** Where, 1-based, when known. */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 export interface ManifestSet {

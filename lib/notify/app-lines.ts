@@ -1,5 +1,6 @@
 import type { AppRecord, AppState, ResourceFailure, RolloutStatus } from '../rollouts/model.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
+import { filePosition } from '../secrets/unparseable.js';
 import { code, escapeMrkdwn, folded, link, safeText } from './mrkdwn.js';
 
 /** Failed resources named per app in the rollout message and in the app's own notice. */
@@ -67,6 +68,13 @@ export function secretProblems(app: AppRecord): readonly SecretCheck[] {
 
 /** ExternalSecret, key and property by name (never a value), then the outcome. */
 export function describeSecret(check: SecretCheck): string {
+  if (check.outcome === 'unparseable') {
+    const at =
+      check.file === undefined
+        ? ''
+        : ` ${code(safeText(filePosition(check.file, check.line, check.column), 200))}`;
+    return `manifest${at}: unparseable`;
+  }
   const parts = [`ExternalSecret ${code(safeText(check.externalSecret, 120))}`];
   if (check.key !== undefined) parts.push(`key ${code(safeText(check.key, 200))}`);
   if (check.property !== undefined) parts.push(`property ${code(safeText(check.property, 120))}`);

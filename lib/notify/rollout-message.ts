@@ -1,4 +1,4 @@
-import { APP_STATES, type AppRecord, countStates } from '../rollouts/model.js';
+import { APP_STATES, type AppRecord, countStates, warnReasonsOf } from '../rollouts/model.js';
 import { appDetail, appLine, STATE_EMOJI, STATUS_EMOJI } from './app-lines.js';
 import { context, divider, header, packSections, SLACK_LIMITS, section } from './blocks.js';
 import { code, escapeMrkdwn, link, oneLine, redactCredentials, safeText, truncate } from './mrkdwn.js';
@@ -51,7 +51,8 @@ export function renderRolloutMessage(
     .filter((app) => (ended ? !QUIET.has(app.state) : NEEDS_A_PERSON.has(app.state)))
     .sort(compareApps);
   const timing = timingLine(snapshot, ended);
-  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}`;
+  const page = snapshot.pageUrl === undefined ? '' : ` · ${link(snapshot.pageUrl, 'rollout page')}`;
+  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}${page}`;
   const top: SlackBlock[] = [
     header(
       `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,
@@ -78,26 +79,28 @@ export function renderRolloutMessage(
     const what = ended ? 'not synced' : 'to look at';
     if (more > 0) blocks.push(context(`…and ${more} more ${more === 1 ? 'app' : 'apps'} ${what}`));
   }
-  const unchecked = uncheckedLines(apps);
-  if (unchecked.length > 0 && blocks.length < SLACK_LIMITS.blocksPerMessage) {
-    blocks.push(context(unchecked.join('\n')));
+  const warned = warnedLines(apps);
+  if (warned.length > 0 && blocks.length < SLACK_LIMITS.blocksPerMessage) {
+    blocks.push(context(warned.join('\n')));
   }
   return { text: fallbackText(snapshot), blocks };
 }
 
-/** Apps whose ExternalSecrets the preflight could not check on rendered manifests, with the reason. */
-function uncheckedLines(apps: readonly AppRecord[]): string[] {
+/**
+ * Apps the preflight let through with a warning (verdict `warn`: a Helm chart not rendered, a manifest that
+ * does not parse, a reference that does not resolve under policy `warn`), each named once with its reasons.
+ */
+function warnedLines(apps: readonly AppRecord[]): string[] {
   const lines = apps.flatMap((app) => {
-    const row = app.secrets?.find((c) => c.outcome === 'not-rendered');
-    if (row === undefined) return [];
-    const why = safeText(oneLine(row.message ?? 'manifests not rendered'), 200);
+    const reasons = warnReasonsOf(app);
+    if (reasons.length === 0) return [];
+    const shown = reasons.slice(0, 2).map((r) => safeText(oneLine(r), 200));
+    const more = reasons.length > 2 ? ` (+${reasons.length - 2} more)` : '';
     return [
-      `:warning: ${code(escapeMrkdwn(app.cluster))} ${escapeMrkdwn(`${app.namespace}/${app.name}`)}: ${why}`,
+      `:warning: *warn* ${code(escapeMrkdwn(app.cluster))} ${escapeMrkdwn(`${app.namespace}/${app.name}`)}: ${shown.join('; ')}${more}`,
     ];
   });
-  return lines.length <= 5
-    ? lines
-    : [...lines.slice(0, 5), `…and ${lines.length - 5} more not fully checked`];
+  return lines.length <= 5 ? lines : [...lines.slice(0, 5), `…and ${lines.length - 5} more apps warned`];
 }
 
 /**

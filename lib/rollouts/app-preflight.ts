@@ -52,7 +52,12 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     const read = await manifestsOf(match.target.cluster, raw, app, pushedKeys, event);
     const source = { renderedBy: read.renderedBy, ...(read.fallback ? { renderNote: read.fallback } : {}) };
     const { documents, problems } = read;
-    if (documents.length === 0 && problems.length === 0 && !read.notRendered) {
+    if (
+      documents.length === 0 &&
+      problems.length === 0 &&
+      read.unparseable.length === 0 &&
+      !read.notRendered
+    ) {
       return { verdict: 'pass', checks: [], summary: 'no manifests to check', ...source };
     }
     const destination = destinationCluster(app.destination, match.target.cluster, deps.fleet.clusters);
@@ -60,6 +65,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     const result = await preflightApp(
       {
         documents,
+        unparseable: read.unparseable,
         notRendered: read.notRendered,
         ...(unrendered === undefined ? {} : { notRenderedReason: unrendered }),
         limitReached: read.limitReached,
@@ -75,7 +81,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     const checks: SecretCheck[] = [
       ...problems,
       ...fallbackCheck(read),
-      ...result.checks.map((c) => ({ ...c, renderedBy: read.renderedBy })),
+      ...result.checks.map((c) => ({ ...c, renderedBy: c.renderedBy ?? read.renderedBy })),
     ];
     const verdict = result.verdict === 'block' ? 'block' : checks.some(isWarning) ? 'warn' : result.verdict;
     const note = unrendered ?? read.fallback;
@@ -97,7 +103,7 @@ function unrenderedReason(read: AppManifestsAtPush, cluster: string): string {
 
 /** A failed render that Git stood in for is said once, as a warning row (Helm rows already say it). */
 function fallbackCheck(read: AppManifestsAtPush): SecretCheck[] {
-  if (read.fallback === undefined || read.notRendered) return [];
+  if (read.fallback === undefined || read.notRendered || read.argocdUnparseable) return [];
   return [
     {
       externalSecret: '(manifests)',

@@ -36,6 +36,9 @@ export const ROLLOUT_STATUSES = [
 ] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
+/** A rollout in one of these is not over (a paused or halted one's held apps may still be released). */
+export const OPEN_STATUSES: ReadonlySet<string> = new Set(['pending', 'in-progress', 'paused', 'halted']);
+
 /** Why fan-out did or did not refresh an object whose repository matched the push. */
 export const DECISIONS = [
   'revision-miss',
@@ -129,6 +132,27 @@ export interface AppRecord extends AppTarget {
   readonly renderNote?: string;
   /** With `waves:` in the fleet: the wave of the app's destination. */
   readonly wave?: string;
+  /** The ExternalSecret preflight's verdict for this app at this commit, with why (absent: not run). */
+  readonly preflight?: PreflightNote;
+}
+
+export const PREFLIGHT_VERDICTS = ['pass', 'warn', 'block'] as const;
+
+/** `warn`: refreshed, but something may keep it from syncing well (a chart not rendered, a file that does not parse). */
+export interface PreflightNote {
+  readonly verdict: (typeof PREFLIGHT_VERDICTS)[number];
+  /** Short lines naming the ExternalSecret, key and property, or the file and line; never a value. */
+  readonly reasons: readonly string[];
+}
+
+/**
+ * The reasons an app was let through with a warning, for the API's readers (page, Slack): its verdict's, or
+ * for records written before the verdict was kept, their `not-rendered` row. Empty: not a warn.
+ */
+export function warnReasonsOf(app: AppRecord): readonly string[] {
+  if (app.preflight !== undefined) return app.preflight.verdict === 'warn' ? app.preflight.reasons : [];
+  const row = app.state === 'blocked' ? undefined : app.secrets?.find((c) => c.outcome === 'not-rendered');
+  return row === undefined ? [] : [row.message ?? 'manifests not rendered'];
 }
 
 export type StateCounts = Partial<Record<AppState, number>>;

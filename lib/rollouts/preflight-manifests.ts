@@ -8,6 +8,7 @@ import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
 import type { ManifestDocument } from '../secrets/extract.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
+import { type ParseProblem, unparseableCheck, unparseableFromArgoCd } from '../secrets/unparseable.js';
 import type { PushEvent } from '../webhook/push-event.js';
 
 export interface PreflightManifestDeps {
@@ -29,6 +30,10 @@ export interface AppManifestsAtPush {
   readonly limitMessage?: string;
   /** Sources whose files could not be read from Git. */
   readonly problems: readonly SecretCheck[];
+  /** Manifest files that do not parse (`unparseable`): from Argo CD's answer when it gave one, else Git's. */
+  readonly unparseable: readonly SecretCheck[];
+  /** Argo CD answered that a manifest does not parse (its check is in `unparseable`). */
+  readonly argocdUnparseable?: true;
 }
 
 /**
@@ -57,22 +62,33 @@ export function createPreflightManifests(deps: PreflightManifestDeps) {
     event: PushEvent,
   ): Promise<AppManifestsAtPush> => {
     let fallback: string | undefined;
+    let argocdParse: SecretCheck | undefined;
     if (deps.renderer?.available(cluster) === true) {
       const pushed = (s: ApplicationSource) => s.repoKey !== undefined && pushedKeys.has(s.repoKey);
       const query = renderQuery(raw, app, (s) => (pushed(s) ? event.after : undefined));
       const outcome = query === undefined ? undefined : await deps.renderer.render(cluster, query);
       if (outcome?.ok === true) {
         const documents = outcome.manifests.documents;
-        return { documents, renderedBy: 'argocd', notRendered: false, limitReached: false, problems: [] };
+        return {
+          documents,
+          renderedBy: 'argocd',
+          notRendered: false,
+          limitReached: false,
+          problems: [],
+          unparseable: [],
+        };
       }
       // No query: no source renders from the pushed repository (a hydrator's sync branch): Git as always.
       if (outcome !== undefined) fallback = `Argo CD did not render this app: ${outcome.reason}`;
+      // Argo CD's word on a manifest that does not parse stands; Git is still read for the ExternalSecrets.
+      argocdParse = outcome === undefined ? undefined : unparseableFromArgoCd(outcome.reason);
     }
     const sources = app.sources.filter(
       (s) => s.repoKey !== undefined && pushedKeys.has(s.repoKey) && s.ref === undefined,
     );
     const documents: ManifestDocument[] = [];
     const problems: SecretCheck[] = [];
+    const unparseable: SecretCheck[] = [];
     let notRendered = false;
     let limitReached = false;
     let limitMessage: string | undefined;
@@ -83,6 +99,7 @@ export function createPreflightManifests(deps: PreflightManifestDeps) {
         continue;
       }
       documents.push(...result.documents);
+      unparseable.push(...result.unparseable.map(unparseableCheck));
       notRendered ||= result.notRendered;
       limitReached ||= result.limitReached;
       limitMessage ??= result.limitMessage;
@@ -95,6 +112,8 @@ export function createPreflightManifests(deps: PreflightManifestDeps) {
       limitReached,
       ...(limitMessage === undefined ? {} : { limitMessage }),
       problems,
+      unparseable: argocdParse === undefined ? unparseable : [argocdParse],
+      ...(argocdParse === undefined ? {} : { argocdUnparseable: true as const }),
     };
   };
 }
@@ -105,6 +124,7 @@ type SourceRead =
       readonly notRendered: boolean;
       readonly limitReached: boolean;
       readonly limitMessage?: string;
+      readonly unparseable: readonly ParseProblem[];
     }
   | { readonly problem: SecretCheck };
 
@@ -113,11 +133,12 @@ async function readSource(
   event: PushEvent,
   deps: PreflightManifestDeps,
 ): Promise<SourceRead> {
-  if (source.chart !== undefined) return { documents: [], notRendered: true, limitReached: false };
+  const nothing = { documents: [], limitReached: false, unparseable: [] };
+  if (source.chart !== undefined) return { ...nothing, notRendered: true };
   const repo = repositoryFor(source.repoKey, deps.fleet.repositories);
   const field = `source ${source.path === '' ? '.' : source.path}`;
   // The orchestrator never fetches a repository the fleet file does not list: no manifests, nothing to check.
-  if (repo === undefined) return { documents: [], notRendered: false, limitReached: false };
+  if (repo === undefined) return { ...nothing, notRendered: false };
   try {
     const auth = await deps.credentials(repo);
     const set = await deps.git.readManifests({
@@ -135,6 +156,7 @@ async function readSource(
       notRendered: set.notRendered,
       limitReached: set.limitReached !== undefined,
       ...(set.limitMessage === undefined ? {} : { limitMessage: set.limitMessage }),
+      unparseable: set.errors.filter((e) => e.unparseable === true),
     };
   } catch (error) {
     return {

@@ -19,7 +19,7 @@ import {
   STATE_RANK,
   type StoredApp,
 } from './model.js';
-import { describeBlock } from './preflight-verdict.js';
+import { describeBlock, preflightNote } from './preflight-verdict.js';
 import type { AppChange, AppLedger } from './rollout-store.js';
 import type { AppContext, AppOutcome, PreflightVerdict, RefreshContext } from './work-model.js';
 
@@ -197,7 +197,7 @@ async function refreshOne(
   }
 
   let secrets: readonly SecretCheck[] | undefined;
-  let rendered: Pick<AppChange, 'renderedBy' | 'renderNote'> = {};
+  let rendered: Pick<AppChange, 'renderedBy' | 'renderNote' | 'preflight'> = {};
   if (match.object.kind === 'Application' && fresh) {
     const verdict = await deps.preflight(match, message.event).catch(
       (error: unknown): PreflightVerdict => ({
@@ -210,6 +210,7 @@ async function refreshOne(
     rendered = {
       ...(verdict.renderedBy === undefined ? {} : { renderedBy: verdict.renderedBy }),
       ...(verdict.renderNote === undefined ? {} : { renderNote: verdict.renderNote }),
+      preflight: preflightNote(verdict),
     };
     if (verdict.verdict === 'block') {
       const detail = describeBlock(verdict);

@@ -8,17 +8,20 @@ import { resolveStore } from './store-resolution.js';
 /** Application annotation that overrides the fleet's policy for one app: `block`, `warn` or `off`. */
 export const SECRET_POLICY_ANNOTATION = 'gitops-sync.dev/secret-policy';
 
-/** Outcomes that hold an app back under policy `block`. */
+/** Outcomes that hold an app back under policy `block` (an unparseable manifest: Argo CD could not compare). */
 export const BLOCKING_OUTCOMES: ReadonlySet<SecretOutcome> = new Set([
   'missing-secret',
   'missing-property',
   'not-json',
+  'unparseable',
 ]);
 
 export type PreflightVerdict = 'pass' | 'warn' | 'block';
 
 export interface PreflightInput {
   readonly documents: readonly ManifestDocument[];
+  /** Manifest files that do not parse (`unparseable` checks): a warn, or a block under policy `block`. */
+  readonly unparseable?: readonly SecretCheck[];
   /** Helm charts whose templates were not rendered (true, or their paths). */
   readonly notRendered?: boolean | readonly string[];
   /** Why nothing rendered them (no Argo CD API for the cluster, or its failure), for the record. */
@@ -64,7 +67,7 @@ export async function preflightApp(input: PreflightInput, deps: ResolveDeps): Pr
     overrides: input.overrides,
     ...(input.cluster === undefined ? {} : { clusterName: input.cluster }),
   };
-  const slots: (SecretCheck | number)[] = [...extracted.problems];
+  const slots: (SecretCheck | number)[] = [...(input.unparseable ?? []), ...extracted.problems];
   const bound: BoundReference[] = [];
   for (const externalSecret of extracted.externalSecrets) {
     for (const reference of externalSecret.references) {

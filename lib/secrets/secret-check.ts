@@ -8,6 +8,7 @@ export const SECRET_OUTCOMES = [
   'unchecked',
   'error',
   'not-rendered',
+  'unparseable',
 ] as const;
 export type SecretOutcome = (typeof SECRET_OUTCOMES)[number];
 
@@ -37,4 +38,8 @@ export interface SecretCheck {
   readonly esoGap?: EsoGap;
   /** Preflight: where the ExternalSecret's manifest came from (Argo CD's rendering, or the files in Git). */
   readonly renderedBy?: 'argocd' | 'git';
+  /** `unparseable`: the manifest file (repo-relative) and the position the parser gave, 1-based. */
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
 }

@@ -57,6 +57,7 @@ const APP_FIELDS = [
   'renderedBy',
   'renderNote',
   'wave',
+  'preflight',
 ] as const;
 
 function pick(item: Item, fields: readonly string[]): Item {

@@ -1,4 +1,5 @@
 import type { AppRecord, AppState } from '../rollouts/model.js';
+import { filePosition } from '../secrets/unparseable.js';
 
 /** App states the page lists first, grouped by what caused them. */
 export const ATTENTION_STATES: ReadonlySet<AppState> = new Set([
@@ -63,9 +64,11 @@ export function causeOf(app: AppRecord): string {
   const secret = problems.find((s) => s.blocking === true) ?? problems[0];
   if (app.state === 'blocked' && secret !== undefined) {
     const ref =
-      secret.key === undefined
-        ? `ExternalSecret ${secret.externalSecret}`
-        : `secret ${secret.key}${secret.property === undefined ? '' : ` property ${secret.property}`}`;
+      secret.outcome === 'unparseable'
+        ? `manifest ${secret.file === undefined ? '' : filePosition(secret.file, secret.line, secret.column)}`.trim()
+        : secret.key === undefined
+          ? `ExternalSecret ${secret.externalSecret}`
+          : `secret ${secret.key}${secret.property === undefined ? '' : ` property ${secret.property}`}`;
     return `${ref}: ${secret.outcome}`;
   }
   const failure = app.failures?.[0];

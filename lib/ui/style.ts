@@ -21,6 +21,7 @@ ul.apps li:last-child { border-bottom: 0; }
 .s-held, .s-paused, .w-soaking { color: var(--warn); }
 .s-halted, .w-halted { color: var(--bad); }
 .w-done { color: var(--ok); }
+.v-warn { color: var(--warn); font-weight: 600; }
 .w-open { color: var(--run); }
 h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
 h3 { font-size: .95rem; margin: .25rem 0; }
@@ -36,7 +37,7 @@ section.wave { border-top: 2px solid #8886; margin-top: 1rem; }
 form.filter { margin: .5rem 0; }
 .kind, .meta { color: var(--mute); font-size: .9em; }
 .msg { margin: .15rem 0 0 6.5em; white-space: pre-wrap; word-break: break-word; }
-.reasons { margin: .15rem 0 0 6.5em; padding-left: 1rem; }
+.reasons, .warn-reasons { margin: .15rem 0 0 6.5em; padding-left: 1rem; }
 .stale { color: var(--bad); margin-left: 1rem; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0 0 1rem; }
 dl.facts dt { color: var(--mute); }
