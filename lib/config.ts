@@ -1,5 +1,6 @@
 import { SEVERITIES, type Severity } from './audit/types.js';
 import { ConfigError } from './errors.js';
+import { PREFLIGHT_ASSUMABLE_ROLES, parseRolePatterns } from './fleet/aws-scopes.js';
 import { type UiAuthSettings, uiAuthSettings } from './ui-auth/settings.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -53,6 +54,8 @@ export interface Config {
   readonly dynamodbEndpoint?: string;
   readonly secretsManagerEndpoint?: string;
   readonly stsEndpoint?: string;
+  /** `PREFLIGHT_ASSUMABLE_ROLES`: the ARN patterns the packaged policy lets the preflight assume (absent: unchecked locally). */
+  readonly preflightAssumableRoles?: readonly string[];
   readonly webhookSecrets: WebhookSecretsConfig;
   readonly slack: SlackConfig;
   /** SQS queue feeding `fanout`; absent locally, where the in-process queue is used. */
@@ -123,6 +126,7 @@ export function loadConfig(env: Env): Config {
     ...optional('dynamodbEndpoint', url(env, 'DYNAMODB_ENDPOINT')),
     ...optional('secretsManagerEndpoint', url(env, 'SECRETS_MANAGER_ENDPOINT')),
     ...optional('stsEndpoint', url(env, 'STS_ENDPOINT')),
+    ...optional('preflightAssumableRoles', rolePatterns(text(env, PREFLIGHT_ASSUMABLE_ROLES))),
     webhookSecrets,
     slack,
     ...optional('queueUrl', url(env, 'QUEUE_URL')),
@@ -160,6 +164,16 @@ export function loadConfig(env: Env): Config {
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function rolePatterns(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const patterns = parseRolePatterns(value);
+  for (const pattern of patterns) {
+    if (!/^arn:[*a-z-]+:iam::[*?\d]*:role\/\S+$/.test(pattern))
+      throw new ConfigError(PREFLIGHT_ASSUMABLE_ROLES, `${pattern} is not an IAM role ARN pattern`);
+  }
+  return patterns;
 }
 
 function text(env: Env, name: string): string | undefined {

@@ -18,6 +18,7 @@ import {
   fleetContext,
   gitCacheDir,
 } from './runtime-fleet.js';
+import { preflightIdentity } from './runtime-preflight-identity.js';
 import { createResolutionCache } from './secrets/secret-fetcher.js';
 import type { PushEvent } from './webhook/push-event.js';
 
@@ -65,6 +66,8 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
     }),
   );
 
+  const identity = preflightIdentity(context);
+
   return async (message, budget) => {
     const git = gitPool.session();
     try {
@@ -90,7 +93,15 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
             git,
             credentials,
             clusterStores: (cluster) => context.listIn(cluster, [SECRET_STORES, CLUSTER_SECRET_STORES]),
-            resolve: { api: secretsManager, logger, cache: createResolutionCache() },
+            resolve: {
+              api: secretsManager,
+              logger,
+              cache: createResolutionCache(),
+              identity: {
+                ...identity,
+                ...(budget === undefined ? {} : { deadlineMs: budget.deadlineMs }),
+              },
+            },
             renderer: createRenderCache(argocdApis, logger),
           }),
           matchIndex: (cluster, objects) => indexCache.indexFor(cluster, objects),

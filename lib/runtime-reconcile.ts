@@ -1,6 +1,7 @@
 import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
 import { errorMessage } from './errors.js';
 import { createGitReaderPool } from './git/manifests.js';
+import { CLUSTER_SECRET_STORES, SECRET_STORES } from './kubernetes/resources.js';
 import { postToSlack } from './notify/slack-target.js';
 import { countReconcile } from './observability/reconcile-metrics.js';
 import { summarizePass } from './reconcile/report.js';
@@ -13,6 +14,8 @@ import {
   fleetContext,
   gitCacheDir,
 } from './runtime-fleet.js';
+import { preflightIdentity } from './runtime-preflight-identity.js';
+import { storeCoverage } from './secrets/store-coverage.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
 import { recordLastPass } from './store/reconcile-pass.js';
 
@@ -57,6 +60,7 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
       leases: context.leases,
       release: context.release.engine,
     });
+  const identity = preflightIdentity(context);
   return async (options = {}) => {
     if (options.sweepOnly === true) return { sweep: await sweep() };
     const git = gitPool.session();
@@ -81,6 +85,15 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
         clock,
         logger,
         renderer: createRenderCache(argocdApis, logger, auditRenders),
+        preflightCoverage: () =>
+          Promise.all(
+            fleetConfig.clusters.map(async ({ name }) =>
+              storeCoverage(name, await context.listIn(name, [SECRET_STORES, CLUSTER_SECRET_STORES]), {
+                identity,
+                probe: (target) => context.secretsManager.probeIdentity?.(target) ?? Promise.resolve(),
+              }),
+            ),
+          ),
         options: {
           graceSeconds: config.missedWebhookGraceSeconds,
           digestMinSeverity: config.digestMinSeverity,

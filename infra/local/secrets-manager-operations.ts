@@ -30,21 +30,27 @@ export function secretsManagerOperations(
     };
   };
 
-  const visible = (body: Record<string, unknown>) => {
+  // A secret seeded with a region exists only for callers signing for that region (one endpoint per region).
+  const regional = (caller: Caller) =>
+    [...secrets.values()].filter(
+      (s) => s.region === undefined || caller.region === undefined || s.region === caller.region,
+    );
+
+  const visible = (body: Record<string, unknown>, caller: Caller) => {
     const filters = (Array.isArray(body.Filters) ? body.Filters : []) as Filter[];
-    return [...secrets.values()].filter(
+    return regional(caller).filter(
       (s) => (body.IncludePlannedDeletion === true || !s.deletedPending) && matchesFilters(s, filters),
     );
   };
 
-  const find = (secretId: unknown): StoredSecret => {
-    const secret = findSecret(secrets.values(), String(secretId ?? ''));
+  const find = (secretId: unknown, caller: Caller): StoredSecret => {
+    const secret = findSecret(regional(caller), String(secretId ?? ''));
     if (!secret) throw new DoubleError('ResourceNotFoundException', NOT_FOUND);
     return secret;
   };
 
   /** One BatchGetSecretValue entry: the value, or the error GetSecretValue would have raised. */
-  const batchEntry = (secretId: string, caller: Caller, secret = findSecret(secrets.values(), secretId)) => {
+  const batchEntry = (secretId: string, caller: Caller, secret = findSecret(regional(caller), secretId)) => {
     try {
       if (!secret) throw new DoubleError('ResourceNotFoundException', NOT_FOUND);
       return { value: readValue(secret, caller, {}) };
@@ -56,7 +62,7 @@ export function secretsManagerOperations(
 
   return {
     GetSecretValue: (body, caller) =>
-      readValue(find(body.SecretId), caller, {
+      readValue(find(body.SecretId, caller), caller, {
         ...(typeof body.VersionId === 'string' ? { versionId: body.VersionId } : {}),
         ...(typeof body.VersionStage === 'string' ? { versionStage: body.VersionStage } : {}),
       }),
@@ -71,7 +77,7 @@ export function secretsManagerOperations(
       if (ids && ids.length > 20) {
         throw new DoubleError('ValidationException', 'SecretIdList has more than 20 members');
       }
-      const paged = ids ? undefined : page(visible(body), body, 20);
+      const paged = ids ? undefined : page(visible(body, caller), body, 20);
       const results = ids
         ? ids.map((id) => batchEntry(id, caller))
         : (paged?.items ?? []).map((s) => batchEntry(s.arn, caller, s));
@@ -81,12 +87,12 @@ export function secretsManagerOperations(
         ...(paged?.NextToken ? { NextToken: paged.NextToken } : {}),
       };
     },
-    ListSecrets: (body) => {
-      const { items, ...token } = page(visible(body), body, 100);
+    ListSecrets: (body, caller) => {
+      const { items, ...token } = page(visible(body, caller), body, 100);
       return { SecretList: items.map(listEntry), ...token };
     },
-    DescribeSecret: (body) => {
-      const { SecretVersionsToStages, ...entry } = listEntry(find(body.SecretId));
+    DescribeSecret: (body, caller) => {
+      const { SecretVersionsToStages, ...entry } = listEntry(find(body.SecretId, caller));
       return { ...entry, VersionIdsToStages: SecretVersionsToStages };
     },
   };

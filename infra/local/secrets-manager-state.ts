@@ -23,6 +23,8 @@ export interface SeedSecret {
   readonly kmsDenied?: boolean;
   /** `deny`: nobody may read the value; `roles`: only callers holding one of these assumed roles may. */
   readonly access?: 'deny' | { readonly roles: readonly string[] };
+  /** Only callers signing for this region see the secret (absent: every region). */
+  readonly region?: string;
 }
 
 export interface StoredVersion {
@@ -41,6 +43,8 @@ export interface Caller {
   readonly accessKeyId?: string;
   /** The role the caller's credentials were issued for by the STS double. */
   readonly role?: string;
+  /** The signing region of the request. */
+  readonly region?: string;
 }
 
 export class DoubleError extends Error {
@@ -67,7 +71,7 @@ export function storeSecret(seed: SeedSecret, region: string, accountId: string)
   const { versions: _v, string: _s, binary: _b, ...rest } = seed;
   return {
     ...rest,
-    arn: `arn:aws:secretsmanager:${region}:${accountId}:secret:${seed.name}-${suffix}`,
+    arn: `arn:aws:secretsmanager:${seed.region ?? region}:${accountId}:secret:${seed.name}-${suffix}`,
     versions,
   };
 }

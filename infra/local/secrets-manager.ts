@@ -23,6 +23,8 @@ export interface LocalSecretsManagerOptions {
   readonly deniedOperations?: readonly string[];
   /** Roles the STS double refuses to let anyone assume. */
   readonly deniedRoles?: readonly string[];
+  /** Holds every STS answer this long (a slow or hung STS). */
+  readonly stsDelayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -80,7 +82,9 @@ export async function startLocalSecretsManager(
     send(res, 200, JSON_TYPE, JSON.stringify(handler(body, caller)));
   };
 
-  const handleSts = (raw: string, caller: Caller, res: ServerResponse) => {
+  const handleSts = async (raw: string, caller: Caller, res: ServerResponse) => {
+    if (options.stsDelayMs) await new Promise((resolve) => setTimeout(resolve, options.stsDelayMs));
+    if (res.destroyed) return;
     const form = new URLSearchParams(raw);
     const action = form.get('Action') ?? '';
     const roleArn = form.get('RoleArn') ?? '';

@@ -10,6 +10,7 @@ import {
   HORIZONTAL_POD_AUTOSCALERS,
   type KubeResource,
   SCALED_OBJECTS,
+  SERVICE_ACCOUNTS,
 } from '../../lib/kubernetes/resources.js';
 import { PLATFORM_SERVICES } from './default-repos.js';
 import type { StoredObject } from './resource-store.js';
@@ -306,6 +307,17 @@ function liveObjects(cluster: string): SeedObject[] {
     ],
   });
   const objects: SeedObject[] = [
+    // The ServiceAccount the store reads as (IRSA): the preflight assumes its role, as ESO would.
+    {
+      resource: SERVICE_ACCOUNTS,
+      object: {
+        metadata: {
+          name: 'external-secrets',
+          namespace: 'external-secrets',
+          annotations: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::000000000000:role/external-secrets' },
+        },
+      },
+    },
     {
       resource: CLUSTER_SECRET_STORES,
       object: {

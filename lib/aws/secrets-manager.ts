@@ -12,6 +12,7 @@ import { targetKey } from '../secrets/secret-fetcher.js';
 import {
   type AwsTarget,
   type FetchedSecret,
+  roleChain,
   SecretPayload,
   type SecretsManagerApi,
   SecretsManagerError,
@@ -30,6 +31,8 @@ export interface SecretsManagerAdapterOptions {
   readonly maxAttempts?: number;
   /** Timeouts of every Secrets Manager and STS call. */
   readonly http?: AwsHttpOptions;
+  /** Longest one AssumeRole may take, retries included (default 8 s). */
+  readonly assumeTimeoutMs?: number;
 }
 
 const THROTTLING = new Set([
@@ -44,27 +47,48 @@ export function createSecretsManagerApi(
   options: SecretsManagerAdapterOptions = {},
 ): SecretsManagerApi & { destroy(): void } {
   const clients = new Map<string, SecretsManagerClient>();
-  const stsClients: { destroy(): void }[] = [];
+  // One session per (parent chain, role, region, AssumeRole options): chains that share a first hop (one
+  // IRSA role behind several store roles) assume it once, and it lives until shortly before it expires.
+  const sessions = new Map<string, ReturnType<typeof assumeRoleCredentials>>();
+
+  const credentialsFor = (target: AwsTarget): CredentialSource | undefined => {
+    let credentials: CredentialSource | undefined = options.credentials;
+    const roles = roleChain(target);
+    let chain = '';
+    roles.forEach((roleArn, i) => {
+      const last = i === roles.length - 1 && roleArn === target.role;
+      const extras = last
+        ? {
+            ...(target.externalId ? { externalId: target.externalId } : {}),
+            ...(target.sessionTags ? { sessionTags: target.sessionTags } : {}),
+            ...(target.transitiveTagKeys ? { transitiveTagKeys: target.transitiveTagKeys } : {}),
+          }
+        : {};
+      chain = `${chain}>${roleArn}@${target.region}#${JSON.stringify(extras)}`;
+      let assumed = sessions.get(chain);
+      if (assumed === undefined) {
+        assumed = assumeRoleCredentials({
+          parent: credentials,
+          roleArn,
+          region: target.region,
+          ...extras,
+          ...(options.stsEndpoint ? { stsEndpoint: options.stsEndpoint } : {}),
+          ...(options.clock ? { clock: options.clock } : {}),
+          ...(options.http ? { http: options.http } : {}),
+          ...(options.assumeTimeoutMs ? { timeoutMs: options.assumeTimeoutMs } : {}),
+        });
+        sessions.set(chain, assumed);
+      }
+      credentials = assumed;
+    });
+    return credentials;
+  };
 
   const clientFor = (target: AwsTarget): SecretsManagerClient => {
     const key = targetKey(target);
     const existing = clients.get(key);
     if (existing) return existing;
-    let credentials: CredentialSource | undefined = options.credentials;
-    const roles = [...(target.additionalRoles ?? []), ...(target.role ? [target.role] : [])];
-    roles.forEach((roleArn, i) => {
-      const assumed = assumeRoleCredentials({
-        parent: credentials,
-        roleArn,
-        region: target.region,
-        ...(i === roles.length - 1 && target.externalId ? { externalId: target.externalId } : {}),
-        ...(options.stsEndpoint ? { stsEndpoint: options.stsEndpoint } : {}),
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(options.http ? { http: options.http } : {}),
-      });
-      stsClients.push(assumed);
-      credentials = assumed;
-    });
+    const credentials = credentialsFor(target);
     const client = new SecretsManagerClient({
       region: target.region,
       requestHandler: awsRequestHandler(options.http),
@@ -140,9 +164,14 @@ export function createSecretsManagerApi(
         for (const tag of out.Tags ?? []) if (tag.Key !== undefined) tags[tag.Key] = tag.Value ?? '';
         return { ...(out.Name ? { name: out.Name } : {}), ...(out.ARN ? { arn: out.ARN } : {}), tags };
       }),
+    probeIdentity: async (target) => {
+      const credentials = credentialsFor(target);
+      if (typeof credentials === 'function') await credentials();
+    },
     destroy: () => {
       for (const client of clients.values()) client.destroy();
-      for (const sts of stsClients.splice(0)) sts.destroy();
+      for (const sts of sessions.values()) sts.destroy();
+      sessions.clear();
       clients.clear();
     },
   };

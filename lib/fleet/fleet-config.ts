@@ -31,6 +31,8 @@ export interface ClusterConfig {
   readonly timeoutMs?: number;
   /** ExternalSecret preflight policy for apps managed from this cluster (default: the fleet's). */
   readonly secretPolicy?: SecretPolicy;
+  /** Role the ExternalSecret preflight assumes for stores on this cluster that name no identity of their own. */
+  readonly preflightRoleArn?: string;
   /** The Argo CD API server of this cluster's Argo CD (the rollout page's links to `{argocdUrl}/applications/{ns}/{name}`; rendered manifests with a token). */
   readonly argocdUrl?: string;
   /** Secrets Manager secret holding an Argo CD API token (`applications, get`): plain, or `{"token": "..."}`. */

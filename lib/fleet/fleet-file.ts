@@ -40,6 +40,7 @@ const CLUSTER_KEYS = [
   'concurrency',
   'timeoutMs',
   'secretPolicy',
+  'preflightRoleArn',
   'argocdUrl',
   'argocdTokenSecret',
   'argocdToken',
@@ -143,6 +144,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
   const concurrency = fields.integer('concurrency', 1, 100);
   const timeoutMs = fields.integer('timeoutMs', 100, 300_000);
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
+  const preflightRoleArn = fields.string('preflightRoleArn', roleArn);
   const argocd = argocdBlock(reader, fields);
   const flux = namespaceBlock(reader, fields, 'flux');
   const labels = fields.has('labels')
@@ -158,6 +160,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(secretPolicy === undefined ? {} : { secretPolicy }),
+    ...(preflightRoleArn === undefined ? {} : { preflightRoleArn }),
     ...argocdApi(fields),
     ...(labels === undefined ? {} : { labels }),
   };

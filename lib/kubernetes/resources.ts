@@ -106,6 +106,15 @@ export const CONFIG_MAPS = {
   namespaced: true,
 } as const satisfies KubeResource;
 
+/** Core `v1` ServiceAccounts: the preflight gets one, a store's `auth.jwt.serviceAccountRef` (its IRSA role). */
+export const SERVICE_ACCOUNTS = {
+  group: '',
+  version: 'v1',
+  plural: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  namespaced: true,
+} as const satisfies KubeResource;
+
 /** Every resource the orchestrator reads or patches; the simulator serves exactly these. */
 export const KUBE_RESOURCES: readonly KubeResource[] = [
   APPLICATIONS,
@@ -120,6 +129,7 @@ export const KUBE_RESOURCES: readonly KubeResource[] = [
   CUSTOM_RESOURCE_DEFINITIONS,
   APP_PROJECTS,
   CONFIG_MAPS,
+  SERVICE_ACCOUNTS,
 ];
 
 /** `applications.argoproj.io`: the name RBAC rules and API errors use. */

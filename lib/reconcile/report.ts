@@ -1,3 +1,4 @@
+import type { StoreCoverage } from '../secrets/store-coverage.js';
 import type { MissedWebhookReport } from './missed-webhooks.js';
 import type { UnreadCluster } from './read-clusters.js';
 
@@ -23,6 +24,8 @@ export type ReconcileReport = {
     readonly written: number;
   };
   readonly digest: 'sent' | 'failed' | 'nothing-changed';
+  /** Per cluster, the ExternalSecret preflight's reach: `3 of 4 stores readable`, and why the rest are not. */
+  readonly preflightCoverage?: readonly StoreCoverage[];
   readonly skipped: SkippedReport;
 };
 

@@ -3,12 +3,14 @@ import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import type { FindingsDigest } from '../audit/digest.js';
 import type { FindingDraft } from '../audit/types.js';
 import { createLimiter } from '../concurrency.js';
+import { errorMessage } from '../errors.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
 import type { ClusterApi } from '../kubernetes/cluster-api.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
+import type { StoreCoverage } from '../secrets/store-coverage.js';
 import { createManifestReader } from './app-manifests.js';
 import { readArgoGates } from './argocd-gate.js';
 import { auditCluster } from './audit-cluster.js';
@@ -39,6 +41,8 @@ export interface ReconcileDeps {
   readonly options?: ReconcileSettings;
   /** Argo CD's rendering for the audit, created per pass (absent: the files in Git only). */
   readonly renderer?: ManifestRenderer;
+  /** Per cluster, how many of its live stores the ExternalSecret preflight can read (never throws). */
+  readonly preflightCoverage?: () => Promise<readonly StoreCoverage[]>;
 }
 
 /**
@@ -58,6 +62,11 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const memory = new Map(await deps.memory.load());
   const repos = createRepositoriesReader({ ...deps, concurrency: options.lsRefsConcurrency });
   const live = createLiveObjectsReader(deps.clusters, options.clusterConcurrency);
+  // Alongside the pass: STS and ServiceAccount reads, each bounded by its own timeout.
+  const coverage = deps.preflightCoverage?.().catch((error: unknown) => {
+    log.warn('preflight coverage not read', { error: errorMessage(error) });
+    return undefined;
+  });
   const audit = {
     clusters: deps.fleet.clusters,
     manifests: createManifestReader({
@@ -141,6 +150,11 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const digest =
     outcome.message === undefined ? 'nothing-changed' : await sendDigest(deps.digest, outcome.message, log);
 
+  const preflightCoverage = await coverage;
+  for (const c of preflightCoverage ?? []) {
+    if (c.stores > 0)
+      log.info('preflight coverage', { cluster: c.cluster, summary: c.summary, unreadable: c.unreadable });
+  }
   const report: ReconcileReport = {
     startedAt: started.toISOString(),
     durationMs: deps.clock.now().getTime() - now,
@@ -150,6 +164,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     missedWebhooks,
     findings: outcome.counts,
     digest,
+    ...(preflightCoverage === undefined ? {} : { preflightCoverage }),
     skipped: {
       invalidApplications: invalid,
       unlistedRepositoryApps: clusters.reduce((sum, c) => sum + c.unlistedRepositoryApps, 0),

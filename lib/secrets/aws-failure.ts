@@ -7,11 +7,14 @@ export interface AwsFailure {
 }
 
 export interface FailureOutcome {
-  readonly outcome: 'missing-secret' | 'access-denied' | 'error';
+  readonly outcome: 'missing-secret' | 'access-denied' | 'unchecked' | 'error';
   readonly message: string;
   /** ESO maps this failure to `NoSecretErr`, which `deletionPolicy: Delete/Merge` skips instead of failing. */
   readonly noSecretErr: boolean;
 }
+
+/** `awsCode` of a failed AssumeRole (denied, refused by policy, timed out): the read is `unchecked`. */
+export const ROLE_NOT_ASSUMED = 'RoleNotAssumed';
 
 const ACCESS_CODES = new Set([
   'AccessDeniedException',
@@ -41,6 +44,9 @@ export function toAwsFailure(error: unknown): AwsFailure {
 
 /** How ESO's AWS provider sees a failed read, as a preflight outcome. */
 export function failureOutcome(failure: AwsFailure): FailureOutcome {
+  // The identity ESO would read with could not be taken on: nothing was learnt about the secret.
+  if (failure.code === ROLE_NOT_ASSUMED)
+    return { outcome: 'unchecked', message: failure.message, noSecretErr: false };
   if (failure.code === 'ResourceNotFoundException') {
     return { outcome: 'missing-secret', message: 'Secret does not exist', noSecretErr: true };
   }

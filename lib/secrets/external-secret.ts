@@ -78,10 +78,27 @@ export interface AwsStoreProvider {
   readonly role?: string;
   readonly additionalRoles: readonly string[];
   readonly externalId?: string;
+  /** `sessionTags` and `transitiveTagKeys`, sent with the AssumeRole of `role`. */
+  readonly sessionTags?: readonly SessionTag[];
+  readonly transitiveTagKeys?: readonly string[];
   /** Prepended verbatim to every key (no separator added). */
   readonly prefix: string;
-  readonly auth: 'jwt' | 'secretRef' | 'default';
+  readonly auth: StoreAuth;
 }
+
+export interface SessionTag {
+  readonly key: string;
+  readonly value: string;
+}
+
+/**
+ * `spec.provider.aws.auth`, in ESO's order: `jwt.serviceAccountRef` (IRSA), else `secretRef` (static keys),
+ * else the controller's own identity (`default`).
+ */
+export type StoreAuth =
+  | { readonly type: 'jwt'; readonly serviceAccount: { readonly name: string; readonly namespace?: string } }
+  | { readonly type: 'secretRef' }
+  | { readonly type: 'default' };
 
 export type StoreProvider =
   | AwsStoreProvider
@@ -105,3 +122,12 @@ export interface SecretStoreDoc {
   /** From a live object's `Ready` condition; absent for stores read from Git. */
   readonly ready?: { readonly status: boolean; readonly message?: string };
 }
+
+/** Whose credentials ESO starts from for a store, before its `additionalRoles` and `role`. */
+export type StoreIdentity =
+  /** `auth.jwt.serviceAccountRef`: the ServiceAccount's IRSA role. */
+  | { readonly type: 'service-account'; readonly name: string; readonly namespace: string }
+  /** `auth.secretRef`: access keys in a Kubernetes Secret, which the preflight never reads. */
+  | { readonly type: 'static-keys' }
+  /** No `auth`: the ESO controller's own identity; the preflight stands in with `preflightRoleArn`. */
+  | { readonly type: 'controller' };

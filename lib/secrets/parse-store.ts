@@ -1,4 +1,11 @@
-import type { SecretStoreDoc, StoreCondition, StoreKind, StoreProvider } from './external-secret.js';
+import type {
+  SecretStoreDoc,
+  SessionTag,
+  StoreAuth,
+  StoreCondition,
+  StoreKind,
+  StoreProvider,
+} from './external-secret.js';
 import { arrayField, isRecord, type Rec, recordField, stringField } from './read-object.js';
 
 /** A SecretStore/ClusterSecretStore (from Git or read live from a cluster); never throws. */
@@ -45,7 +52,12 @@ function providerOf(spec: Rec): StoreProvider {
       message: 'spec.provider.aws region, role, externalID and prefix must be strings',
     };
   }
-  const auth = recordField(aws, 'auth') ?? {};
+  const auth = authOf(recordField(aws, 'auth') ?? {});
+  if ('message' in auth) return { type: 'invalid', message: auth.message };
+  const tags = sessionTagsOf(aws);
+  if (tags === null)
+    return { type: 'invalid', message: 'spec.provider.aws.sessionTags must be a list of {key, value}' };
+  const transitive = strings(arrayField(aws, 'transitiveTagKeys'));
   return {
     type: 'aws',
     service,
@@ -53,9 +65,35 @@ function providerOf(spec: Rec): StoreProvider {
     ...(role ? { role } : {}),
     additionalRoles: additional as string[],
     ...(externalId ? { externalId } : {}),
+    ...(tags.length > 0 ? { sessionTags: tags } : {}),
+    ...(transitive.length > 0 ? { transitiveTagKeys: transitive } : {}),
     prefix: prefix ?? '',
-    auth: recordField(auth, 'jwt') ? 'jwt' : recordField(auth, 'secretRef') ? 'secretRef' : 'default',
+    auth,
   };
+}
+
+function authOf(auth: Rec): StoreAuth | { message: string } {
+  const jwt = recordField(auth, 'jwt');
+  if (jwt) {
+    const ref = recordField(jwt, 'serviceAccountRef');
+    const name = ref ? stringField(ref, 'name') : undefined;
+    const namespace = ref ? stringField(ref, 'namespace') : undefined;
+    if (typeof name !== 'string' || name === '' || namespace === null)
+      return { message: 'spec.provider.aws.auth.jwt.serviceAccountRef.name is required' };
+    return { type: 'jwt', serviceAccount: { name, ...(namespace ? { namespace } : {}) } };
+  }
+  return recordField(auth, 'secretRef') ? { type: 'secretRef' } : { type: 'default' };
+}
+
+function sessionTagsOf(aws: Rec): SessionTag[] | null {
+  const tags = arrayField(aws, 'sessionTags') ?? [];
+  if (tags === null) return null;
+  const out: SessionTag[] = [];
+  for (const tag of tags) {
+    if (!isRecord(tag) || typeof tag.key !== 'string' || typeof tag.value !== 'string') return null;
+    out.push({ key: tag.key, value: tag.value });
+  }
+  return out;
 }
 
 function conditionsOf(spec: Rec): StoreCondition[] {

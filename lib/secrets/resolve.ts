@@ -15,6 +15,7 @@ import {
   type SecretFetcher,
 } from './secret-fetcher.js';
 import type { SecretsManagerApi } from './secrets-manager-api.js';
+import { type IdentityDeps, type StoreTarget, storeTarget } from './store-identity.js';
 import type { ResolvedStore } from './store-resolution.js';
 import { checkDataValue, checkExtractValue } from './value-checks.js';
 
@@ -33,6 +34,8 @@ export interface ResolveDeps {
   /** Share one per invocation so apps reading the same secrets cost one call. */
   readonly cache?: ResolutionCache;
   readonly concurrency?: number;
+  /** How a store's identity is read (ServiceAccounts, `preflightRoleArn`, the assumable roles). */
+  readonly identity?: IdentityDeps;
 }
 
 /**
@@ -50,10 +53,47 @@ export async function resolveReferences(
     logger: deps.logger,
     ...(deps.concurrency === undefined ? {} : { concurrency: deps.concurrency }),
   });
-  await fetcher.prefetch(
-    bound.flatMap((b) => (b.reference.type === 'find' ? [] : [fetchRequest(b, b.reference.remoteRef)])),
+  // One identity per store (a ServiceAccount read at most once), whatever the number of references.
+  const targets = new Map<string, Promise<StoreTarget>>();
+  const targetOf = (store: ResolvedStore) => {
+    const key = JSON.stringify([store.cluster, store.identity, store.target]);
+    let found = targets.get(key);
+    if (found === undefined) {
+      found = storeTarget(store, deps.identity ?? {});
+      targets.set(key, found);
+    }
+    return found;
+  };
+  const settled = await Promise.all(
+    bound.map(async (b) => {
+      const target = await targetOf(b.store);
+      return target.ok
+        ? { ready: true as const, b: { ...b, store: { ...b.store, target: target.target } } }
+        : { ready: false as const, b, target };
+    }),
   );
-  return mapWithLimit(bound, deps.concurrency ?? 8, (b) => resolveOne(b, fetcher));
+  await fetcher.prefetch(
+    settled.flatMap(({ ready, b }) =>
+      !ready || b.reference.type === 'find' ? [] : [fetchRequest(b, b.reference.remoteRef)],
+    ),
+  );
+  return mapWithLimit(settled, deps.concurrency ?? 8, (s) =>
+    s.ready ? resolveOne(s.b, fetcher) : Promise.resolve([identityCheck(s.b, s.target)]),
+  );
+}
+
+/** A reference whose store's identity could not be taken on: nothing was read. */
+function identityCheck(b: BoundReference, target: Exclude<StoreTarget, { ok: true }>): SecretCheck {
+  const { reference } = b;
+  const key = reference.type === 'find' ? reference.find.path : reference.remoteRef.key;
+  return {
+    externalSecret: b.externalSecret.id,
+    field: reference.field,
+    ...(key === undefined ? {} : { key }),
+    store: `${b.store.kind}/${b.store.name}`,
+    outcome: target.outcome,
+    message: target.message,
+  };
 }
 
 function fetchRequest(b: BoundReference, ref: RemoteRef): FetchRequest {

@@ -5,6 +5,7 @@ export const SECRET_OUTCOMES = [
   'not-json',
   'access-denied',
   'unsupported',
+  'unchecked',
   'error',
   'not-rendered',
   'unparseable',

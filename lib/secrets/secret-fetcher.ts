@@ -1,5 +1,5 @@
 import type { Logger } from '../ports.js';
-import { type AwsFailure, toAwsFailure } from './aws-failure.js';
+import { type AwsFailure, ROLE_NOT_ASSUMED, toAwsFailure } from './aws-failure.js';
 import { chunk, mapWithLimit } from './concurrency.js';
 import {
   type AwsTarget,
@@ -43,9 +43,16 @@ export interface SecretFetcher {
 }
 
 export function targetKey(target: AwsTarget): string {
-  return [target.region, ...(target.additionalRoles ?? []), target.role ?? '', target.externalId ?? ''].join(
-    '|',
-  );
+  const tags = (target.sessionTags ?? []).map((t) => `${t.key}=${t.value}`).join(',');
+  return [
+    target.region,
+    `from:${target.sourceRole ?? ''}`,
+    ...(target.additionalRoles ?? []),
+    target.role ?? '',
+    target.externalId ?? '',
+    tags,
+    (target.transitiveTagKeys ?? []).join(','),
+  ].join('|');
 }
 
 function cacheKey(request: FetchRequest): string {
@@ -102,9 +109,9 @@ export function createSecretFetcher(deps: {
           out.set(id, { ok: false, failure: { code: failed.code, message: failed.message } });
       }
     } catch (error) {
-      // A transient failure fails the chunk; anything else (no BatchGetSecretValue permission) falls
-      // back to one GetSecretValue per secret below.
-      if (error instanceof SecretsManagerError && error.retryable) {
+      // A transient failure, or a role that cannot be assumed, fails the chunk; anything else (no
+      // BatchGetSecretValue permission) falls back to one GetSecretValue per secret below.
+      if (error instanceof SecretsManagerError && (error.retryable || error.awsCode === ROLE_NOT_ASSUMED)) {
         for (const id of ids) out.set(id, { ok: false, failure: toAwsFailure(error) });
       }
     }

@@ -1,14 +1,31 @@
 import { inspect } from 'node:util';
 import { UpstreamError } from '../errors.js';
 
-/** Whose identity and which region a call uses: the orchestrator's own, or a role assumed from it. */
+/**
+ * Whose identity and which region a call uses: the orchestrator's own, or a chain of roles assumed from it
+ * (`sourceRole`, then `additionalRoles`, then `role`), each AssumeRole sent to STS in `region`.
+ */
 export interface AwsTarget {
   readonly region: string;
+  /** Role assumed first, from the orchestrator's own identity: the store's ServiceAccount IRSA role, or the cluster's `preflightRoleArn`. */
+  readonly sourceRole?: string;
   /** Role to assume last (a store's `role`). */
   readonly role?: string;
   /** Roles assumed in order before `role` (a store's `additionalRoles`). */
   readonly additionalRoles?: readonly string[];
   readonly externalId?: string;
+  /** Sent with the AssumeRole of `role` (ESO `sessionTags`, `transitiveTagKeys`). */
+  readonly sessionTags?: readonly { readonly key: string; readonly value: string }[];
+  readonly transitiveTagKeys?: readonly string[];
+}
+
+/** The chain of roles a target assumes, in order. */
+export function roleChain(target: AwsTarget): string[] {
+  return [
+    ...(target.sourceRole ? [target.sourceRole] : []),
+    ...(target.additionalRoles ?? []),
+    ...(target.role ? [target.role] : []),
+  ];
 }
 
 export interface SecretFilter {
@@ -103,6 +120,8 @@ export interface SecretsManagerApi {
   describeSecret(
     input: AwsTarget & { readonly secretId: string },
   ): Promise<{ name?: string; arn?: string; tags: Readonly<Record<string, string>> }>;
+  /** Takes on the target's identity (every AssumeRole of its chain) without reading a secret. */
+  probeIdentity?(target: AwsTarget): Promise<void>;
 }
 
 /** A failed Secrets Manager (or STS) call; `code` is the AWS error name, the message is sanitized. */

@@ -1,5 +1,5 @@
 import type { StoreOverride } from '../fleet/fleet-config.js';
-import type { SecretStoreDoc, StoreKind, StoreRef } from './external-secret.js';
+import type { SecretStoreDoc, StoreAuth, StoreIdentity, StoreKind, StoreRef } from './external-secret.js';
 import { compileGoRegexp } from './go-regexp.js';
 import type { AwsTarget } from './secrets-manager-api.js';
 
@@ -7,8 +7,13 @@ export interface ResolvedStore {
   readonly kind: StoreKind;
   readonly name: string;
   readonly source: 'manifests' | 'cluster' | 'fleet';
+  /** Region and the store's own roles; the identity they are assumed from is settled by `storeTarget`. */
   readonly target: AwsTarget;
   readonly prefix: string;
+  /** Whose credentials ESO would start from. */
+  readonly identity: StoreIdentity;
+  /** The destination cluster's fleet name (where a ServiceAccount is read, whose `preflightRoleArn` applies). */
+  readonly cluster?: string;
 }
 
 export type StoreResolution =
@@ -33,9 +38,9 @@ export function resolveStore(ref: StoreRef, namespace: string, sources: StoreSou
     doc.name === ref.name &&
     (doc.kind === 'ClusterSecretStore' || doc.namespace === namespace);
   const inManifests = sources.manifests.find(matches);
-  if (inManifests) return fromDoc(inManifests, 'manifests', namespace);
+  if (inManifests) return fromDoc(inManifests, 'manifests', namespace, sources.clusterName);
   const onCluster = sources.cluster.find(matches);
-  if (onCluster) return fromDoc(onCluster, 'cluster', namespace);
+  if (onCluster) return fromDoc(onCluster, 'cluster', namespace, sources.clusterName);
   const override = sources.overrides.find(
     (o) =>
       o.kind === ref.kind &&
@@ -43,7 +48,7 @@ export function resolveStore(ref: StoreRef, namespace: string, sources: StoreSou
       (o.kind === 'ClusterSecretStore' || o.namespace === undefined || o.namespace === namespace) &&
       (o.cluster === undefined || o.cluster === sources.clusterName),
   );
-  if (override) return fromOverride(override);
+  if (override) return fromOverride(override, sources.clusterName);
   return {
     ok: false,
     outcome: 'error',
@@ -51,7 +56,17 @@ export function resolveStore(ref: StoreRef, namespace: string, sources: StoreSou
   };
 }
 
-function fromDoc(doc: SecretStoreDoc, source: ResolvedStore['source'], namespace: string): StoreResolution {
+/** One store read live from a cluster, on its own (the audit's coverage): its `spec.conditions` not applied. */
+export function resolveLiveStore(doc: SecretStoreDoc, cluster: string): StoreResolution {
+  return fromDoc({ ...doc, conditions: [] }, 'cluster', doc.namespace ?? '', cluster);
+}
+
+function fromDoc(
+  doc: SecretStoreDoc,
+  source: ResolvedStore['source'],
+  namespace: string,
+  cluster: string | undefined,
+): StoreResolution {
   const label = `${doc.kind} "${doc.name}"`;
   const provider = doc.provider;
   if (provider.type === 'invalid')
@@ -94,12 +109,25 @@ function fromDoc(doc: SecretStoreDoc, source: ResolvedStore['source'], namespace
         ...(provider.role ? { role: provider.role } : {}),
         ...(provider.additionalRoles.length > 0 ? { additionalRoles: provider.additionalRoles } : {}),
         ...(provider.externalId ? { externalId: provider.externalId } : {}),
+        ...(provider.sessionTags ? { sessionTags: provider.sessionTags } : {}),
+        ...(provider.transitiveTagKeys ? { transitiveTagKeys: provider.transitiveTagKeys } : {}),
       },
+      identity: identityOf(doc, provider.auth, namespace),
+      ...(cluster === undefined ? {} : { cluster }),
     },
   };
 }
 
-function fromOverride(o: StoreOverride): StoreResolution {
+/** ESO's `credsFromServiceAccount`: a ClusterSecretStore's ref may name a namespace, else the ExternalSecret's. */
+function identityOf(doc: SecretStoreDoc, auth: StoreAuth, namespace: string): StoreIdentity {
+  if (auth.type === 'secretRef') return { type: 'static-keys' };
+  if (auth.type === 'default') return { type: 'controller' };
+  const ref = auth.serviceAccount;
+  const at = doc.kind === 'ClusterSecretStore' && ref.namespace ? ref.namespace : namespace;
+  return { type: 'service-account', name: ref.name, namespace: at };
+}
+
+function fromOverride(o: StoreOverride, cluster: string | undefined): StoreResolution {
   if (o.service !== 'SecretsManager') {
     return {
       ok: false,
@@ -115,6 +143,8 @@ function fromOverride(o: StoreOverride): StoreResolution {
       source: 'fleet',
       prefix: o.prefix ?? '',
       target: { region: o.region, ...(o.role ? { role: o.role } : {}) },
+      identity: { type: 'controller' },
+      ...(cluster === undefined ? {} : { cluster }),
     },
   };
 }

@@ -36,6 +36,8 @@ const AUTHORISED_BY: Record<string, string> = {
 // SDK calls made inside a library rather than through a `new <X>Command(` of ours.
 const IMPLICIT_CALLS: readonly [RegExp, string][] = [
   [/\bfromTemporaryCredentials\d*\(/, 'sts:AssumeRole'],
+  // An AssumeRole that carries a store's `sessionTags` (lib/aws/credentials.ts) needs sts:TagSession too.
+  [/\bsessionTags\b/, 'sts:TagSession'],
   [/\bnew SecretsProvider\d*\(|\bgetSecret\d*\(/, 'secretsmanager:GetSecretValue'],
   [/\bnew SSMProvider\d*\(|\bgetParameter\d*\(/, 'ssm:GetParameter'],
 ];

@@ -17,7 +17,7 @@ export const BASE_ACCESS_KEY = 'AKIALOCALBASE0000000';
 
 /** The Secrets Manager + STS double on loopback, and the real SDK adapter talking to it. */
 export async function startTestSecretsManager(
-  options: LocalSecretsManagerOptions = {},
+  options: LocalSecretsManagerOptions & { readonly assumeTimeoutMs?: number } = {},
 ): Promise<TestSecretsManager> {
   const double = await startLocalSecretsManager(options);
   const api = createSecretsManagerApi({
@@ -25,6 +25,7 @@ export async function startTestSecretsManager(
     stsEndpoint: double.endpoint,
     credentials: { accessKeyId: BASE_ACCESS_KEY, secretAccessKey: 'local' },
     maxAttempts: 1,
+    ...(options.assumeTimeoutMs === undefined ? {} : { assumeTimeoutMs: options.assumeTimeoutMs }),
   });
   return {
     double,

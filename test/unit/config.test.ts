@@ -106,6 +106,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TABLE_NAME: 't', PUBLIC_URL: 'sync.example' })).toThrow(/PUBLIC_URL/);
   });
 
+  it('reads PREFLIGHT_ASSUMABLE_ROLES as a list of role ARN patterns and refuses anything else', () => {
+    const roles = 'arn:aws:iam::111122223333:role/gitops-sync-prod-access-*, arn:aws:iam::*:role/eso-*';
+    expect(loadConfig({ TABLE_NAME: 't', PREFLIGHT_ASSUMABLE_ROLES: roles }).preflightAssumableRoles).toEqual(
+      ['arn:aws:iam::111122223333:role/gitops-sync-prod-access-*', 'arn:aws:iam::*:role/eso-*'],
+    );
+    expect(loadConfig({ TABLE_NAME: 't' }).preflightAssumableRoles).toBeUndefined();
+    expect(() => loadConfig({ TABLE_NAME: 't', PREFLIGHT_ASSUMABLE_ROLES: 'eso-*' })).toThrow(
+      /PREFLIGHT_ASSUMABLE_ROLES: eso-\* is not an IAM role ARN pattern/,
+    );
+  });
+
   it('never echoes a value in its message', () => {
     expect(() => loadConfig({ ...base, WEBHOOK_SECRET_ARN: 'super-secret-value' })).toThrow(
       /^WEBHOOK_SECRET_ARN: /,

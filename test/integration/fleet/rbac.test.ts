@@ -14,6 +14,7 @@ import {
   EXTERNAL_SECRETS,
   GIT_REPOSITORIES,
   KUBE_RESOURCES,
+  SERVICE_ACCOUNTS,
 } from '../../../lib/kubernetes/resources.js';
 import { application } from '../../helpers/simulator.js';
 
@@ -47,6 +48,7 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
     });
     server.store.create(DEPLOYMENTS, { metadata: { name: 'web', namespace: 'web' }, spec: { replicas: 2 } });
     server.store.create(EXTERNAL_SECRETS, { metadata: { name: 'web', namespace: 'web' }, spec: {} });
+    server.store.create(SERVICE_ACCOUNTS, { metadata: { name: 'eso', namespace: 'web' } });
     for (const name of ['argocd-cm', 'argocd-rbac-cm'])
       server.store.create(CONFIG_MAPS, { metadata: { name, namespace: 'argocd' }, data: {} });
     const fleet = {
@@ -67,9 +69,10 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
   const refresh = { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } };
 
   // Deployments and CRDs are served by the simulator (audit fixtures) but never read by the orchestrator;
-  // of ConfigMaps it only gets argocd-cm (below).
+  // of ConfigMaps it only gets argocd-cm, of ServiceAccounts only the one a SecretStore names (below).
   const read = KUBE_RESOURCES.filter(
-    (r) => r !== DEPLOYMENTS && r !== CUSTOM_RESOURCE_DEFINITIONS && r !== CONFIG_MAPS,
+    (r) =>
+      r !== DEPLOYMENTS && r !== CUSTOM_RESOURCE_DEFINITIONS && r !== CONFIG_MAPS && r !== SERVICE_ACCOUNTS,
   );
   it.each(read.map((r) => [r.plural, r] as const))(
     'can read %s everywhere it needs to',
@@ -97,6 +100,12 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
     await expect(api.get(CONFIG_MAPS, 'argocd', 'argocd-cm')).resolves.toMatchObject({ kind: 'ConfigMap' });
   });
 
+  it("can get the ServiceAccount a SecretStore's auth.jwt names (its IRSA role)", async () => {
+    await expect(api.get(SERVICE_ACCOUNTS, 'web', 'eso')).resolves.toMatchObject({
+      metadata: { name: 'eso' },
+    });
+  });
+
   it('can request a Flux reconcile of a GitRepository', async () => {
     await expect(
       api.mergePatch(GIT_REPOSITORIES, 'flux-system', 'platform', {
@@ -118,6 +127,7 @@ describe('a cluster where only infra/rbac grants the orchestrator anything', () 
     ['getting an Application, which it only lists', () => api.get(APPLICATIONS, 'argocd', 'web')],
     ['getting any other ConfigMap', () => api.get(CONFIG_MAPS, 'argocd', 'argocd-rbac-cm')],
     ['listing ConfigMaps', () => api.list(CONFIG_MAPS, 'argocd')],
+    ['listing ServiceAccounts', () => api.list(SERVICE_ACCOUNTS, 'web')],
   ])('is forbidden %s', async (_name, call) => {
     await expect(call()).rejects.toMatchObject({ upstreamStatus: 403, retryable: false });
   });

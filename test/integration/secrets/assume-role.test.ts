@@ -98,12 +98,12 @@ describe('a store role is assumed through STS over the wire', () => {
     expect(result.checks[0]?.outcome).toBe('access-denied');
   });
 
-  it('is access-denied when STS refuses the role, naming it', async () => {
+  it('is unchecked, not access-denied, when STS refuses the role, naming it', async () => {
     const result = await preflightApp(input({ role: DENIED }, ['role-only', 'role-only-2']), {
       api: sm.api,
       logger: createMemoryLogger(),
     });
-    expect(result.checks.map((c) => c.outcome)).toEqual(['access-denied', 'access-denied']);
+    expect(result.checks.map((c) => c.outcome)).toEqual(['unchecked', 'unchecked']);
     expect(result.checks[0]?.message).toContain(`AssumeRole ${DENIED}`);
     expect(result.verdict).toBe('warn');
   });

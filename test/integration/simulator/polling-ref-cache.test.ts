@@ -250,7 +250,7 @@ describe('ConfigMaps over the core API', () => {
       const discovery = await fetch(`${cluster.server.url}/api/v1`, {
         headers: { authorization: 'Bearer test-admin-token' },
       }).then((r) => r.json() as Promise<{ resources: { name: string }[] }>);
-      expect(discovery.resources.map((r) => r.name)).toEqual(['namespaces', 'configmaps']);
+      expect(discovery.resources.map((r) => r.name)).toEqual(['namespaces', 'configmaps', 'serviceaccounts']);
     } finally {
       await cluster.close();
     }

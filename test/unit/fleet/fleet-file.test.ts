@@ -66,6 +66,17 @@ function withCluster(body: string): string {
   return `clusters:\n  - name: c1\n${body}`;
 }
 
+describe('a cluster preflightRoleArn', () => {
+  it('is read as the role the preflight assumes for stores without an identity', () => {
+    const fleet = parseFleetFile(
+      'clusters:\n  - name: spoke\n    server: https://k8s.example\n    auth: { token: t }\n    preflightRoleArn: arn:aws:iam::222222222222:role/eso-preflight\n',
+      'fleet.yaml',
+      LOCAL,
+    );
+    expect(fleet.clusters[0]?.preflightRoleArn).toBe('arn:aws:iam::222222222222:role/eso-preflight');
+  });
+});
+
 describe('parseFleetFile', () => {
   it('reads every documented field of a valid file', () => {
     const fleet = parseFleetFile(FULL, 'fleet.yaml', LOCAL);
@@ -237,6 +248,13 @@ describe('parseFleetFile', () => {
         '    server: https://k8s.example\n    auth:\n      eks: { clusterName: hub, region: eu-west-1, roleArn: "arn:aws:iam::123456789012:user/me" }\n',
       ),
       'fleet.yaml:5: clusters[0].auth.eks.roleArn: must be an IAM role ARN',
+    ],
+    [
+      'a preflightRoleArn that is not an IAM role ARN is rejected',
+      withCluster(
+        '    server: https://k8s.example\n    auth: { token: t }\n    preflightRoleArn: "arn:aws:iam::123456789012:user/me"\n',
+      ),
+      'fleet.yaml:5: clusters[0].preflightRoleArn: must be an IAM role ARN',
     ],
     [
       'an EKS block without region is rejected',

@@ -62,6 +62,8 @@ describe('the orchestrator RBAC in infra/rbac', () => {
       'cluster external-secrets.io/clustersecretstores': read,
       'cluster autoscaling/horizontalpodautoscalers': read,
       'cluster keda.sh/scaledobjects': read,
+      // The ServiceAccount a SecretStore's auth.jwt names: its IRSA role annotation (preflight).
+      'cluster /serviceaccounts': ['get'],
     });
   });
 
@@ -74,12 +76,13 @@ describe('the orchestrator RBAC in infra/rbac', () => {
     }
   });
 
-  it('gives no access to Secrets, and of the core API group only a get of the argocd-cm ConfigMap', () => {
+  it('gives no access to Secrets, and of the core API group only a get of argocd-cm and of ServiceAccounts', () => {
     const rules = objects.flatMap((o) => o.rules ?? []);
     expect(rules.flatMap((r) => r.resources)).not.toContain('secrets');
     const core = rules.filter((r) => r.apiGroups.includes(''));
     expect(core).toEqual([
       { apiGroups: [''], resources: ['configmaps'], resourceNames: ['argocd-cm'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'] },
     ]);
   });
 

@@ -95,7 +95,7 @@ describe('extractFromManifests on a v1 ExternalSecret using every field', () => 
           additionalRoles: ['arn:aws:iam::111111111111:role/hop-1'],
           externalId: 'shop-ext',
           prefix: 'prod/',
-          auth: 'jwt',
+          auth: { type: 'jwt', serviceAccount: { name: 'eso' } },
         },
       },
     ]);

@@ -10,7 +10,7 @@ const aws = (region: string, extra: Partial<SecretStoreDoc['provider']> = {}): S
     region,
     additionalRoles: [],
     prefix: '',
-    auth: 'default',
+    auth: { type: 'default' },
     ...extra,
   }) as SecretStoreDoc['provider'];
 
@@ -89,8 +89,47 @@ describe('resolveStore looks in the manifests, then the cluster, then the fleet 
         source: 'manifests',
         prefix: 'p/',
         target: { region: 'eu-west-1', role: 'arn:r', additionalRoles: ['arn:a'], externalId: 'x' },
+        identity: { type: 'controller' },
       },
     });
+  });
+});
+
+describe('resolveStore names the identity ESO would start from', () => {
+  const jwt = (namespace?: string) =>
+    ({
+      type: 'jwt',
+      serviceAccount: { name: 'eso', ...(namespace === undefined ? {} : { namespace }) },
+    }) as const;
+  it.each([
+    [
+      'a SecretStore reads its ServiceAccount in the ExternalSecret namespace',
+      'SecretStore',
+      jwt('ignored'),
+      { type: 'service-account', name: 'eso', namespace: 'shop' },
+    ],
+    [
+      'a ClusterSecretStore reads the namespace its ref names',
+      'ClusterSecretStore',
+      jwt('eso-system'),
+      { type: 'service-account', name: 'eso', namespace: 'eso-system' },
+    ],
+    [
+      'a ClusterSecretStore ref without a namespace reads the ExternalSecret namespace',
+      'ClusterSecretStore',
+      jwt(),
+      { type: 'service-account', name: 'eso', namespace: 'shop' },
+    ],
+    ['auth.secretRef is static keys', 'SecretStore', { type: 'secretRef' }, { type: 'static-keys' }],
+    ['no auth is the controller identity', 'SecretStore', { type: 'default' }, { type: 'controller' }],
+  ] as const)('%s', (_name, kind, auth, identity) => {
+    const doc = store({ kind, name: 's', namespace: 'shop', provider: aws('eu-west-1', { auth } as never) });
+    const resolution = resolveStore({ kind, name: 's' }, 'shop', {
+      ...none,
+      manifests: [doc],
+      clusterName: 'spoke',
+    });
+    expect(resolution).toMatchObject({ ok: true, store: { identity, cluster: 'spoke' } });
   });
 });
 
@@ -140,7 +179,7 @@ describe('resolveStore refusals', () => {
             service: 'SecretsManager',
             additionalRoles: [],
             prefix: '',
-            auth: 'default',
+            auth: { type: 'default' },
           },
         }),
       ],
