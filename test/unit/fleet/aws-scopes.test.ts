@@ -131,11 +131,11 @@ describe('one source for serverless.yml and the checks', () => {
     };
     const sub = (key: string) =>
       (service.custom.defaults[key]?.['!Sub'] ?? '').replace(
-        '${self:custom.secretPrefix}',
+        `\${self:custom.secretPrefix}`,
         service.custom.secretPrefix,
       );
     expect({ ownSecretsArn: sub('ownSecretsArn'), assumableRoleArns: sub('assumableRoleArns') }).toEqual(
-      scopeTemplates('${sls:stage}'),
+      scopeTemplates(`\${sls:stage}`),
     );
   });
 
@@ -161,8 +161,8 @@ describe('one source for serverless.yml and the checks', () => {
     );
     expect(own.map((c) => c.name)).toEqual(['a', 'b']);
     expect(settings.eksClusterArns(text)).toEqual([
-      'arn:${AWS::Partition}:eks:eu-west-1:${AWS::AccountId}:cluster/a-eks',
-      'arn:${AWS::Partition}:eks:us-east-1:${AWS::AccountId}:cluster/b-eks',
+      `arn:\${AWS::Partition}:eks:eu-west-1:\${AWS::AccountId}:cluster/a-eks`,
+      `arn:\${AWS::Partition}:eks:us-east-1:\${AWS::AccountId}:cluster/b-eks`,
     ]);
   });
 });
