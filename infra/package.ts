@@ -1,7 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { validateFleetPath } from '../lib/cli/validate.js';
 import { errorMessage } from '../lib/errors.js';
-import { DEFAULT_DEPLOY_REGION, DEFAULT_STAGE, deployScopes, STAGE_NAME } from '../lib/fleet/aws-scopes.js';
+import {
+  DEFAULT_DEPLOY_REGION,
+  DEFAULT_STAGE,
+  deployScopes,
+  STAGE_NAME,
+  secretSettingProblems,
+} from '../lib/fleet/aws-scopes.js';
 import { packagedFleetPath } from './packaged-fleet.js';
 
 // `npm run package` / `npm run deploy` [-- --stage S --region R]: validate the fleet file that will be
@@ -32,10 +38,13 @@ try {
 const scopes = deployScopes(stage ?? DEFAULT_STAGE, region ?? DEFAULT_DEPLOY_REGION, process.env);
 const result = await validateFleetPath(fleet, 'deployed', process.env, scopes);
 for (const line of result.lines) (result.ok ? process.stdout : process.stderr).write(`${line}\n`);
-if (!result.ok) {
-  process.stderr.write(
-    `${command} stopped: ${fleet} is invalid for stage ${scopes.stage} (fix it, or set FLEET_CONFIG)\n`,
-  );
+const settings = secretSettingProblems(process.env, region ?? DEFAULT_DEPLOY_REGION);
+for (const line of settings) process.stderr.write(`${line}\n`);
+if (!result.ok || settings.length > 0) {
+  const what = result.ok
+    ? 'a deploy setting names a secret the functions could not read'
+    : `${fleet} is invalid for stage ${scopes.stage} (fix it, or set FLEET_CONFIG)`;
+  process.stderr.write(`${command} stopped: ${what}\n`);
   process.exit(1);
 }
 const defaults = [

@@ -179,3 +179,29 @@ export function needsEksDescribe(cluster: Pick<ClusterConfig, 'server' | 'caData
     cluster.server === undefined || (cluster.server.startsWith('https:') && cluster.caData === undefined)
   );
 }
+
+const FULL_SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):\d{12}:secret:.+-[A-Za-z0-9]{6}$/;
+
+/**
+ * The deploy settings whose policy names exactly the ARN given (`WEBHOOK_SECRET_ARN`, `SLACK_SECRET_ARN`):
+ * IAM matches a secret by its full ARN, so one without the six-character suffix matches nothing, and the
+ * functions read Secrets Manager in the stack's region. Each problem as `NAME: problem — what to set`.
+ */
+export function secretSettingProblems(env: Env, region: string): string[] {
+  const problems: string[] = [];
+  for (const name of ['WEBHOOK_SECRET_ARN', 'SLACK_SECRET_ARN']) {
+    const value = env[name]?.trim();
+    if (value === undefined || value === '') continue;
+    const full = FULL_SECRET_ARN.exec(value);
+    if (full === null) {
+      problems.push(
+        `${name}: ${value} is not a full secret ARN, and the policy grants exactly what is set — set ${name} to the ARN with its six-character suffix (aws secretsmanager describe-secret --secret-id <name> --query ARN)`,
+      );
+    } else if (full[1] !== region) {
+      problems.push(
+        `${name}: ${value} is in ${full[1]}; the stack deploys to ${region} — set ${name} to a secret in ${region} or deploy with --region ${full[1]}`,
+      );
+    }
+  }
+  return problems;
+}

@@ -36,4 +36,14 @@ describe('npm run package -- --stage S', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('(it is in eu-west-1; the stack deploys to us-east-1)');
   }, 60_000);
+
+  it('refuses a Slack secret ARN the policy could never match, naming the setting', async () => {
+    const partial = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:gitops-sync/dev/slack';
+    const result = await packageWith([], { SLACK_SECRET_ARN: partial });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `SLACK_SECRET_ARN: ${partial} is not a full secret ARN, and the policy grants exactly what is set — set SLACK_SECRET_ARN to the ARN with its six-character suffix (aws secretsmanager describe-secret --secret-id <name> --query ARN)`,
+      'package stopped: a deploy setting names a secret the functions could not read',
+    ]);
+  }, 60_000);
 });

@@ -9,6 +9,7 @@ import {
   runtimeScopes,
   scopeTemplates,
   secretInScope,
+  secretSettingProblems,
 } from '../../../lib/fleet/aws-scopes.js';
 import { checkFleetFile, parseFleetFile } from '../../../lib/fleet/fleet-file.js';
 import { readCfnYaml } from '../../helpers/cfn-yaml.js';
@@ -219,5 +220,34 @@ describe('globMatch (IAM resource matching)', () => {
     ['secret:x-??????', 'secret:x-AbCdEf', true],
   ])('%s ~ %s: %s', (pattern, value, matches) => {
     expect(globMatch(pattern, value)).toBe(matches);
+  });
+});
+
+describe('deploy settings granted exactly as given (WEBHOOK_SECRET_ARN, SLACK_SECRET_ARN)', () => {
+  it('accepts full ARNs in the stack region, and unset settings', () => {
+    expect(
+      secretSettingProblems(
+        { WEBHOOK_SECRET_ARN: `${ARN}gitops-sync/dev/webhook-AbCdEf`, SLACK_SECRET_ARN: '' },
+        'eu-west-1',
+      ),
+    ).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a partial ARN (IAM would match nothing)',
+      { SLACK_SECRET_ARN: `${ARN}gitops-sync/dev/slack` },
+      `SLACK_SECRET_ARN: ${ARN}gitops-sync/dev/slack is not a full secret ARN, and the policy grants exactly what is set — set SLACK_SECRET_ARN to the ARN with its six-character suffix (aws secretsmanager describe-secret --secret-id <name> --query ARN)`,
+    ],
+    [
+      'a secret in another region',
+      {
+        WEBHOOK_SECRET_ARN:
+          'arn:aws:secretsmanager:us-east-1:123456789012:secret:gitops-sync/dev/webhook-AbCdEf',
+      },
+      'WEBHOOK_SECRET_ARN: arn:aws:secretsmanager:us-east-1:123456789012:secret:gitops-sync/dev/webhook-AbCdEf is in us-east-1; the stack deploys to eu-west-1 — set WEBHOOK_SECRET_ARN to a secret in eu-west-1 or deploy with --region us-east-1',
+    ],
+  ])('refuses %s', (_name, env, problem) => {
+    expect(secretSettingProblems(env, 'eu-west-1')).toEqual([problem]);
   });
 });
