@@ -1,9 +1,5 @@
-import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
-import {
-  type AwsHttpOptions,
-  awsRequestHandler,
-  DEFAULT_AWS_REQUEST_TIMEOUT_MS,
-} from '../aws/http-handler.js';
+import type { EKSClient } from '@aws-sdk/client-eks';
+import { type AwsHttpOptions, DEFAULT_AWS_REQUEST_TIMEOUT_MS } from '../aws/http-handler.js';
 import { UpstreamError } from '../errors.js';
 import type { AwsCredentialsProvider } from './eks-token.js';
 
@@ -34,24 +30,23 @@ export interface EksDescribeOptions {
   readonly http?: AwsHttpOptions;
 }
 
-/** `eks:DescribeCluster`, one client per region and role, each call bounded by the request timeout. */
+/**
+ * `eks:DescribeCluster`, one client per region and role, each call bounded by the request timeout. The
+ * client is imported on first use and left out of the bundles (the Lambda runtime's SDK serves it, as for
+ * SSM and S3): only a fleet with such a cluster loads it, once per cold start.
+ */
 export function createEksDescribe(options: EksDescribeOptions): DescribeEksCluster {
   const clients = new Map<string, EKSClient>();
   const timeoutMs = options.http?.requestTimeoutMs ?? DEFAULT_AWS_REQUEST_TIMEOUT_MS;
+  // Options rather than our own handler: the runtime's SDK may carry another @smithy version.
+  const requestHandler = {
+    connectionTimeout: Math.min(options.http?.connectionTimeoutMs ?? 2_000, timeoutMs),
+    requestTimeout: timeoutMs,
+    throwOnRequestTimeout: true,
+  };
   return async ({ clusterName, region, roleArn }) => {
-    const key = `${roleArn ?? ''}@${region}`;
-    let client = clients.get(key);
-    if (client === undefined) {
-      client = new EKSClient({
-        region,
-        credentials: options.credentials({ region, ...(roleArn === undefined ? {} : { roleArn }) }),
-        requestHandler: awsRequestHandler(options.http),
-        maxAttempts: 1,
-        ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-      });
-      clients.set(key, client);
-    }
     const what = `eks DescribeCluster ${clusterName} in ${region}`;
+    const context = { clusterName, region, roleArn, timeoutMs };
     let cluster:
       | {
           endpoint?: string | undefined;
@@ -60,9 +55,26 @@ export function createEksDescribe(options: EksDescribeOptions): DescribeEksClust
         }
       | undefined;
     try {
-      cluster = (await client.send(new DescribeClusterCommand({ name: clusterName }))).cluster;
+      const { EKSClient: Client, DescribeClusterCommand } = await import('@aws-sdk/client-eks');
+      const key = `${roleArn ?? ''}@${region}`;
+      let client = clients.get(key);
+      if (client === undefined) {
+        client = new Client({
+          region,
+          credentials: options.credentials({ region, ...(roleArn === undefined ? {} : { roleArn }) }),
+          requestHandler,
+          maxAttempts: 1,
+          ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+        });
+        clients.set(key, client);
+      }
+      // The abort bounds the call whatever the runtime SDK's handler does with its own timeout.
+      const answer = await client.send(new DescribeClusterCommand({ name: clusterName }), {
+        abortSignal: AbortSignal.timeout(timeoutMs),
+      });
+      cluster = answer.cluster;
     } catch (error) {
-      throw describeFailure(what, error, { clusterName, region, roleArn, timeoutMs });
+      throw describeFailure(what, error, context);
     }
     const endpoint = cluster?.endpoint;
     if (endpoint === undefined || !endpoint.startsWith('https://')) {
@@ -99,7 +111,7 @@ function describeFailure(
       cause: error,
     });
   }
-  if (name === 'TimeoutError' || name === 'RequestTimeout' || e.code === 'ETIMEDOUT') {
+  if (['TimeoutError', 'RequestTimeout', 'AbortError'].includes(name) || e.code === 'ETIMEDOUT') {
     return new EksDescribeError(`${what}: timed out after ${context.timeoutMs} ms`, {
       retryable: true,
       cause: error,
