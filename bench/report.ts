@@ -72,7 +72,12 @@ function targetText(target: Target | undefined): string | null {
   return 'max' in target ? `≤ ${target.max}` : `≥ ${target.min}`;
 }
 
-const number = (value: number) => (Math.abs(value) < 10 ? value.toFixed(2) : value.toFixed(0));
+const number = (value: number) =>
+  value !== 0 && Math.abs(value) < 0.01
+    ? value.toPrecision(2)
+    : Math.abs(value) < 10
+      ? value.toFixed(2)
+      : value.toFixed(0);
 
 /** `{"scenario","metric","value","unit","target","ok"}`; old-style rows keep their text value and no unit. */
 export function jsonLine(item: Row | Metric): string {

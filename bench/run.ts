@@ -1,10 +1,12 @@
 import { cpus } from 'node:os';
 import { benchColdStart } from './cold-start.js';
+import { benchCost } from './cost.js';
 import { benchFleet } from './fleet.js';
 import { benchFloor } from './floor.js';
 import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
+import { benchPage } from './page.js';
 import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
 import { benchWaves } from './waves.js';
 import { benchWebhook } from './webhook.js';
@@ -19,6 +21,8 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   waves: benchWaves,
   load: benchLoad,
   'cold-start': benchColdStart,
+  page: benchPage,
+  cost: benchCost,
 };
 
 const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));

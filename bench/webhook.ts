@@ -5,11 +5,16 @@ import { webhookHandler } from '../lib/handlers.js';
 import { ms, type Row, stats } from './measure.js';
 import { startBenchWorld } from './world.js';
 
-function signedPush(n: number): APIGatewayProxyEventV2 {
-  const sha = n.toString(16).padStart(40, 'a');
+/** A signed GitHub push of commit `n` (or of a real commit of a real repository, as `of` says). */
+export function signedPush(
+  n: number,
+  of: { repoUrl?: string; before?: string; after?: string; path?: string } = {},
+): APIGatewayProxyEventV2 {
+  const sha = of.after ?? n.toString(16).padStart(40, 'a');
+  const htmlUrl = of.repoUrl ?? 'https://github.com/org/gitops';
   const body = JSON.stringify({
     ref: 'refs/heads/main',
-    before: 'b'.repeat(40),
+    before: of.before ?? 'b'.repeat(40),
     after: sha,
     created: false,
     deleted: false,
@@ -20,20 +25,20 @@ function signedPush(n: number): APIGatewayProxyEventV2 {
         message: `change ${n}`,
         added: [],
         removed: [],
-        modified: [`apps/svc-${n % 100}/deployment.yaml`],
+        modified: [of.path ?? `apps/svc-${n % 100}/deployment.yaml`],
         author: { name: 'Bench' },
       },
     ],
     head_commit: {
       id: sha,
       message: `change ${n}`,
-      url: `https://github.com/org/gitops/commit/${sha}`,
+      url: `${htmlUrl}/commit/${sha}`,
       author: { name: 'Bench' },
     },
     repository: {
       full_name: 'org/gitops',
-      html_url: 'https://github.com/org/gitops',
-      clone_url: 'https://github.com/org/gitops.git',
+      html_url: htmlUrl,
+      clone_url: of.repoUrl ?? 'https://github.com/org/gitops.git',
       default_branch: 'main',
       url: 'https://api.github.com/repos/org/gitops',
     },

@@ -5,7 +5,7 @@ import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { App } from '../lib/app.js';
 import { loadConfig } from '../lib/config.js';
 import type { FleetConfig } from '../lib/fleet/fleet-config.js';
-import { type Logger, noMetrics } from '../lib/ports.js';
+import { type Logger, type Metrics, noMetrics } from '../lib/ports.js';
 import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
 import { createRuntime } from '../lib/runtime-local.js';
 
@@ -34,6 +34,9 @@ export async function startBenchWorld(
     realistic?: boolean;
     /** Release waves over the fleet's clusters (their names: the doubles' own). */
     waves?: (clusters: readonly string[]) => FleetConfig['waves'];
+    /** The runtime's logger (default: one that keeps only track's `cluster polled` fields in `polled`). */
+    logger?: Logger;
+    metrics?: Metrics;
   } = {},
 ): Promise<BenchWorld> {
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
@@ -90,9 +93,9 @@ export async function startBenchWorld(
     child: () => logger,
   };
   const app = createRuntime(config, {
-    logger,
+    logger: options.logger ?? logger,
     // EMF lines on stdout would mix with the benchmark's own JSON rows.
-    metrics: noMetrics,
+    metrics: options.metrics ?? noMetrics,
     pushQueue: queues.push,
     trackQueue: queues.track,
     // The webhook refuses pushes without a valid fleet: a world with no clusters still has one.

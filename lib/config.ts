@@ -1,5 +1,6 @@
 import { ConfigError } from './errors.js';
 import { type AwsScopes, runtimeScopes } from './fleet/aws-scopes.js';
+import { type UiAuthSettings, uiAuthSettings } from './ui-auth/settings.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -74,6 +75,8 @@ export interface Config {
   readonly apiToken?: string;
   /** Base URL people reach the API (and its `/ui/` pages) at: commit statuses link there. */
   readonly publicUrl?: string;
+  /** `UI_AUTH` (none, iam, oidc) and the OpenID Connect settings of the page's login. */
+  readonly uiAuth: UiAuthSettings;
   readonly maxBodyBytes: number;
   readonly deliveryTtlSeconds: number;
   readonly trackDeadlineSeconds: number;
@@ -133,6 +136,7 @@ export function loadConfig(env: Env): Config {
     awsConnectTimeoutMs: integer(env, 'AWS_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
     ...optional('apiToken', text(env, 'API_TOKEN')),
     ...optional('publicUrl', url(env, 'PUBLIC_URL')?.replace(/\/+$/, '')),
+    uiAuth: uiAuthSettings(env),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
     deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     trackDeadlineSeconds: integer(env, 'TRACK_DEADLINE_SECONDS', 600, 10, 24 * 3600),

@@ -70,8 +70,13 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   });
   // A Slack credential in Secrets Manager is read through the TTL-cached reader (Powertools Parameters).
   const slack = createSlackTarget(config.slack, { logger, secrets: shared.cachedSecrets });
+  const pageUrl = (sha: string) => {
+    const base = config.publicUrl ?? overrides.publicUrl?.();
+    return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
+  };
   const notifier = createRolloutNotifier({
     slack,
+    pageUrl,
     store: createSlackRefs({ client: table.client, tableName: table.tableName, clock }),
     logger,
     clock,
@@ -86,10 +91,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     credentials,
     posted: dynamoPostedStatuses(table, 90 * 24 * 3600),
     post: (request) => postStatus(request),
-    pageUrl: (sha) => {
-      const base = config.publicUrl ?? overrides.publicUrl?.();
-      return base === undefined ? undefined : `${base}/ui/rollouts/${sha}`;
-    },
+    pageUrl,
     logger,
   });
   const parts = new Map<string, unknown>();

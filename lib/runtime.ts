@@ -37,12 +37,14 @@ import { dynamoDeliveryStore } from './store/deliveries.js';
 import { createTableRef, type TableRef } from './store/dynamo.js';
 import { dynamoFindingsReader, dynamoFindingsStore } from './store/findings.js';
 import { dynamoFreezeStore } from './store/freezes.js';
+import { dynamoLoginStates } from './store/login-states.js';
 import { dynamoOpenRollouts } from './store/open-rollouts.js';
 import { dynamoPayloadStore } from './store/payloads.js';
 import { dynamoReleaseRecords } from './store/release-records.js';
 import { dynamoRolloutIndex } from './store/rollout-index.js';
 import { dynamoRolloutReader } from './store/rollout-items.js';
 import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
+import { uiAccess } from './ui-auth/ui-access.js';
 import { handleWebhook } from './webhook/handle-webhook.js';
 import { webhookSecretSource } from './webhook/secret-source.js';
 
@@ -240,6 +242,19 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
   };
   let links: Promise<Readonly<Record<string, string>>> | undefined;
   const control = apiControl(base, table, reader, fleetOnce);
+  let secrets: SecretReader | undefined;
+  const access = uiAccess(config.uiAuth, {
+    // Built on the first sign-in: a function without UI_AUTH=oidc never makes a Secrets Manager client.
+    secrets: {
+      getSecretString: (id) => {
+        secrets ??= ownSecrets(base);
+        return secrets.getSecretString(id);
+      },
+    },
+    states: dynamoLoginStates(table),
+    publicUrl: () => config.publicUrl ?? overrides.publicUrl?.(),
+    logger,
+  });
   return {
     logger,
     metrics,
@@ -254,6 +269,7 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
         findings,
         control,
         ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
+        uiAccess: access,
         health: async () => ({ stage: config.stage }),
         logger,
       }),

@@ -3,12 +3,14 @@ import type { HttpRequest } from '../http/request.js';
 import { errorResponse, type HttpResponse, json } from '../http/response.js';
 import type { Logger } from '../ports.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
+import { oidcUi } from '../ui-auth/login-routes.js';
+import type { UiAccess } from '../ui-auth/ui-access.js';
 import { requireBearer, requireBearerHeader } from './auth.js';
 import { type ControlApiDeps, controlRoute, listFreezes } from './control-routes.js';
 import type { FindingsReader } from './findings-reader.js';
 import type { RolloutIndex } from './rollout-index.js';
-import { findRollout, listRollouts, rolloutJson } from './rollout-routes.js';
-import { uiLogin, uiPage, uiUnauthorized } from './ui-routes.js';
+import { findRollout, listRollouts, NAME, pageOf, rolloutJson } from './rollout-routes.js';
+import { uiIamRefused, uiLogin, uiPage, uiUnauthorized } from './ui-routes.js';
 
 export interface ApiDeps {
   readonly rollouts: RolloutReader;
@@ -19,11 +21,12 @@ export interface ApiDeps {
   readonly apiToken?: string;
   readonly health: () => Promise<Record<string, unknown>>;
   readonly logger: Logger;
+  /** Who may open `/ui/*` (`UI_AUTH`); default: the API token, as the JSON API. */
+  readonly uiAccess?: UiAccess;
   /** Release control: the control routes and `GET /freezes` are served only with it. */
   readonly control?: ControlApiDeps;
 }
 
-const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
 
 /**
@@ -49,8 +52,9 @@ export async function handleApi(request: HttpRequest, deps: ApiDeps): Promise<Ht
     }
     const [head, ...rest] = segments;
     if (head === 'ui') return await ui(rest, request, deps);
-    requireBearer(request.headers, deps.apiToken);
+    // Never needs credentials (a load balancer's or an uptime check's probe).
     if (head === 'healthz' && rest.length === 0) return json(200, { status: 'ok', ...(await deps.health()) });
+    requireBearer(request.headers, deps.apiToken);
     if (head === 'rollouts' && rest.length === 0) return json(200, await listRollouts(request, deps.index));
     if (head === 'rollouts' && rest.length === 1) return await rollout(rest[0] ?? '', request, deps);
     if (head === 'apps' && rest.length === 4 && rest[3] === 'history')
@@ -73,6 +77,11 @@ function decodeSegment(segment: string): string {
 }
 
 async function ui(rest: readonly string[], request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
+  const access = deps.uiAccess ?? { mode: 'none' };
+  // The session alone opens the pages: no API token on top.
+  if (access.mode === 'oidc') return oidcUi(rest, request, access.deps, () => uiPage(rest, request, deps));
+  if (access.mode === 'iam')
+    return request.principal === undefined ? uiIamRefused() : uiPage(rest, request, deps);
   if (request.query.token !== undefined) return uiLogin(request, deps.apiToken);
   try {
     requireBearer(request.headers, deps.apiToken);
@@ -131,14 +140,4 @@ async function findings(request: HttpRequest, deps: ApiDeps): Promise<HttpRespon
     pageOf(request),
   );
   return json(200, { items: result.items, nextCursor: result.nextCursor ?? null });
-}
-
-function pageOf(request: HttpRequest): { limit: number; cursor?: string } {
-  const { limit: rawLimit, cursor } = request.query;
-  const limit = rawLimit === undefined ? 50 : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
-    throw new BadRequestError('limit must be 1 to 500');
-  if (cursor !== undefined && !/^[A-Za-z0-9_-]{1,2048}$/.test(cursor))
-    throw new BadRequestError('cursor is not valid');
-  return { limit, ...(cursor === undefined ? {} : { cursor }) };
 }

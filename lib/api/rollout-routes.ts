@@ -75,3 +75,17 @@ function withDuration(app: AppRecord): AppRecord & { durationSeconds?: number } 
   const seconds = (Date.parse(app.finishedAt) - Date.parse(app.refreshedAt)) / 1000;
   return Number.isFinite(seconds) && seconds >= 0 ? { ...app, durationSeconds: Math.round(seconds) } : app;
 }
+
+/** A Kubernetes object or cluster name, as routes take them. */
+export const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** `?limit=&cursor=` of a paged route, checked. */
+export function pageOf(request: HttpRequest): { limit: number; cursor?: string } {
+  const { limit: rawLimit, cursor } = request.query;
+  const limit = rawLimit === undefined ? 50 : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    throw new BadRequestError('limit must be 1 to 500');
+  if (cursor !== undefined && !/^[A-Za-z0-9_-]{1,2048}$/.test(cursor))
+    throw new BadRequestError('cursor is not valid');
+  return { limit, ...(cursor === undefined ? {} : { cursor }) };
+}

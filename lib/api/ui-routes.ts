@@ -2,14 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
 import type { HttpResponse } from '../http/response.js';
+import { APP_STATES, type AppState } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
+import { renderAppHistoryPage } from '../ui/app-history-page.js';
 import { renderErrorPage } from '../ui/error-page.js';
 import { escapeHtml } from '../ui/html.js';
 import { renderRolloutPage } from '../ui/rollout-page.js';
 import { renderRolloutsPage } from '../ui/rollouts-page.js';
 import { sameSecret, UI_COOKIE, uiCookieValue } from './auth.js';
 import type { RolloutIndex } from './rollout-index.js';
-import { findRollout, listRollouts } from './rollout-routes.js';
+import { findRollout, listRollouts, NAME, pageOf } from './rollout-routes.js';
 
 export interface UiDeps {
   readonly rollouts: RolloutReader;
@@ -69,9 +71,47 @@ async function render(
       deps.argocdUrls?.() ?? Promise.resolve({}),
       deps.rollouts.decisions(rollout.sha),
     ]);
-    return renderRolloutPage(rollout, { ...view, argocdUrls, now, decisions });
+    const state = stateFilter(request.query.state);
+    return renderRolloutPage(rollout, {
+      ...view,
+      argocdUrls,
+      now,
+      decisions,
+      ...(state === undefined ? {} : { state }),
+    });
+  }
+  if (rest[0] === 'apps' && rest.length === 4) {
+    const [, cluster = '', namespace = '', name = ''] = rest;
+    for (const [field, value] of [
+      ['cluster', cluster],
+      ['namespace', namespace],
+      ['name', name],
+    ] as const) {
+      if (!NAME.test(value)) throw new BadRequestError(`${field} must be a Kubernetes name`);
+    }
+    const page = pageOf(request);
+    const [argocdUrls, result] = await Promise.all([
+      deps.argocdUrls?.() ?? Promise.resolve({} as Readonly<Record<string, string>>),
+      deps.rollouts.history({ cluster, namespace, name }, page),
+    ]);
+    const argocdUrl = argocdUrls[cluster];
+    return renderAppHistoryPage({ cluster, namespace, name }, result.items, {
+      ...view,
+      now,
+      ...(argocdUrl === undefined ? {} : { argocdUrl }),
+      ...(result.nextCursor === undefined
+        ? {}
+        : { nextQuery: new URLSearchParams({ cursor: result.nextCursor }).toString() }),
+    });
   }
   throw new NotFoundError(`no page at ${request.path}`);
+}
+
+/** `?state=failed`: one of the app states, or a 400 page naming them. */
+function stateFilter(raw: string | undefined): AppState | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if ((APP_STATES as readonly string[]).includes(raw)) return raw as AppState;
+  throw new BadRequestError(`state must be one of ${APP_STATES.join(', ')}`);
 }
 
 /**
@@ -117,6 +157,27 @@ the token is swapped for a cookie and removed from the address.</p></body></html
     nonce,
   );
 }
+
+/**
+ * `UI_AUTH=iam` with no IAM principal on the request: the routes under `/ui` take no IAM authorizer at the
+ * gateway (a browser cannot sign its requests), so the page refuses rather than open itself to anyone.
+ */
+export function uiIamRefused(): HttpResponse {
+  const nonce = randomBytes(16).toString('base64');
+  return page(
+    403,
+    renderErrorPage(
+      403,
+      'This page needs a login: deploy with UI_AUTH=oidc (see docs/login.md), or put the /ui routes back behind IAM auth and open them through a signing proxy.',
+      { nonce },
+    ),
+    nonce,
+  );
+}
+
+/** An HTML answer with the pages' headers (CSP under the response's nonce, no caching, no referrer). */
+export const htmlPage = (statusCode: number, body: string, nonce: string): HttpResponse =>
+  page(statusCode, body, nonce);
 
 function page(statusCode: number, body: string, nonce: string): HttpResponse {
   return {

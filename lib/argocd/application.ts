@@ -7,37 +7,17 @@ import {
   readMeta,
   record,
 } from '../matching/raw-object.js';
-import { followPinnedSources, readSources } from './application-sources.js';
+import {
+  type ApplicationSource,
+  followPinnedSources,
+  type IgnoredSource,
+  readSources,
+} from './application-sources.js';
+
+export type { ApplicationSource, IgnoredSource } from './application-sources.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 export const MANIFEST_PATHS_ANNOTATION = 'argocd.argoproj.io/manifest-generate-paths';
-
-/** One source of an Application as the webhook sees it (Argo CD's `GetSources` plus the hydrator dry source). */
-export interface ApplicationSource {
-  readonly repoURL: string;
-  /** `canonicalRepoKey(repoURL)`; undefined for sources that are not Git (`oci://`, some Helm repositories). */
-  readonly repoKey: string | undefined;
-  readonly targetRevision: string;
-  readonly path: string;
-  readonly chart?: string;
-  readonly ref?: string;
-  /** Hydrator sources: `sync` uses its own `path` as its only refresh path; a `dry` match also asks to hydrate. */
-  readonly hydrator?: 'dry' | 'sync';
-  /** Index in `spec.sources` (multi-source apps), which `status.sync.revisions` follows. */
-  readonly position?: number;
-  /**
-   * `control: pin`: the commit the orchestrator pinned `spec…targetRevision` to; `targetRevision` above is
-   * then the revision the source follows (annotation `gitops-sync.io/follows`).
-   */
-  readonly pinnedAt?: string;
-}
-
-/** A `spec.sources[]` entry that is well-typed but unusable (no `repoURL`, not a Git URL): left out. */
-export interface IgnoredSource {
-  readonly position: number;
-  /** What is wrong with it, e.g. `repoURL is missing`. */
-  readonly reason: string;
-}
 
 export interface ApplicationDestination {
   readonly server?: string;

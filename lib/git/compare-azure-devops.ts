@@ -1,5 +1,5 @@
-import type { CompareRequest, CompareResult } from './compare.js';
 import { type CompareContext, getJson, MAX_COMPARE_PAGES, unknown } from './compare-http.js';
+import type { CompareRequest, CompareResult } from './compare-model.js';
 
 interface DiffsPage {
   readonly changes?: readonly {

@@ -1,6 +1,6 @@
-import type { CompareRequest, CompareResult } from './compare.js';
 import { authorization } from './compare-bitbucket.js';
 import { type CompareContext, getJson, MAX_COMPARE_PAGES, unknown } from './compare-http.js';
+import type { CompareRequest, CompareResult } from './compare-model.js';
 
 interface ServerPath {
   readonly toString?: unknown;

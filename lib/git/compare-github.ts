@@ -1,5 +1,5 @@
-import type { CompareRequest, CompareResult } from './compare.js';
 import { type CompareContext, getJson, unknown } from './compare-http.js';
+import type { CompareRequest, CompareResult } from './compare-model.js';
 
 /** GitHub lists at most this many files for a whole comparison, on the first page only. */
 export const GITHUB_COMPARE_FILE_CAP = 300;

@@ -1,5 +1,5 @@
-import type { CompareRequest, CompareResult } from './compare.js';
 import { type CompareContext, getJson, unknown } from './compare-http.js';
+import type { CompareRequest, CompareResult } from './compare-model.js';
 
 interface GitLabComparison {
   readonly diffs?: readonly { readonly old_path?: unknown; readonly new_path?: unknown }[];

@@ -1,5 +1,5 @@
 import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redirect.js';
-import type { CompareResult } from './compare.js';
+import type { CompareResult } from './compare-model.js';
 
 export interface CompareContext {
   readonly timeoutMs: number;

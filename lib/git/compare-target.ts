@@ -1,5 +1,5 @@
 import type { RepositoryProvider } from '../fleet/fleet-config.js';
-import type { CompareProvider, CompareRequest } from './compare.js';
+import type { CompareProvider, CompareRequest } from './compare-model.js';
 
 export interface CompareSource {
   /** The fleet file's repository URL. */

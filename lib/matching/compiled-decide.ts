@@ -2,7 +2,7 @@ import type { Application, ApplicationSource } from '../argocd/application.js';
 import type { ApplicationSet, GitGenerator } from '../argocd/application-set.js';
 import type { KnownChangedPaths } from './changed-paths.js';
 import { decideGitRepository, sourceLabel, sourcePaths, type Verdict, withIgnoredSources } from './decide.js';
-import type { IndexedObject } from './match-index.js';
+import type { IndexedObject } from './index-model.js';
 import {
   compilePaths,
   compileRules,

@@ -5,7 +5,7 @@ import { parseGitRepository } from '../flux/git-repository.js';
 import type { AppTarget, TargetKind } from '../rollouts/model.js';
 import { type CompiledRules, compileRulesOf, type SingleSource, singleSourceOf } from './compiled-decide.js';
 import { attributeRepoKeys } from './failure-keys.js';
-import type { IndexedObject, ParseFailure } from './match-index.js';
+import type { IndexedObject, ParseFailure } from './index-model.js';
 import { identify, isRecord, type Parsed, type RawRecord } from './raw-object.js';
 
 /** One listed object as the index holds it: parsed and compiled, or a failure with the repositories it may name. */

@@ -4,7 +4,7 @@ import { normaliseChangedFiles } from './changed-paths.js';
 import { decideCompiled, decideSingle, type SingleSource } from './compiled-decide.js';
 import type { Verdict } from './decide.js';
 import type { IndexEntry } from './index-entry.js';
-import type { IndexedObject, MatchIndex, ObjectMatch, ParseFailure } from './match-index.js';
+import type { IndexedObject, MatchIndex, ObjectMatch, ParseFailure } from './index-model.js';
 import { globsCover } from './path-filter.js';
 import { type PushFacts, pushFacts } from './push-facts.js';
 import { canonicalRepoKeys } from './repo-url.js';

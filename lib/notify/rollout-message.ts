@@ -51,7 +51,8 @@ export function renderRolloutMessage(
     .filter((app) => (ended ? !QUIET.has(app.state) : NEEDS_A_PERSON.has(app.state)))
     .sort(compareApps);
   const timing = timingLine(snapshot, ended);
-  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}`;
+  const page = snapshot.pageUrl === undefined ? '' : ` · ${link(snapshot.pageUrl, 'rollout page')}`;
+  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}${page}`;
   const top: SlackBlock[] = [
     header(
       `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,

@@ -34,6 +34,8 @@ export interface NotifierDeps {
   readonly clock?: Clock;
   /** Argo CD UI links and per-repository `slackChannel` routing (bot mode). */
   readonly fleet?: NoticeFleet;
+  /** The rollout's page (`{PUBLIC_URL}/ui/rollouts/{sha}`), linked from the message when known. */
+  readonly pageUrl?: (sha: string) => string | undefined;
 }
 
 /** The notifier port the composition root hands to `track` (and anything else that ends a rollout). */
@@ -95,7 +97,13 @@ export function createRolloutNotifier(deps: NotifierDeps): RolloutNotifier {
   return {
     active: deps.slack.mode !== 'off',
     async notify(raw) {
-      const snapshot = { ...raw, renderedAt: clock.now().toISOString(), argocdUrls: links };
+      const pageUrl = deps.pageUrl?.(raw.sha);
+      const snapshot = {
+        ...raw,
+        renderedAt: clock.now().toISOString(),
+        argocdUrls: links,
+        ...(pageUrl === undefined ? {} : { pageUrl }),
+      };
       const channel = deps.slack.mode === 'bot' ? channelFor(snapshot, deps.fleet) : undefined;
       const routed: NotifierDeps =
         channel === undefined || deps.slack.mode !== 'bot'

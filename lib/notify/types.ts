@@ -27,6 +27,8 @@ export interface RolloutSnapshot {
   readonly finishedAt?: string;
   /** When the notifier renders it (for the elapsed time); set by the notifier from its clock. */
   readonly renderedAt?: string;
+  /** The rollout's page, `{PUBLIC_URL}/ui/rollouts/{sha}`, when PUBLIC_URL is known; set by the notifier. */
+  readonly pageUrl?: string;
   /** Argo CD UI per cluster that names `argocdUrl` in the fleet file, for links; set by the notifier. */
   readonly argocdUrls?: Readonly<Record<string, string>>;
   /** With `waves:` in the fleet: each wave of the rollout, in order. */

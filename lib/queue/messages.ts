@@ -66,6 +66,8 @@ export interface TrackMessage {
   readonly type: 'track';
   readonly cluster: string;
   readonly attempt: number;
+  /** The chain this message belongs to (docs/engine.md "Track chains and leases"). */
+  readonly chain?: string;
 }
 
 export type FanoutMessage = PushMessage | ClusterWorkMessage | GateMessage | UnpinMessage;

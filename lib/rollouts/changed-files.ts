@@ -1,6 +1,6 @@
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import { repositoryFor } from '../fleet/repositories.js';
-import type { CompareRequest, CompareResult } from '../git/compare.js';
+import type { CompareRequest, CompareResult } from '../git/compare-model.js';
 import { compareTarget } from '../git/compare-target.js';
 import type { GitCredentials } from '../git/credentials.js';
 import { apiToken } from '../git/credentials.js';

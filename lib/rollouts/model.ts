@@ -36,6 +36,9 @@ export const ROLLOUT_STATUSES = [
 ] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
+/** A rollout in one of these is not over (a paused or halted one's held apps may still be released). */
+export const OPEN_STATUSES: ReadonlySet<string> = new Set(['pending', 'in-progress', 'paused', 'halted']);
+
 /** Why fan-out did or did not refresh an object whose repository matched the push. */
 export const DECISIONS = [
   'revision-miss',

@@ -144,7 +144,9 @@ export interface ClusterLeases {
     cluster: string,
     holder: string,
     untilMs: number,
-  ): Promise<{ readonly held: true } | { readonly held: false; readonly untilMs: number }>;
+  ): Promise<
+    { readonly held: true } | { readonly held: false; readonly untilMs: number; readonly holder?: string }
+  >;
   release(sha: string, cluster: string, holder: string): Promise<void>;
 }
 
@@ -162,23 +164,27 @@ export interface TrackedRollout {
 }
 
 /**
- * One polling chain per cluster. Fan-out registers the rollout, then claims the chain (false: a chain is
- * alive and will see it). Track drops a registration only at the `adds` it saw.
+ * One polling chain per cluster. Fan-out registers the rollout, then claims the chain (undefined: a chain
+ * is alive and will see it; else the new chain's id, carried by its messages). Track drops a registration
+ * only at the `adds` it saw. A poll renews the lease only for its own chain: a message of a chain that lost
+ * the lease (redelivered after the sweep started another) gets undefined and stops. A message without a
+ * chain id (the first of a claim that did not pass it on) adopts the claim once, under an id of its own.
  */
 export interface ClusterTrackers {
   register(cluster: string, sha: string, now: Date): Promise<void>;
   list(cluster: string): Promise<readonly TrackedRollout[]>;
   unregister(cluster: string, rollout: TrackedRollout): Promise<boolean>;
-  claimChain(cluster: string, until: string, now: Date): Promise<boolean>;
-  renewChain(cluster: string, until: string): Promise<void>;
-  releaseChain(cluster: string): Promise<void>;
+  claimChain(cluster: string, until: string, now: Date): Promise<string | undefined>;
+  renewChain(cluster: string, chain: string | undefined, until: string): Promise<string | undefined>;
+  releaseChain(cluster: string, chain: string): Promise<void>;
 }
 
 /** Rollouts not yet ended, with their deadline: what the reconcile sweep finishes when tracking stopped. */
 export interface OpenRollouts {
+  /** Each open counts (`opens`): a close at the count it read leaves a rollout opened again since. */
   open(sha: string, deadline: string): Promise<void>;
-  close(sha: string): Promise<void>;
-  list(): Promise<readonly { sha: string; deadline: string }[]>;
+  close(sha: string, opens: number): Promise<void>;
+  list(): Promise<readonly { sha: string; deadline: string; opens: number }[]>;
 }
 
 export interface RefPush {

@@ -1,7 +1,7 @@
 import { mapWithConcurrency } from '../concurrency.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { isInFlight, type StoredApp } from './model.js';
+import { isInFlight, OPEN_STATUSES, type StoredApp } from './model.js';
 import type {
   AppStateWriter,
   ClusterLeases,
@@ -40,7 +40,7 @@ export interface SweepDeps {
 }
 
 /** A paused or halted rollout is not over: its held apps may still be released. */
-const STILL_OPEN: ReadonlySet<string> = new Set(['pending', 'in-progress', 'paused', 'halted']);
+const STILL_OPEN = OPEN_STATUSES;
 
 export interface SweepReport {
   readonly open: number;
@@ -59,17 +59,19 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
   for (const cluster of deps.clusters) {
     if ((await deps.trackers.list(cluster)).length === 0) continue;
     const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
-    if (!(await deps.trackers.claimChain(cluster, until, now))) continue;
-    await deps.trackQueue.send({ type: 'track', cluster, attempt: 0 });
+    const chain = await deps.trackers.claimChain(cluster, until, now);
+    if (chain === undefined) continue;
+    await deps.trackQueue.send({ type: 'track', cluster, attempt: 0, chain });
     chainsRestarted.push(cluster);
   }
   if (chainsRestarted.length > 0) deps.logger.warn('track chains restarted', { clusters: chainsRestarted });
 
   const open = await deps.open.list();
-  const settled = await mapWithConcurrency(open, 4, async ({ sha }) => {
+  // A close is at the `opens` listed: a rollout revived since (reopened) stays for the next pass.
+  const settled = await mapWithConcurrency(open, 4, async ({ sha, opens }) => {
     const summary = await deps.rollouts.summary(sha);
     if (summary === undefined || !STILL_OPEN.has(summary.status)) {
-      await deps.open.close(sha);
+      await deps.open.close(sha, opens);
       return false;
     }
     if (deps.release !== undefined && ((summary.waves?.length ?? 0) > 0 || (summary.counts.held ?? 0) > 0)) {
@@ -115,7 +117,7 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
     const after = await deps.rollouts.syncSummary(sha);
     await deps.notify(sha);
     if (after !== undefined && !STILL_OPEN.has(after.status)) {
-      await deps.open.close(sha);
+      await deps.open.close(sha, opens);
     }
     deps.logger.warn('rollout finished by the sweep', { sha, status: after?.status });
     return true;

@@ -15,10 +15,9 @@ import type {
   RolloutReader,
   SyncedSummary,
   TrackedRollout,
-  ViewedApp,
 } from './rollout-store.js';
 import { decideApp, type LiveView } from './track-decide.js';
-import { underLease } from './under-lease.js';
+import { type WriteOutcome, writeChanges } from './track-writes.js';
 
 export interface LiveLister {
   /** One LIST per kind on the cluster (every page), keyed by `liveKey(kind, namespace, name)`. */
@@ -29,7 +28,7 @@ export const liveKey = (kind: string, namespace: string, name: string) => `${kin
 
 export interface TrackDeps {
   readonly rollouts: Pick<RolloutReader, 'listApps' | 'summary'> & AppStateWriter & Partial<AppTransitions>;
-  /** With `transitionMany`: a poll's changes on a cluster go out in batches while it holds the lease. */
+  /** Every write of a poll is under this lease; with `transitionMany`, 3+ changes go out in batches. */
   readonly leases?: ClusterLeases;
   readonly trackers: ClusterTrackers;
   readonly refPushes: Pick<RefPushes, 'recent'>;
@@ -53,20 +52,28 @@ export interface TrackResult {
   readonly changed: number;
   readonly unfinished: number;
   readonly requeued: boolean;
+  /** The message's chain had lost the cluster's lease to another: nothing was polled. */
+  readonly superseded?: true;
 }
 
 /**
  * One poll of one cluster: every rollout in flight on it is read from one LIST per kind, however many
- * there are. The apps' state changes are written (forward only, each at the version it was decided on: in
- * batches while the poll holds the cluster's lease, else one conditional write each), each
+ * there are. The apps' state changes are written (forward only, each at the version it was decided on,
+ * under the rollout's lease on the cluster: lib/rollouts/track-writes.ts), each
  * touched rollout's summary re-derived and its Slack message updated, and the next poll enqueued with
  * backoff while anything is in flight. A rollout past its deadline turns its unfinished apps to `timeout`.
+ * A message of a chain that lost the cluster's chain lease stops before reading anything (docs/engine.md).
  */
 export async function trackCluster(message: TrackMessage, deps: TrackDeps): Promise<TrackResult> {
   const { cluster } = message;
   const log = deps.logger.child({ cluster, attempt: message.attempt });
   const now = deps.clock.now();
-  await deps.trackers.renewChain(cluster, leaseUntil(now, deps));
+  const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
+  if (chain === undefined) {
+    // Another chain holds the cluster (the sweep started one while this message was invisible): stop.
+    log.info('track chain superseded, stopping', { chain: message.chain ?? 'unnamed' });
+    return { rollouts: 0, changed: 0, unfinished: 0, requeued: false, superseded: true };
+  }
   const registered = await deps.trackers.list(cluster);
   const polls = await Promise.all(
     registered.map(async (r) => ({
@@ -138,7 +145,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     if (updated > 0) await deps.notify(sha);
     if (open === 0) await dropRegistration(cluster, poll.registration, deps);
   }
-  const requeued = await continueChain(message, registered, unfinished, deps);
+  const requeued = await continueChain({ ...message, chain }, registered, unfinished, deps);
   log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
   return { rollouts: polls.length, changed, unfinished, requeued };
 }
@@ -156,26 +163,29 @@ async function dropRegistration(cluster: string, registration: TrackedRollout, d
  * released and the registrations read again, so a rollout registered meanwhile is never left unpolled.
  */
 async function continueChain(
-  message: TrackMessage,
+  message: TrackMessage & { readonly chain: string },
   registered: readonly TrackedRollout[],
   unfinished: number,
   deps: TrackDeps,
 ): Promise<boolean> {
   const { cluster } = message;
+  let { chain } = message;
   let remaining = unfinished > 0 ? registered.length : (await deps.trackers.list(cluster)).length;
   if (remaining === 0) {
-    await deps.trackers.releaseChain(cluster);
+    await deps.trackers.releaseChain(cluster, chain);
     remaining = (await deps.trackers.list(cluster)).length;
     if (remaining === 0) return false;
     const now = deps.clock.now();
-    if (!(await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now))) return false;
+    const claimed = await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now);
+    if (claimed === undefined) return false;
+    chain = claimed;
   }
   const youngest = Math.max(0, ...registered.map((r) => Date.parse(r.addedAt) || 0));
   const ageSeconds = Math.max(0, (deps.clock.now().getTime() - youngest) / 1000);
   const delaySeconds = Math.round(
     Math.min(deps.maxIntervalSeconds, Math.max(deps.intervalSeconds, ageSeconds / 4)),
   );
-  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1 }, { delaySeconds });
+  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1, chain }, { delaySeconds });
   return true;
 }
 
@@ -207,77 +217,33 @@ interface ApplyContext {
 }
 
 /**
- * Writes each unfinished app's change; a conflict (someone wrote it since) is read again and decided once
- * more. `after`: the cluster's apps once written, when the batch under the lease wrote every change.
+ * Decides each unfinished app's change and writes them (lib/rollouts/track-writes.ts). `after`: the
+ * cluster's apps once written, when the batch under the lease wrote every change.
  */
 async function applyChanges(
   apps: readonly StoredApp[],
   context: ApplyContext,
   cluster: string,
-): Promise<{ updated: number; after?: readonly ViewedApp[] }> {
+): Promise<WriteOutcome> {
   const { sha, deps } = context;
-  let updated = 0;
-  const conflicted: StoredApp[] = [];
-  const write = async (app: StoredApp) => {
-    const change = await decideApp(app, context);
-    if (change === undefined) return 'same' as const;
-    return deps.rollouts.transition(sha, app, change, app.version);
-  };
   // An app still `matched` is fan-out's (claimed, not yet patched): only the deadline takes it from there.
   // A `held` app waits for release control, whatever Argo CD does meanwhile.
   const followed = (a: StoredApp) => isInFlight(a.state) && (a.state !== 'matched' || context.pastDeadline);
   const decided = await Promise.all(
     apps.filter(followed).map(async (app) => ({ app, change: await decideApp(app, context) })),
   );
-  const writes = decided.flatMap(({ app, change }) =>
-    change === undefined ? [] : [{ target: app, change, expectedVersion: app.version }],
+  return writeChanges(
+    decided.flatMap(({ app, change }) => (change === undefined ? [] : [{ app, change }])),
+    {
+      sha,
+      cluster,
+      rollouts: deps.rollouts,
+      ...(deps.leases === undefined ? {} : { leases: deps.leases }),
+      logger: deps.logger,
+      decide: (app) => decideApp(app, context),
+      followed,
+    },
   );
-  const batched = await writeInBatches(sha, cluster, writes, deps);
-  if (batched !== undefined) {
-    updated += batched.updated;
-    const lost = new Set(batched.conflicts.map((t) => key(t as StoredApp)));
-    conflicted.push(...decided.filter(({ app }) => lost.has(key(app))).map(({ app }) => app));
-  } else {
-    await Promise.all(
-      writes.map(async ({ target, change, expectedVersion }) => {
-        const result = await deps.rollouts.transition(sha, target, change, expectedVersion);
-        if (result === 'updated') updated += 1;
-        else conflicted.push(target as StoredApp);
-      }),
-    );
-  }
-  if (conflicted.length > 0) {
-    const again = new Map((await deps.rollouts.listApps(sha, cluster)).map((a) => [key(a), a]));
-    for (const app of conflicted) {
-      const fresh = again.get(key(app));
-      if (fresh !== undefined && followed(fresh) && (await write(fresh)) === 'updated') updated += 1;
-    }
-    return { updated };
-  }
-  return batched === undefined ? { updated } : { updated, after: batched.apps };
 }
 
 const key = (a: StoredApp) => liveKey(a.kind, a.namespace, a.name);
-
-/** Below this many changes one conditional write each costs less than the lease and the read. */
-const BATCH_FROM = 10;
-
-/**
- * The poll's changes as batch puts while this poll holds the cluster's lease for the rollout; undefined
- * when it cannot (no batch writer, few changes, or a fan-out work item holds the lease): then each change
- * is its own conditional write.
- */
-async function writeInBatches(
-  sha: string,
-  cluster: string,
-  writes: Parameters<AppTransitions['transitionMany']>[2],
-  deps: TrackDeps,
-) {
-  const { leases } = deps;
-  const many = deps.rollouts.transitionMany;
-  if (leases === undefined || many === undefined || writes.length < BATCH_FROM) return undefined;
-  const lease = await underLease(leases, { sha, cluster, who: 'track', untilMs: Date.now() + 60_000 }, () =>
-    many(sha, cluster, writes),
-  );
-  return lease.held ? lease.value : undefined;
-}

@@ -3,11 +3,12 @@ import type { ClusterLeases } from './rollout-store.js';
 
 export type LeaseOutcome<T> =
   | { readonly held: true; readonly value: T }
-  | { readonly held: false; readonly untilMs: number };
+  | { readonly held: false; readonly untilMs: number; readonly holder?: string };
 
 /**
  * Runs `work` while holding the commit's lease on `cluster` (always released after, even when `work`
- * throws), or tells until when another holder has it. `who` names the holder in the lease item.
+ * throws), or tells until when another holder has it, and who (`<who>#<uuid>`). `who` names the holder in
+ * the lease item.
  */
 export async function underLease<T>(
   leases: ClusterLeases,

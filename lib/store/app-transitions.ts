@@ -6,10 +6,12 @@ import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';
 import { appFromItem } from './rollout-items.js';
 
 /**
- * Many apps' state changes on one cluster as batch puts, for the holder of that cluster's lease (no other
- * writer changes its app items meanwhile): the items are read once, each change applies only at the version
- * it was decided on and never moves a state back (what `transition`'s condition checks), then 25 items per
- * request go out instead of one conditional UpdateItem per app.
+ * Many apps' state changes on one cluster as batch puts, for the holder of that cluster's lease: the items
+ * are read once, each change applies only at the version it was decided on and never moves a state back
+ * (what `transition`'s condition checks), then 25 items per request go out instead of one conditional
+ * UpdateItem per app. BatchWriteItem carries no condition, so this is safe only because every other writer
+ * of these items holds the lease or writes conditionally while no batch is under way (see
+ * lib/rollouts/track-writes.ts: a poll never writes beside another track poll holding the lease).
  */
 export function dynamoAppTransitions(table: TableRef): AppTransitions {
   return {

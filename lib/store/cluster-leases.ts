@@ -34,7 +34,11 @@ export function dynamoClusterLeases(table: TableRef): ClusterLeases {
         const { Item } = await table.doc.send(
           new GetCommand({ TableName: table.tableName, Key: key(sha, cluster), ConsistentRead: true }),
         );
-        return { held: false, untilMs: Number(Item?.until ?? now + 60_000) };
+        return {
+          held: false,
+          untilMs: Number(Item?.until ?? now + 60_000),
+          ...(typeof Item?.holder === 'string' ? { holder: Item.holder } : {}),
+        };
       }
     },
     async release(sha, cluster, holder) {

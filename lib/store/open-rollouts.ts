@@ -1,23 +1,45 @@
 import type { OpenRollouts } from '../rollouts/rollout-store.js';
-import { DeleteCommand, PutCommand } from './document-client.js';
-import { queryAll, type TableRef } from './dynamo.js';
+import { DeleteCommand, UpdateCommand } from './document-client.js';
+import { ignoreConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { OPEN_PK } from './keys.js';
 
-/** Rollouts that have not ended, with their deadline: what the sweep looks at, one small item each. */
+/**
+ * Rollouts that have not ended, with their deadline: what the sweep looks at, one small item each. Every
+ * open (a start, or a revival: a retry, a catch-up or rollback push, a release) adds to `opens`, and the
+ * sweep closes an item only at the count it listed, so a rollout revived while the sweep was closing it
+ * stays open and is swept again.
+ */
 export function dynamoOpenRollouts(table: TableRef): OpenRollouts {
+  const key = (sha: string) => ({ pk: OPEN_PK, sk: sha });
   return {
     async open(sha, deadline) {
       await table.doc.send(
-        new PutCommand({ TableName: table.tableName, Item: { pk: OPEN_PK, sk: sha, sha, deadline } }),
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: key(sha),
+          UpdateExpression: 'SET sha = :sha, deadline = :deadline ADD opens :one',
+          ExpressionAttributeValues: { ':sha': sha, ':deadline': deadline, ':one': 1 },
+        }),
       );
     },
-    async close(sha) {
-      await table.doc.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: OPEN_PK, sk: sha } }));
+    async close(sha, opens) {
+      // Items written before the count existed were listed as 0.
+      await table.doc
+        .send(
+          new DeleteCommand({
+            TableName: table.tableName,
+            Key: key(sha),
+            ConditionExpression: opens === 0 ? 'attribute_not_exists(opens)' : 'opens = :opens',
+            ...(opens === 0 ? {} : { ExpressionAttributeValues: { ':opens': opens } }),
+          }),
+        )
+        .catch(ignoreConditionFailure);
     },
     async list() {
       return (await queryAll(table, OPEN_PK, '')).map((item) => ({
         sha: String(item.sha),
         deadline: String(item.deadline),
+        opens: Number(item.opens ?? 0),
       }));
     },
   };

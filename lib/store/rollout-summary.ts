@@ -4,12 +4,14 @@ import {
   countStates,
   deriveRolloutStatus,
   isTerminal,
+  OPEN_STATUSES,
   type StateCounts,
 } from '../rollouts/model.js';
 import type { AppStateWriter, ViewedApp } from '../rollouts/rollout-store.js';
 import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
+import { dynamoOpenRollouts } from './open-rollouts.js';
 import { summaryFromItem } from './rollout-items.js';
 
 type Item = Record<string, unknown>;
@@ -123,6 +125,7 @@ export function rolloutView(summary: Item) {
 /** The rollout summary: its status derived from its clusters' views (monotonic). */
 export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syncSummary'> {
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
+  const open = dynamoOpenRollouts(table);
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */
   async function storeViews(
@@ -175,6 +178,15 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       });
   }
 
+  /**
+   * A rollout whose status was final and is open again (a retry, a catch-up or rollback push, a release
+   * revived it) goes back on the sweep's list: the sweep may have closed it meanwhile.
+   */
+  async function reopenRevived(sha: string, before: Item, status: string): Promise<void> {
+    if (!OPEN_STATUSES.has(status) || OPEN_STATUSES.has(String(before.status ?? 'pending'))) return;
+    await open.open(sha, String(before.deadline ?? ''));
+  }
+
   return {
     async syncSummary(sha: string, cluster?: string, known?: readonly ViewedApp[]) {
       const byCluster = new Map<string, readonly (Item | ViewedApp)[]>();
@@ -214,7 +226,10 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
             ReturnValues: 'ALL_NEW',
           }),
         );
-        if (Attributes !== undefined) return syncedFromItem(Attributes);
+        if (Attributes !== undefined) {
+          await reopenRevived(sha, before, view.status);
+          return syncedFromItem(Attributes);
+        }
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }

@@ -22,6 +22,7 @@ import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from '.
 import { appItemFields, newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
+import { addRef, recordClusterProgress } from './summary-caps.js';
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
 export type DynamoRolloutWriter = RolloutWriter &
@@ -88,18 +89,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
           }),
         )
         .catch(ignoreConditionFailure);
-      await table.doc
-        .send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(rollout.sha), sk: SUMMARY_SK },
-            UpdateExpression: 'SET #refs = list_append(#refs, :ref)',
-            ConditionExpression: 'NOT contains(#refs, :refValue)',
-            ExpressionAttributeNames: { '#refs': 'refs' },
-            ExpressionAttributeValues: { ':ref': [rollout.ref], ':refValue': rollout.ref },
-          }),
-        )
-        .catch(ignoreConditionFailure);
+      await addRef(table, rollout.sha, rollout.ref);
       return 'exists';
     },
 
@@ -237,24 +227,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     },
 
     async recordCluster(sha, cluster, progress, message) {
-      const errorClause = message === undefined ? ' REMOVE clusterErrors.#c' : ', clusterErrors.#c = :m';
-      await table.doc
-        .send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: `SET #clusters.#c = :p, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${errorClause}`,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#c': cluster, '#clusters': 'clusters' },
-            ExpressionAttributeValues: {
-              ':p': progress,
-              ':zero': 0,
-              ':one': 1,
-              ...(message === undefined ? {} : { ':m': message }),
-            },
-          }),
-        )
-        .catch(ignoreMissingSummary);
+      await recordClusterProgress(table, sha, cluster, progress, message);
     },
 
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {
@@ -307,12 +280,4 @@ function setClause(item: Record<string, unknown>) {
     i++;
   }
   return { names, values, sets: parts.join(', '), removals };
-}
-
-/** A summary that does not exist (its rollout expired, or was never planned): nothing to record on it. */
-function ignoreMissingSummary(error: unknown): void {
-  if (isConditionFailure(error)) return;
-  if (error instanceof Error && error.name === 'ValidationException' && /document path/.test(error.message))
-    return;
-  throw error;
 }

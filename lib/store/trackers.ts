@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ClusterTrackers, TrackedRollout } from '../rollouts/rollout-store.js';
 import { DeleteCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
@@ -7,9 +8,35 @@ import { TRACKER_CHAIN_SK, TRACKER_ROLLOUT_PREFIX, trackerPk } from './keys.js';
  * One polling chain per cluster, whatever the number of rollouts in flight on it: fan-out registers a
  * rollout under the cluster (a counter that grows on every registration), then claims the chain's lease.
  * Track drops a registration only at the counter it saw, so a registration made while it polled survives.
+ * The chain item names its owner (`chain`): only that chain's messages renew or release the lease, so a
+ * message redelivered after the sweep started another chain stops instead of polling beside it. `polled`
+ * is set by the first renewal after a claim; until then a message without an id may adopt the claim.
  */
 export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): ClusterTrackers {
   const chainKey = (cluster: string) => ({ pk: trackerPk(cluster), sk: TRACKER_CHAIN_SK });
+  /** A conditional update of the chain item; false when its condition failed. */
+  const update = async (
+    cluster: string,
+    expression: string,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> => {
+    try {
+      await table.doc.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: chainKey(cluster),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  };
   return {
     async register(cluster, sha, now) {
       await table.doc.send(
@@ -56,42 +83,38 @@ export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): Clus
     },
 
     async claimChain(cluster, until, now) {
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: chainKey(cluster),
-            UpdateExpression: 'SET leaseUntil = :until',
-            ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
-            ExpressionAttributeValues: { ':until': until, ':now': now.toISOString() },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
+      const chain = randomUUID();
+      const claimed = await update(
+        cluster,
+        'SET leaseUntil = :until, chain = :chain REMOVE polled',
+        'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
+        { ':until': until, ':chain': chain, ':now': now.toISOString() },
+      );
+      return claimed ? chain : undefined;
+    },
+
+    async renewChain(cluster, chain, until) {
+      if (chain !== undefined) {
+        const renewed = await update(cluster, 'SET leaseUntil = :until, polled = :yes', 'chain = :chain', {
+          ':until': until,
+          ':yes': true,
+          ':chain': chain,
+        });
+        return renewed ? chain : undefined;
       }
+      // The first message of a claim that did not carry the chain's id: it adopts the claim, once.
+      const adopted = randomUUID();
+      const taken = await update(
+        cluster,
+        'SET leaseUntil = :until, chain = :chain, polled = :yes',
+        'attribute_not_exists(polled)',
+        { ':until': until, ':chain': adopted, ':yes': true },
+      );
+      return taken ? adopted : undefined;
     },
 
-    async renewChain(cluster, until) {
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: chainKey(cluster),
-          UpdateExpression: 'SET leaseUntil = :until',
-          ExpressionAttributeValues: { ':until': until },
-        }),
-      );
-    },
-
-    async releaseChain(cluster) {
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: chainKey(cluster),
-          UpdateExpression: 'REMOVE leaseUntil',
-        }),
-      );
+    async releaseChain(cluster, chain) {
+      await update(cluster, 'REMOVE leaseUntil, chain, polled', 'chain = :chain', { ':chain': chain });
     },
   };
 }

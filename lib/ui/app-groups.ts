@@ -131,13 +131,14 @@ function appLine(app: AppRecord, argocdUrl: string | undefined): Html {
         )
       : undefined;
   const name = link === undefined ? html`${app.name}` : html`<a href="${link}">${app.name}</a>`;
+  const history = `/ui/apps/${encodeURIComponent(app.cluster)}/${encodeURIComponent(app.namespace)}/${encodeURIComponent(app.name)}`;
   const problems = (app.secrets ?? []).filter((s) => s.outcome !== 'ok' && s.outcome !== 'not-rendered');
   // Informational: the preflight checked the files in Git because Argo CD could not render the app.
   const unrendered = (app.secrets ?? []).find((s) => s.outcome === 'not-rendered');
   const failures = app.failures ?? [];
   const where = `${app.kind === 'Application' ? '' : `${app.kind} `}${app.cluster}/${app.namespace}`;
   return html`<li class="app" data-app="${app.cluster}/${app.namespace}/${app.name}" data-kind="${app.kind}" data-state="${app.state}">
-<span class="state s-${app.state}">${app.state}</span> ${name} <span class="kind">${where}</span>
+<span class="state s-${app.state}">${app.state}</span> ${name} <span class="kind">${where}</span> <a class="meta" href="${history}" data-history>history</a>
 ${showMessage(app) ? html`<div class="msg">${app.message}</div>` : ''}${
   unrendered === undefined
     ? ''

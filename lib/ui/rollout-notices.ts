@@ -1,6 +1,7 @@
 import {
   APP_STATES,
   type AppRecord,
+  type AppState,
   countStates,
   type DecisionRecord,
   type OperatorAction,
@@ -13,12 +14,13 @@ import { principalText, relativeTime } from './time-text.js';
 /** Rows of the "not refreshed" table; the rest are counted. */
 export const MAX_DECISION_ROWS = 500;
 
-/** `12 synced · 3 held · 1 failed`, one badge per state present. */
-export function countsBar(apps: readonly AppRecord[]): Html {
+/** `12 synced · 3 held · 1 failed`, one badge per state present, each a link to the page filtered on it. */
+export function countsBar(apps: readonly AppRecord[], selected?: AppState): Html {
   const counts = countStates(apps.map((a) => a.state));
   const present = APP_STATES.filter((s) => (counts[s] ?? 0) > 0);
-  return html`<ul class="counts" data-total="${apps.length}"><li>${apps.length} ${apps.length === 1 ? 'app' : 'apps'}</li>${present.map(
-    (s) => html`<li class="s-${s}" data-count-state="${s}">${counts[s]} ${s}</li>`,
+  return html`<ul class="counts" data-total="${apps.length}"><li>${selected === undefined ? html`${apps.length} ${apps.length === 1 ? 'app' : 'apps'}` : html`<a href="?" data-state-filter="">all ${apps.length} ${apps.length === 1 ? 'app' : 'apps'}</a>`}</li>${present.map(
+    (s) =>
+      html`<li class="s-${s}${s === selected ? ' selected' : ''}" data-count-state="${s}"><a href="?${new URLSearchParams({ state: s }).toString()}">${counts[s]} ${s}</a></li>`,
   )}</ul>`;
 }
 

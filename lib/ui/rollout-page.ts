@@ -1,4 +1,4 @@
-import type { DecisionRecord, Rollout } from '../rollouts/model.js';
+import type { AppState, DecisionRecord, Rollout } from '../rollouts/model.js';
 import { appGroups, attentionSection, heldSection } from './app-groups.js';
 import { html, safeHref } from './html.js';
 import { renderPage } from './layout.js';
@@ -22,6 +22,8 @@ export interface RolloutPageOptions {
   readonly now: Date;
   /** Fan-out's per-object decisions: the matched objects the push did not refresh are listed from them. */
   readonly decisions?: readonly DecisionRecord[];
+  /** `?state=`: only the apps in this state are listed by destination (counts and failures stay whole). */
+  readonly state?: AppState;
 }
 
 /**
@@ -34,6 +36,9 @@ export function renderRolloutPage(rollout: Rollout, options: RolloutPageOptions)
   const commitLink = safeHref(rollout.commitUrl);
   const running = isRunning(rollout.status);
   const took = spanText(rollout.receivedAt, rollout.finishedAt, now);
+  const { state } = options;
+  const shown =
+    state === undefined ? rollout : { ...rollout, apps: rollout.apps.filter((a) => a.state === state) };
   const body = html`<h1>${rollout.repo} <span class="sha">${shortSha(rollout.sha)}</span> ${statusBadge(rollout.status)}</h1>
 ${controlNotice(rollout, now)}${ungatedNotice(rollout)}${clusterErrorsNotice(rollout)}
 <dl class="facts">
@@ -45,11 +50,11 @@ ${controlNotice(rollout, now)}${ungatedNotice(rollout)}${clusterErrorsNotice(rol
 <dt>received</dt><dd>${timeTag(rollout.receivedAt, relativeTime(rollout.receivedAt, now))}</dd>
 <dt>elapsed</dt><dd>${took === '' ? '' : rollout.finishedAt === undefined ? `${took} (running)` : took}</dd>
 </dl>
-${countsBar(rollout.apps)}
+${countsBar(rollout.apps, state)}
 ${
   rollout.apps.length === 0 && Object.keys(rollout.clusterErrors ?? {}).length === 0
     ? html`<p>No app of the fleet matched this commit.</p>`
-    : html`${attentionSection(rollout.apps)}${heldSection(rollout.apps)}<section id="apps"><h2>Apps by ${rollout.waves?.length ? 'wave and ' : ''}destination</h2>${appGroups(rollout, options.argocdUrls, now)}</section>`
+    : html`${attentionSection(rollout.apps)}${heldSection(rollout.apps)}<section id="apps"><h2>${state === undefined ? 'Apps' : html`<span data-state-shown="${state}">${shown.apps.length} ${state}</span> apps`} by ${rollout.waves?.length ? 'wave and ' : ''}destination${state === undefined ? '' : html` <a class="meta" href="?">show all</a>`}</h2>${appGroups(shown, options.argocdUrls, now)}</section>`
 }
 ${notRefreshedSection(rollout.apps, options.decisions)}
 ${actionsSection(rollout, now)}`;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CompareRequest, compareCommits } from '../../../lib/git/compare.js';
+import { compareCommits } from '../../../lib/git/compare.js';
+import type { CompareRequest } from '../../../lib/git/compare-model.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { ChangedFiles } from '../../../lib/webhook/push-event.js';
 import {

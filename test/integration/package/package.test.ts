@@ -172,13 +172,16 @@ describe('npm run package', () => {
     expect(fn('api').VpcConfig).toBeUndefined();
   });
 
-  it('serves every API route behind IAM auth, release control included', () => {
+  it('serves every JSON API route behind IAM auth, release control included; the page and /healthz open', () => {
     const routes = Object.values(template.Resources)
       .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route')
       .map((r) => r.Properties as { RouteKey: string; AuthorizationType?: string });
     const api = routes.filter((r) => !r.RouteKey.includes('/webhooks/'));
+    // A browser cannot sign its requests: the function checks the session (UI_AUTH=oidc) or refuses.
+    const open = new Set(['GET /healthz', 'GET /ui', 'GET /ui/{proxy+}']);
     expect(api.map((r) => r.RouteKey)).toEqual(
       expect.arrayContaining([
+        ...open,
         'GET /rollouts/{sha}',
         'GET /freezes',
         'POST /rollouts/{sha}/pause',
@@ -191,10 +194,20 @@ describe('npm run package', () => {
       ]),
     );
     for (const route of api)
-      expect({ route: route.RouteKey, auth: route.AuthorizationType }).toEqual({
+      expect({ route: route.RouteKey, auth: route.AuthorizationType ?? 'NONE' }).toEqual({
         route: route.RouteKey,
-        auth: 'AWS_IAM',
+        auth: open.has(route.RouteKey) ? 'NONE' : 'AWS_IAM',
       });
+  });
+
+  it('links the page at the HTTP API URL by default, with no dependency cycle in the template', () => {
+    for (const name of ['api', ...FLEET_FUNCTIONS])
+      expect({ name, url: envOf(name).PUBLIC_URL }).toEqual({
+        name,
+        url: { 'Fn::GetAtt': ['HttpApi', 'ApiEndpoint'] },
+      });
+    expect(envOf('api').UI_AUTH).toBe('iam');
+    expect(dependencyCycle(template.Resources)).toEqual([]);
   });
 
   it('outputs a read-only and an operator API policy: only the operator one may call the control routes', () => {
@@ -262,3 +275,53 @@ describe('npm run package', () => {
     expect([...listed].filter((name) => !wired.has(name) && !localOnly.has(name))).toEqual([]);
   });
 });
+
+/** Resources each resource refers to (Ref, Fn::GetAtt, Fn::Sub, DependsOn); a cycle's members, or []. */
+function dependencyCycle(resources: Record<string, unknown>): string[] {
+  const names = new Set(Object.keys(resources));
+  const edges = new Map<string, Set<string>>();
+  const collect = (value: unknown, into: Set<string>): void => {
+    if (Array.isArray(value)) for (const v of value) collect(v, into);
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) {
+        if (key === 'Ref' && typeof v === 'string' && names.has(v)) into.add(v);
+        else if (key === 'Fn::GetAtt') {
+          const target = Array.isArray(v) ? v[0] : String(v).split('.')[0];
+          if (typeof target === 'string' && names.has(target)) into.add(target);
+        } else if (key === 'Fn::Sub') {
+          const text = Array.isArray(v) ? v[0] : v;
+          for (const m of String(text).matchAll(/\$\{([A-Za-z0-9]+)(\.[^}]*)?\}/g))
+            if (names.has(m[1] ?? '')) into.add(m[1] ?? '');
+          collect(Array.isArray(v) ? v[1] : undefined, into);
+        } else if (key === 'DependsOn') {
+          for (const d of Array.isArray(v) ? v : [v]) if (typeof d === 'string') into.add(d);
+        } else collect(v, into);
+      }
+    }
+  };
+  for (const [name, resource] of Object.entries(resources)) {
+    const into = new Set<string>();
+    collect(resource, into);
+    edges.set(name, into);
+  }
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (name: string): string[] => {
+    if (state.get(name) === 'done') return [];
+    if (state.get(name) === 'open') return stack.slice(stack.indexOf(name));
+    state.set(name, 'open');
+    stack.push(name);
+    for (const next of edges.get(name) ?? []) {
+      const cycle = visit(next);
+      if (cycle.length > 0) return cycle;
+    }
+    stack.pop();
+    state.set(name, 'done');
+    return [];
+  };
+  for (const name of names) {
+    const cycle = visit(name);
+    if (cycle.length > 0) return cycle;
+  }
+  return [];
+}

@@ -3,6 +3,10 @@ import { type ApiDeps, handleApi } from '../../../lib/api/handle-api.js';
 import type { HttpRequest } from '../../../lib/http/request.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { Rollout } from '../../../lib/rollouts/model.js';
+import { parseAllowList } from '../../../lib/ui-auth/allow-list.js';
+import { memoryLoginStates } from '../../../lib/ui-auth/login-states.js';
+import { cookieKeys } from '../../../lib/ui-auth/sealed-cookie.js';
+import type { UiAccess } from '../../../lib/ui-auth/ui-access.js';
 
 const SHA = 'abcdef0123456789abcdef0123456789abcdef01';
 /** Shares its first seven characters with SHA: `abcdef0` is ambiguous, `abcdef01` is not. */
@@ -183,15 +187,19 @@ describe('the read API', () => {
       { name: 'a wrong token', headers: { authorization: 'Bearer nope' } },
       { name: 'a Basic scheme', headers: { authorization: 'Basic s3cret-token' } },
     ])('answers 401 to $name', async ({ headers }) => {
-      expect((await handleApi(get('/healthz', {}, headers), withToken)).statusCode).toBe(401);
+      expect((await handleApi(get('/findings', {}, headers), withToken)).statusCode).toBe(401);
     });
 
     it('serves a caller with the right bearer token', async () => {
       const response = await handleApi(
-        get('/healthz', {}, { authorization: 'Bearer s3cret-token' }),
+        get('/findings', {}, { authorization: 'Bearer s3cret-token' }),
         withToken,
       );
       expect(response.statusCode).toBe(200);
+    });
+
+    it('answers healthz without any credentials', async () => {
+      expect((await handleApi(get('/healthz'), withToken)).statusCode).toBe(200);
     });
   });
 
@@ -212,5 +220,54 @@ describe('the read API', () => {
 
   it('refuses other methods', async () => {
     expect((await handleApi({ ...get('/healthz'), method: 'POST' }, deps())).statusCode).toBe(405);
+  });
+});
+
+describe('UI_AUTH on the pages', () => {
+  const oidc = (): UiAccess => ({
+    mode: 'oidc',
+    deps: {
+      settings: { allowed: parseAllowList('@example.com') },
+      provider: {
+        authorizationUrl: async () => new URL('https://login.example.com/authorize?client_id=x'),
+        exchange: async () => ({ sub: 'never' }),
+      },
+      states: memoryLoginStates(),
+      keys: async () => cookieKeys('a-session-secret-that-is-long-enough-for-tests'),
+      publicUrl: () => 'https://sync.example.com',
+      logger: createMemoryLogger(),
+    },
+  });
+
+  it('iam: refuses the page without an IAM principal, saying what to do instead', async () => {
+    const response = await handleApi(get(`/ui/rollouts/${SHA}`), deps({ uiAccess: { mode: 'iam' } }));
+    expect(response.statusCode).toBe(403);
+    expect(response.headers['content-type']).toContain('text/html');
+    expect(response.body).toContain('UI_AUTH=oidc');
+  });
+
+  it('iam: serves the page to a caller API Gateway authorised by IAM', async () => {
+    const request = { ...get(`/ui/rollouts/${SHA}`), principal: 'arn:aws:iam::123456789012:user/alice' };
+    expect((await handleApi(request, deps({ uiAccess: { mode: 'iam' } }))).statusCode).toBe(200);
+  });
+
+  it('oidc: sends a page without a session to the login, and the login to the provider', async () => {
+    const access = deps({ uiAccess: oidc(), apiToken: 's3cret-token' });
+    const page = await handleApi(get(`/ui/rollouts/${SHA}`, { view: 'all' }), access);
+    expect(page).toMatchObject({
+      statusCode: 302,
+      headers: { location: `/ui/login?next=${encodeURIComponent(`/ui/rollouts/${SHA}?view=all`)}` },
+    });
+    const login = await handleApi(get('/ui/login', { next: '//evil.example' }), access);
+    expect(login.statusCode).toBe(302);
+    expect(login.headers.location).toMatch(/^https:\/\/login\.example\.com\/authorize/);
+    expect(login.headers['set-cookie']).toMatch(
+      /^gitops_sync_login=[^;]+; Path=\/ui\/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/,
+    );
+  });
+
+  it('oidc: the JSON API keeps its own token (a session cookie is no credential there)', async () => {
+    const access = deps({ uiAccess: oidc(), apiToken: 's3cret-token' });
+    expect((await handleApi(get('/findings'), access)).statusCode).toBe(401);
   });
 });

@@ -142,4 +142,52 @@ describe('the pages and their sign-in', () => {
     expect(seen).toEqual([{ repo: 'org/gitops' }, {}]);
     expect(page.headers['content-security-policy']).toContain("form-action 'self'");
   });
+
+  it('filters a rollout page on a state and answers an unknown state with a 400 page', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const page = await handleApi(get(`/ui/rollouts/${SHA}`, { state: 'synced' }, auth), deps);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('data-state-shown="synced"');
+    const bad = await handleApi(get(`/ui/rollouts/${SHA}`, { state: 'sideways' }, auth), deps);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toContain('text/html');
+    expect(bad.body).toContain('state must be one of');
+  });
+
+  it("serves an app's history page from the history reader, and a 400 page for a name that is not one", async () => {
+    const asked: unknown[] = [];
+    const withHistory: ApiDeps = {
+      ...deps,
+      rollouts: {
+        ...deps.rollouts,
+        history: async (target, page) => {
+          asked.push({ target, page });
+          return {
+            items: [
+              {
+                ...rollout.apps[0],
+                sha: SHA,
+                repo: 'org/gitops',
+                ref: 'refs/heads/main',
+                trigger: 'webhook',
+                receivedAt: rollout.receivedAt,
+              } as never,
+            ],
+            nextCursor: 'next1',
+          };
+        },
+      },
+    };
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const page = await handleApi(get('/ui/apps/hub/argocd/web', {}, auth), withHistory);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`href="/ui/rollouts/${SHA}"`);
+    expect(page.body).toContain('href="?cursor=next1"');
+    expect(asked).toEqual([
+      { target: { cluster: 'hub', namespace: 'argocd', name: 'web' }, page: { limit: 50 } },
+    ]);
+    const bad = await handleApi(get('/ui/apps/hub/Argo_CD/web', {}, auth), withHistory);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('namespace must be a Kubernetes name');
+  });
 });

@@ -89,7 +89,7 @@ describe('the per-function IAM roles', () => {
       (s.Action as string[] | undefined)?.includes('dynamodb:UpdateItem'),
     );
     expect(write?.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROLLOUT#*', 'FREEZES', 'PAYLOAD#*'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROLLOUT#*', 'FREEZES', 'PAYLOAD#*', 'LOGIN#*'] },
     });
   });
 

@@ -38,6 +38,13 @@ describe('renderRolloutMessage', () => {
     expect(text).toContain('>Bump web to 1.4.2');
   });
 
+  it('links the rollout page when PUBLIC_URL is known, and nothing when it is not', () => {
+    const url = `https://sync.example.com/ui/rollouts/${SHA}`;
+    const linked = textOf(renderRolloutMessage({ ...rolloutSnapshot([appRecord('web')]), pageUrl: url }));
+    expect(linked).toContain(`<${url}|rollout page>`);
+    expect(textOf(renderRolloutMessage(rolloutSnapshot([appRecord('web')])))).not.toContain('rollout page');
+  });
+
   it.each<[string, AppState[], string, string]>([
     [
       'a rollout still syncing is in progress',

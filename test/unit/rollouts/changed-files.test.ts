@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompareRequest, CompareResult } from '../../../lib/git/compare.js';
+import type { CompareRequest, CompareResult } from '../../../lib/git/compare-model.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { changedFilesResolver } from '../../../lib/rollouts/changed-files.js';
 import type { ChangedFiles, PushEvent } from '../../../lib/webhook/push-event.js';

@@ -220,8 +220,8 @@ describe('the rollout page under release control', () => {
     const page = renderRolloutPage(base({ apps, waves }), options);
     expect(page.match(/<li class="app" /g)).toHaveLength(5000);
     expect(page).toContain('<ul class="counts" data-total="5000"><li>5000 apps</li>');
-    expect(page).toContain('data-count-state="synced">3000 synced');
-    expect(page).toContain('data-count-state="held">1000 held');
+    expect(page).toContain('data-count-state="synced"><a href="?state=synced">3000 synced</a>');
+    expect(page).toContain('data-count-state="held"><a href="?state=held">1000 held</a>');
     expect(page).toContain('Needs attention (1000)');
     expect(page.match(/class="cause"/g)).toHaveLength(2);
     expect(page).toContain('…and 480 more');

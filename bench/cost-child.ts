@@ -1,0 +1,290 @@
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { MemoryQueue } from '../infra/local/memory-queue.js';
+import { webhookHandler } from '../lib/handlers.js';
+import type { LogFields, Logger, MetricDimensions, Metrics, SendOptions } from '../lib/ports.js';
+import { billedMs, type FunctionUse, type Usage } from './cost-model.js';
+import { signedPush } from './webhook.js';
+import { startBenchWorld } from './world.js';
+
+// What one push, one reconcile pass and one sweep use, counted as AWS bills them (`bench/cost.ts` starts
+// this child and prices the counts): per function the invocations (SQS batches of 5 for fan-out, 10 for
+// track) and billed duration; DynamoDB read and write units as dynalite reports them (ReturnConsumedCapacity,
+// plus one write per GSI an item's write touches, which dynalite leaves out); SQS requests (sends, and a
+// receive and a batch delete per Lambda batch); log bytes at the deployed INFO level, EMF documents included.
+// Prints one JSON line.
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string' },
+    apps: { type: 'string' },
+    latency: { type: 'string' },
+    'sync-seconds': { type: 'string' },
+  },
+});
+const MEMORY = { webhook: 512, fanout: 1024, track: 512, reconcile: 1024 } as const;
+type Fn = keyof typeof MEMORY;
+type Phase = 'push' | 'track' | 'reconcile' | 'sweep';
+
+interface Tally {
+  functions: Record<string, { invocations: number; billedMs: number; memoryMb: number }>;
+  dynamoReadUnits: number;
+  dynamoWriteUnits: number;
+  dynamoRequests: number;
+  sqsRequests: number;
+  httpApiRequests: number;
+  logBytes: number;
+}
+const fresh = (): Tally => ({
+  functions: {},
+  dynamoReadUnits: 0,
+  dynamoWriteUnits: 0,
+  dynamoRequests: 0,
+  sqsRequests: 0,
+  httpApiRequests: 0,
+  logBytes: 0,
+});
+const tallies: Record<Phase, Tally> = { push: fresh(), track: fresh(), reconcile: fresh(), sweep: fresh() };
+let phase: Phase | undefined;
+const tally = () => (phase === undefined ? undefined : tallies[phase]);
+
+// DynamoDB: every request asks for its consumed capacity; the answer's units are added to the phase.
+const GSI_KEYS = ['gsi1pk', 'gsi2pk', 'gsi3pk'];
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+const send = DynamoDBClient.prototype.send;
+DynamoDBClient.prototype.send = async function (this: DynamoDBClient, ...args: Parameters<typeof send>) {
+  const command = args[0] as unknown as { input: Record<string, unknown>; constructor: { name: string } };
+  const action = command.constructor.name.replace(/Command$/, '');
+  if (!action.startsWith('Describe') && !action.startsWith('Create'))
+    command.input.ReturnConsumedCapacity = 'TOTAL';
+  const output = (await send.apply(this, args)) as unknown as { ConsumedCapacity?: unknown };
+  const t = tally();
+  if (t !== undefined) {
+    t.dynamoRequests += 1;
+    const consumed = output.ConsumedCapacity;
+    const units = (Array.isArray(consumed) ? consumed : consumed === undefined ? [] : [consumed]).reduce(
+      (n: number, c: { CapacityUnits?: number }) => n + (c.CapacityUnits ?? 0),
+      0,
+    );
+    if (READS.has(action)) t.dynamoReadUnits += units;
+    else t.dynamoWriteUnits += units + gsiWrites(action, command.input);
+  }
+  return output as never;
+} as unknown as typeof send;
+
+/** One write unit per index an item's write puts or changes keys of (items here are small: 1 KB each). */
+function gsiWrites(action: string, input: Record<string, unknown>): number {
+  const count = (item: unknown) =>
+    GSI_KEYS.filter((k) => (item as Record<string, unknown> | undefined)?.[k] !== undefined).length;
+  if (action === 'PutItem') return count(input.Item);
+  if (action === 'UpdateItem') {
+    const expression = String(input.UpdateExpression ?? '');
+    const names = Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>);
+    return GSI_KEYS.filter((k) => expression.includes(k) || names.includes(k)).length;
+  }
+  if (action === 'BatchWriteItem') {
+    let n = 0;
+    for (const requests of Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>)) {
+      for (const r of requests) n += count((r as { PutRequest?: { Item?: unknown } }).PutRequest?.Item);
+    }
+    return n;
+  }
+  return 0;
+}
+
+// Logs: what Powertools' Logger would print at INFO (a JSON line per entry, with its standard keys).
+const ENVELOPE = JSON.stringify({
+  level: 'INFO',
+  timestamp: '2026-12-02T10:00:00.000Z',
+  service: 'gitops-sync',
+  cold_start: false,
+  function_arn: 'arn:aws:lambda:us-east-1:123456789012:function:gitops-sync-prod-fanout',
+  function_memory_size: '1024',
+  function_name: 'gitops-sync-prod-fanout',
+  function_request_id: '00000000-0000-0000-0000-000000000000',
+  sampling_rate: 0,
+  xray_trace_id: '1-00000000-000000000000000000000000',
+}).length;
+function countingLogger(base: LogFields = {}): Logger {
+  const line = (message: string, fields?: LogFields) => {
+    const t = tally();
+    if (t !== undefined) t.logBytes += ENVELOPE + JSON.stringify({ message, ...base, ...fields }).length + 1;
+  };
+  return {
+    debug: () => {},
+    info: line,
+    warn: line,
+    error: line,
+    child: (fields) => countingLogger({ ...base, ...fields }),
+  };
+}
+const metricNames = new Set<string>();
+const pending = new Map<string, number>();
+const metrics: Metrics = {
+  count: (name, _value, dimensions) => note(name, dimensions),
+  timing: (name, _ms, dimensions) => note(name, dimensions),
+  flush: () => {
+    const t = tally();
+    // One EMF document per dimension set: its `_aws` block, the dimensions and one value per metric.
+    for (const [, metricsIn] of pending) if (t !== undefined) t.logBytes += 260 + metricsIn * 70;
+    pending.clear();
+  },
+};
+function note(name: string, dimensions: MetricDimensions | undefined): void {
+  const dims = JSON.stringify(Object.entries(dimensions ?? {}).sort());
+  metricNames.add(`${name} ${dims}`);
+  pending.set(dims, (pending.get(dims) ?? 0) + 1);
+}
+
+const clusters = Number(values.clusters);
+const world = await startBenchWorld({
+  clusters,
+  applications: Number(values.apps),
+  latencyMs: Number(values.latency ?? 20),
+  realistic: false,
+  logger: countingLogger(),
+  metrics,
+});
+// SQS: every send is a request, a batch send one per 10 entries.
+function countSends<M>(queue: MemoryQueue<M>): void {
+  const one = queue.send.bind(queue);
+  const many = queue.sendBatch.bind(queue);
+  queue.send = async (message: M, options?: SendOptions) => {
+    const t = tally();
+    if (t !== undefined) t.sqsRequests += 1;
+    return one(message, options);
+  };
+  queue.sendBatch = async (entries: Parameters<MemoryQueue<M>['sendBatch']>[0]) => {
+    const t = tally();
+    if (t !== undefined) t.sqsRequests += Math.ceil(entries.length / 10);
+    return many(entries);
+  };
+}
+countSends(world.queues.push);
+countSends(world.queues.track);
+
+/** One Lambda invocation of `fn` over `batch` messages run side by side: billed as Lambda would bill it. */
+async function invoke(fn: Fn, run: () => Promise<unknown>, fromQueue: boolean): Promise<void> {
+  const t = tally();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await run();
+  metrics.flush();
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  if (t === undefined) return;
+  const use = t.functions[fn] ?? { invocations: 0, billedMs: 0, memoryMb: MEMORY[fn] };
+  t.functions[fn] = use;
+  use.invocations += 1;
+  use.billedMs += billedMs(wall, (used.user + used.system) / 1000, MEMORY[fn]);
+  // The event source mapping's ReceiveMessage that brought the batch and its DeleteMessageBatch.
+  if (fromQueue) t.sqsRequests += 2;
+}
+
+/** `a` plus `b` scaled: the push's own use plus its track polls, as many as a real sync would need. */
+function withScaled(a: Tally, b: Tally, scale: number): Tally {
+  const functions: Tally['functions'] = { ...a.functions };
+  for (const [fn, use] of Object.entries(b.functions)) {
+    functions[fn] = { ...use, invocations: use.invocations * scale, billedMs: use.billedMs * scale };
+  }
+  return {
+    functions,
+    dynamoReadUnits: a.dynamoReadUnits + b.dynamoReadUnits * scale,
+    dynamoWriteUnits: a.dynamoWriteUnits + b.dynamoWriteUnits * scale,
+    dynamoRequests: a.dynamoRequests + b.dynamoRequests * scale,
+    sqsRequests: a.sqsRequests + b.sqsRequests * scale,
+    httpApiRequests: a.httpApiRequests,
+    logBytes: a.logBytes + b.logBytes * scale,
+  };
+}
+
+/** Polls a chain makes while a sync of `seconds` runs: track's interval is max(5 s, age / 4), at most 30 s. */
+export function pollsFor(seconds: number): number {
+  let age = 0;
+  let polls = 0;
+  while (age < seconds) {
+    age += Math.min(30, Math.max(5, age / 4));
+    polls += 1;
+  }
+  return polls;
+}
+
+async function pushThrough(service: number, measured: boolean): Promise<{ apps: number; polls: number }> {
+  const commit = await world.commit(service);
+  await world.command('reset');
+  phase = measured ? 'push' : undefined;
+  const handler = webhookHandler(async () => world.app);
+  const t = tally();
+  if (t !== undefined) t.httpApiRequests += 1;
+  await invoke('webhook', () => handler(signedPush(service, { repoUrl: world.repoURL, ...commit })), false);
+  let polls = 0;
+  let appCount = 0;
+  for (let round = 0; round < 100; round++) {
+    const items = world.queues.push.takeAll();
+    for (let i = 0; i < items.length; i += 5) {
+      const batch = items.slice(i, i + 5);
+      await invoke('fanout', () => Promise.all(batch.map((m) => world.app.fanout(m))), true);
+    }
+    await world.command('tick');
+    const chains = world.queues.track.takeAll();
+    polls += chains.length;
+    if (measured) phase = 'track';
+    for (let i = 0; i < chains.length; i += 10) {
+      const batch = chains.slice(i, i + 10);
+      await invoke('track', () => Promise.all(batch.map((m) => world.app.track({ ...m, attempt: 0 }))), true);
+    }
+    if (measured) phase = 'push';
+    if (items.length === 0 && chains.length === 0) {
+      const answer = await world.app.api({
+        method: 'GET',
+        path: `/rollouts/${commit.after}`,
+        headers: {},
+        query: {},
+        pathParameters: {},
+        body: Buffer.alloc(0),
+      });
+      appCount = ((JSON.parse(String(answer.body ?? '{}')) as { apps?: unknown[] }).apps ?? []).length;
+      break;
+    }
+  }
+  phase = undefined;
+  return { apps: appCount, polls };
+}
+
+try {
+  await pushThrough(0, false); // warm-up: first Git reads, cold caches (not what a month of pushes sees)
+  const measured = await pushThrough(1, true);
+  // Here a tick ends every sync; a real one takes a while, and track polls the chain the whole time.
+  const pollsPerChain = pollsFor(Number(values['sync-seconds'] ?? 60));
+  const simulatedPolls = Math.max(1, measured.polls);
+  const trackScale = (clusters * pollsPerChain) / simulatedPolls;
+  const push = withScaled(tallies.push, tallies.track, trackScale);
+  phase = 'reconcile';
+  await invoke('reconcile', () => world.app.reconcile({ timeBudgetMs: 540_000 }), false);
+  phase = 'sweep';
+  await invoke('reconcile', () => world.app.reconcile({ sweepOnly: true }), false);
+  phase = undefined;
+  const usage = (t: Tally): Usage & { dynamoRequests: number } => ({
+    functions: t.functions as Record<string, FunctionUse>,
+    dynamoReadUnits: t.dynamoReadUnits,
+    dynamoWriteUnits: t.dynamoWriteUnits,
+    dynamoRequests: t.dynamoRequests,
+    sqsRequests: t.sqsRequests,
+    httpApiRequests: t.httpApiRequests,
+    logBytes: t.logBytes,
+  });
+  process.stdout.write(
+    `${JSON.stringify({
+      refreshedApps: measured.apps,
+      simulatedPolls,
+      pollsPerChain,
+      trackScale,
+      push: usage(push),
+      reconcile: usage(tallies.reconcile),
+      sweep: usage(tallies.sweep),
+      customMetrics: metricNames.size,
+    })}\n`,
+  );
+} finally {
+  await world.close();
+}
+process.exit(0);

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { monthlyCost, type Standing, type Usage } from './cost-model.js';
+import type { BenchOptions, Metric } from './report.js';
+
+interface ChildLine {
+  readonly refreshedApps: number;
+  readonly pollsPerChain: number;
+  readonly push: Usage & { dynamoRequests: number };
+  readonly reconcile: Usage;
+  readonly sweep: Usage;
+  readonly customMetrics: number;
+}
+
+/** Fleet sizes priced (apps over clusters); 100,000 only when asked (`--fleet-size=100k`). */
+const SIZES = [
+  { name: '1k', clusters: 10, apps: 1000 },
+  { name: '20k', clusters: 50, apps: 20_000 },
+  { name: '100k', clusters: 200, apps: 100_000 },
+] as const;
+const PUSHES_PER_DAY = [50, 500, 5000] as const;
+const MINUTES_A_MONTH = 30 * 24 * 60;
+/**
+ * Lambda's SQS event source keeps long-polling each queue (AWS documents five pollers to start with, each a
+ * 20-second ReceiveMessage): about 15 requests a minute per queue even when nothing arrives. Two queues.
+ */
+const IDLE_POLLS_PER_MONTH = 2 * 5 * 3 * MINUTES_A_MONTH;
+/** A rollout's items (summary, one per app, decisions): about 1 KB each, kept 30 days by TTL. */
+const STORED_BYTES_PER_APP_PUSH = 1024;
+
+/**
+ * `npm run bench -- cost`: one push (one service's directory changed, so 1 % of the fleet's apps on every
+ * cluster), a reconcile pass and a sweep, counted in a child (bench/cost-child.ts) as AWS bills them, then
+ * priced per push and per month at 50 / 500 / 5,000 pushes a day.
+ */
+export async function benchCost(options: BenchOptions): Promise<Metric[]> {
+  const sizes = options.quick
+    ? [{ name: 'quick', clusters: 3, apps: 300 }]
+    : SIZES.filter((s) =>
+        options.fleetSize === undefined ? s.name !== '100k' : s.name.includes(options.fleetSize ?? ''),
+      );
+  const alarms = Object.keys(
+    (
+      createRequire(import.meta.url)('../infra/deploy-settings.cjs') as { alarms(): { Resources: object } }
+    ).alarms().Resources,
+  ).length;
+  const metrics: Metric[] = [];
+  for (const size of sizes) {
+    process.stderr.write(`  cost: ${size.apps.toLocaleString('en')} apps / ${size.clusters} clusters...\n`);
+    const line = await runChild(size.clusters, size.apps);
+    const label = `${size.apps.toLocaleString('en')} apps / ${size.clusters} clusters`;
+    const standing: Standing = {
+      reconcilePass: line.reconcile,
+      reconcilePassesPerMonth: MINUTES_A_MONTH / 5,
+      sweepPass: line.sweep,
+      sweepPassesPerMonth: MINUTES_A_MONTH,
+      idlePollRequestsPerMonth: IDLE_POLLS_PER_MONTH,
+      customMetrics: line.customMetrics,
+      alarms,
+      storedGb: 0,
+    };
+    const perPush = monthlyCost(line.push, 1, standing).perPush;
+    metrics.push({
+      scenario: 'cost',
+      metric: `${label}: one push (${line.refreshedApps} apps refreshed, ${line.pollsPerChain} polls per cluster)`,
+      value: perPush.total,
+      unit: 'USD',
+      note: `Lambda ${usd(perPush.lambda)}, DynamoDB ${usd(perPush.dynamodb)} (${line.push.dynamoRequests} requests, ${round(line.push.dynamoReadUnits)} RRU, ${round(line.push.dynamoWriteUnits)} WRU), SQS ${usd(perPush.sqs)}, API ${usd(perPush.apiGateway)}, logs ${usd(perPush.cloudwatchLogs)}`,
+    });
+    for (const perDay of PUSHES_PER_DAY) {
+      const stored = (perDay * 30 * line.refreshedApps * STORED_BYTES_PER_APP_PUSH) / 1024 ** 3;
+      const month = monthlyCost(line.push, perDay, { ...standing, storedGb: stored });
+      metrics.push({
+        scenario: 'cost',
+        metric: `${label}: a month at ${perDay.toLocaleString('en')} pushes a day`,
+        value: month.total,
+        unit: 'USD',
+        note: `pushes ${usd(month.pushCost)}, standing ${usd(month.standingCost)} (reconcile every 5 min, sweep every minute, queue polling, ${line.customMetrics} metrics, ${alarms} alarms, storage)`,
+      });
+    }
+  }
+  return metrics;
+}
+
+const usd = (n: number) => `$${n < 0.01 ? n.toFixed(5) : n.toFixed(2)}`;
+const round = (n: number) => Math.round(n * 10) / 10;
+
+async function runChild(clusters: number, apps: number): Promise<ChildLine> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/cost-child.ts',
+      '--clusters',
+      String(clusters),
+      '--apps',
+      String(apps),
+      '--latency',
+      '20',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  let last = '';
+  for await (const line of createInterface({ input: child.stdout })) if (line.startsWith('{')) last = line;
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0 || last === '') throw new Error(`the cost child exited ${code} without its line`);
+  return JSON.parse(last) as ChildLine;
+}

@@ -1,0 +1,115 @@
+import type { ClusterProgress } from '../rollouts/model.js';
+import { UpdateCommand } from './document-client.js';
+import { isConditionFailure, type TableRef } from './dynamo.js';
+import { rolloutPk, SUMMARY_SK } from './keys.js';
+
+/**
+ * The rollout summary is one item (DynamoDB: at most 400 KB), so what grows with events stays bounded:
+ * at most MAX_REFS refs (the first ones; further refs of the commit are counted in `refsOmitted`) and at
+ * most MAX_CLUSTER_ERRORS cluster errors of at most MAX_ERROR_CHARS each. A cluster past the cap still has
+ * its progress in `clusters` (what the status is derived from); only its reason is not kept, and
+ * `omittedClusterErrors` counts such clusters. About 25 KB at the caps.
+ */
+export const MAX_REFS = 50;
+export const MAX_CLUSTER_ERRORS = 50;
+export const MAX_ERROR_CHARS = 500;
+
+const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
+
+/** A reason cut to MAX_ERROR_CHARS (an API server's error text can be kilobytes). */
+export function cappedReason(message: string): string {
+  return message.length <= MAX_ERROR_CHARS ? message : `${message.slice(0, MAX_ERROR_CHARS - 1)}…`;
+}
+
+/** Clusters whose work failed or is retrying without a reason kept (past MAX_CLUSTER_ERRORS). */
+export function omittedClusterErrors(summary: {
+  readonly clusters?: Readonly<Record<string, string>>;
+  readonly clusterErrors?: Readonly<Record<string, string>>;
+}): number {
+  return Object.entries(summary.clusters ?? {}).filter(
+    ([cluster, progress]) =>
+      (progress === 'failed' || progress === 'retrying') && summary.clusterErrors?.[cluster] === undefined,
+  ).length;
+}
+
+/** Another ref of the commit: appended while fewer than MAX_REFS are listed, else counted. */
+export async function addRef(table: TableRef, sha: string, ref: string): Promise<void> {
+  const send = (expression: string, condition: string, values: Record<string, unknown>) =>
+    table.doc
+      .send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: key(sha),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { '#refs': 'refs' },
+          ExpressionAttributeValues: { ':refValue': ref, ':max': MAX_REFS, ...values },
+        }),
+      )
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (isConditionFailure(error)) return false;
+          throw error;
+        },
+      );
+  if (
+    await send(
+      'SET #refs = list_append(#refs, :ref)',
+      'NOT contains(#refs, :refValue) AND size(#refs) < :max',
+      { ':ref': [ref] },
+    )
+  )
+    return;
+  // A ref already listed adds nothing; a redelivered push of an omitted ref is counted again (at most).
+  await send('ADD refsOmitted :one', 'NOT contains(#refs, :refValue) AND size(#refs) >= :max', { ':one': 1 });
+}
+
+/**
+ * A cluster's work item progress, with its reason (failed, retrying) or without (the reason removed): one
+ * update; a new reason past MAX_CLUSTER_ERRORS is left out (a second update records the progress alone).
+ */
+export async function recordClusterProgress(
+  table: TableRef,
+  sha: string,
+  cluster: string,
+  progress: ClusterProgress,
+  message: string | undefined,
+): Promise<void> {
+  const send = (errorClause: string, condition: string, values: Record<string, unknown>) =>
+    table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: key(sha),
+        UpdateExpression: `SET #clusters.#c = :p, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${errorClause}`,
+        ConditionExpression: `attribute_exists(pk)${condition}`,
+        ExpressionAttributeNames: {
+          '#c': cluster,
+          '#clusters': 'clusters',
+          ...(errorClause === '' ? {} : { '#e': 'clusterErrors' }),
+        },
+        ExpressionAttributeValues: { ':p': progress, ':zero': 0, ':one': 1, ...values },
+      }),
+    );
+  if (message === undefined) {
+    await send(' REMOVE #e.#c', '', {}).catch(ignoreMissingSummary);
+    return;
+  }
+  try {
+    await send(', #e.#c = :m', ' AND (attribute_exists(#e.#c) OR size(#e) < :max)', {
+      ':m': cappedReason(message),
+      ':max': MAX_CLUSTER_ERRORS,
+    });
+  } catch (error) {
+    if (!isConditionFailure(error)) return ignoreMissingSummary(error);
+    await send('', '', {}).catch(ignoreMissingSummary);
+  }
+}
+
+/** No summary (a condition failure), or one written before the maps existed: nothing to record. */
+function ignoreMissingSummary(error: unknown): void {
+  if (isConditionFailure(error)) return;
+  if (error instanceof Error && error.name === 'ValidationException' && /document path/.test(error.message))
+    return;
+  throw error;
+}

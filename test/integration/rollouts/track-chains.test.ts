@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryQueue } from '../../../infra/local/memory-queue.js';
+import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
+import { createMemoryLogger } from '../../../lib/logger.js';
+import type { TrackMessage } from '../../../lib/queue/messages.js';
+import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import { sweepRollouts } from '../../../lib/rollouts/sweep.js';
+import { liveKey, type TrackDeps, type TrackResult, trackCluster } from '../../../lib/rollouts/track.js';
+import { createTableRef } from '../../../lib/store/dynamo.js';
+import { dynamoOpenRollouts } from '../../../lib/store/open-rollouts.js';
+import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
+import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
+import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
+import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { faultQueue } from '../../helpers/fault-queue.js';
+import { application, startTestCluster, type TestCluster } from '../../helpers/simulator.js';
+
+/**
+ * Track chains under at-least-once delivery: the chain lease (seconds) is shorter than the track queue's
+ * visibility timeout (360 s), so a failed poll's message comes back after the sweep has already started a
+ * second chain. Only one of them may keep polling the cluster.
+ */
+const LEASE_SECONDS = 120;
+const VISIBILITY_SECONDS = 360;
+
+let counter = 0;
+
+describe('track chains on one cluster', () => {
+  let table: TestTable;
+  let ref: ReturnType<typeof createTableRef>;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    table = await startTestTable();
+    ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    cluster = await startTestCluster({ name: 'hub' });
+  });
+  afterAll(async () => {
+    await cluster.close();
+    await table.close();
+  });
+
+  /** A rollout of one app on a fresh cluster name, its live Application mid-sync (so it stays in flight). */
+  async function world() {
+    counter += 1;
+    const name = `chain-${counter}`;
+    const sha = counter.toString(16).padStart(40, 'c');
+    let nowMs = Date.parse('2026-12-02T10:00:00Z') + counter * 86_400_000;
+    const clock = { now: () => new Date(nowMs) };
+    const meta: RolloutMeta = {
+      sha,
+      repo: 'org/gitops',
+      ref: 'refs/heads/main',
+      trigger: 'webhook',
+      receivedAt: clock.now().toISOString(),
+    };
+    const writer = dynamoRolloutWriter(ref, 86_400);
+    const reader = dynamoRolloutReader(ref);
+    const deadline = new Date(nowMs + 3_600_000).toISOString();
+    await writer.start({ ...meta, repoUrl: 'https://github.com/org/gitops', deadline });
+    await writer.recordApp(meta, {
+      cluster: name,
+      namespace: 'argocd',
+      name,
+      kind: 'Application',
+      state: 'refreshed',
+      revision: 'old',
+    });
+    const live = application(name);
+    cluster.server.store.create(APPLICATIONS, {
+      ...live,
+      status: {
+        sync: { status: 'OutOfSync', revision: 'old' },
+        health: { status: 'Progressing' },
+        operationState: { phase: 'Running', operation: { sync: { revision: sha } } },
+      },
+    } as never);
+    const trackers = dynamoClusterTrackers(ref, 86_400);
+    const memory = new MemoryQueue<TrackMessage>('track', () => nowMs);
+    const queue = faultQueue(memory);
+    const lists = () =>
+      cluster.server.requests.all().filter((r) => r.verb === 'list' && r.resource === 'applications').length;
+    const deps: TrackDeps = {
+      rollouts: { ...reader, ...writer },
+      trackers,
+      refPushes: { recent: async () => [] },
+      live: {
+        async listTargets() {
+          const list = await cluster.api.list(APPLICATIONS, 'argocd');
+          const objects = new Map<string, unknown>();
+          for (const item of list.items) {
+            const meta = (item as { metadata: { namespace: string; name: string } }).metadata;
+            if (meta.name === name) objects.set(liveKey('Application', meta.namespace, meta.name), item);
+          }
+          return objects;
+        },
+      },
+      notify: async () => {},
+      queue,
+      clock,
+      logger: createMemoryLogger(),
+      intervalSeconds: 5,
+      maxIntervalSeconds: 60,
+      chainLeaseSeconds: LEASE_SECONDS,
+    };
+    const sweep = () =>
+      sweepRollouts({
+        open: dynamoOpenRollouts(ref),
+        rollouts: { ...reader, ...writer },
+        trackers,
+        trackQueue: queue,
+        clusters: [name],
+        notify: async () => {},
+        clock,
+        logger: createMemoryLogger(),
+        graceSeconds: 120,
+        chainLeaseSeconds: LEASE_SECONDS,
+      });
+    /** What fan-out does when it starts tracking (lib/rollouts/cluster-work.ts): register, claim, send. */
+    const startTracking = async () => {
+      await trackers.register(name, sha, clock.now());
+      const claimed = await trackers.claimChain(
+        name,
+        new Date(nowMs + LEASE_SECONDS * 1000).toISOString(),
+        clock.now(),
+      );
+      expect(claimed).toBeTruthy();
+      await queue.send({ type: 'track', cluster: name, attempt: 0 }, { delaySeconds: 5 });
+    };
+    const poll = (message: TrackMessage) => trackCluster(message, deps);
+    return {
+      queue,
+      lists,
+      sweep,
+      startTracking,
+      poll,
+      advance: (seconds: number) => {
+        nowMs += seconds * 1000;
+      },
+      /** The messages the queue holds (what a consumer would receive once they are due). */
+      take: () => memory.takeAll(),
+    };
+  }
+
+  it('lets one chain poll when a failed poll is redelivered after the sweep restarted the chain', async () => {
+    const w = await world();
+    const drain = () => w.take();
+
+    await w.startTracking();
+    w.advance(5);
+    const [first] = drain();
+    expect(first).toBeDefined();
+    expect((await w.poll(first as TrackMessage)).requeued).toBe(true);
+
+    // The next poll fails: its send of the poll after it is refused, so the handler throws and SQS keeps
+    // the message invisible for the visibility timeout before handing it out again.
+    w.advance(5);
+    const [second] = drain();
+    expect(second).toBeDefined();
+    w.queue.failNextSends(1);
+    await expect(w.poll(second as TrackMessage)).rejects.toThrow(/Service Unavailable/);
+    const failedAt = 10;
+
+    // The sweep runs every minute; once the chain's lease has run out it starts a chain again.
+    let t = failedAt;
+    let restarted = false;
+    while (t < failedAt + LEASE_SECONDS + 60) {
+      w.advance(60);
+      t += 60;
+      const report = await w.sweep();
+      if (report.chainsRestarted.length > 0) restarted = true;
+    }
+    expect(restarted).toBe(true);
+
+    // Polls every 10 s until well past the redelivery; the redelivered message joins once it is visible.
+    let redelivered = false;
+    const perRound: { messages: number; lists: number }[] = [];
+    const outcomes: TrackResult[] = [];
+    while (t < failedAt + VISIBILITY_SECONDS + 120) {
+      w.advance(10);
+      t += 10;
+      const round = drain();
+      if (!redelivered && t >= failedAt + VISIBILITY_SECONDS) {
+        round.push(second as TrackMessage);
+        redelivered = true;
+      }
+      const before = w.lists();
+      for (const message of round) outcomes.push(await w.poll(message));
+      perRound.push({ messages: round.length, lists: w.lists() - before });
+    }
+    expect(redelivered).toBe(true);
+    // One chain: every round after the redelivery polls the cluster once, with one message in the queue.
+    const afterRedelivery = perRound.slice(-10);
+    expect(afterRedelivery.map((r) => r.lists)).toEqual(Array(10).fill(1));
+    expect(afterRedelivery.map((r) => r.messages)).toEqual(Array(10).fill(1));
+    // The other chain (the redelivered message's) stopped at once, without a LIST.
+    expect(outcomes.filter((o) => !o.requeued)).toEqual([
+      { rollouts: 0, changed: 0, unfinished: 0, requeued: false, superseded: true },
+    ]);
+  });
+
+  it('lets one chain go on when the first message of a claim is delivered twice', async () => {
+    const w = await world();
+    await w.startTracking();
+    w.advance(5);
+    const [first] = w.take();
+    expect(first).toBeDefined();
+    const results = [await w.poll(first as TrackMessage), await w.poll(first as TrackMessage)];
+    expect(results.map((r) => r.requeued).sort()).toEqual([false, true]);
+    w.advance(10);
+    expect(w.take()).toHaveLength(1);
+  });
+});
