@@ -1,12 +1,57 @@
 import type { Check } from './fleet-checks.js';
 import type { ClusterConfig } from './fleet-config.js';
 
+/**
+ * Which IAM roles the orchestrator may assume, in one place: the default patterns serverless.yml packages
+ * (`ASSUMABLE_ROLE_ARNS`, `PREFLIGHT_ASSUMABLE_ROLES`), and the matcher the preflight (and `package`) use
+ * to tell, without calling STS, that the packaged policy would refuse a role.
+ */
+
+/** The setting that widens the roles the ExternalSecret preflight may assume. */
+export const PREFLIGHT_ASSUMABLE_ROLES = 'PREFLIGHT_ASSUMABLE_ROLES';
+
+/** Name prefix of the roles the default policy lets the functions assume: `gitops-sync-<stage>-access-`. */
+export function assumableRolePrefix(stage: string): string {
+  return `gitops-sync-${stage}-access-`;
+}
+
+/** The default pattern (serverless.yml `custom.defaults.assumableRoleArns`), for one account and stage. */
+export function defaultAssumableRolePattern(at: {
+  partition?: string;
+  account: string;
+  stage: string;
+}): string {
+  return `arn:${at.partition ?? 'aws'}:iam::${at.account}:role/${assumableRolePrefix(at.stage)}*`;
+}
+
+/** A comma-separated setting as a list of ARN patterns (blank entries dropped). */
+export function parseRolePatterns(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/** IAM's `Resource` wildcard match: `*` any run of characters, `?` one character, case-sensitive. */
+export function iamPatternMatches(pattern: string, arn: string): boolean {
+  const source = pattern
+    .split('')
+    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`).test(arn);
+}
+
+/** The first role of `roles` no pattern allows, or undefined when every one is allowed. */
+export function firstOutside(roles: readonly string[], patterns: readonly string[]): string | undefined {
+  return roles.find((role) => !patterns.some((pattern) => iamPatternMatches(pattern, role)));
+}
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * What the packaged IAM policies let the fleet functions read and assume, as IAM resource patterns
  * (`*` and `?` as IAM matches them). The one place the stage naming rules live: serverless.yml's
- * `custom.defaults` are these templates (test/unit/fleet/aws-scopes.test.ts compares them), `validate
+ * `custom.defaults` are these templates (test/unit/fleet/stage-scopes.test.ts compares them), `validate
  * --stage` and `npm run package` check a fleet against them, and the functions check it at cold start
  * against the resolved patterns serverless.yml hands them in the same variables.
  */
@@ -18,8 +63,17 @@ export interface AwsScopes {
   readonly ownSecrets: readonly string[];
   /** `ASSUMABLE_ROLE_ARNS`: roles the fleet functions may assume (EKS `roleArn`, SecretStore roles). */
   readonly assumableRoles: readonly string[];
+  /**
+   * `PREFLIGHT_ASSUMABLE_ROLES`: roles the ExternalSecret preflight may assume (a cluster's
+   * `preflightRoleArn`); default the stage's `gitops-sync-<stage>-access-*`, as serverless.yml's.
+   */
+  readonly preflightRoles: readonly string[];
   /** True when the patterns are the stage defaults (a rename then fixes a miss; otherwise the setting does). */
-  readonly defaults: { readonly ownSecrets: boolean; readonly assumableRoles: boolean };
+  readonly defaults: {
+    readonly ownSecrets: boolean;
+    readonly assumableRoles: boolean;
+    readonly preflightRoles: boolean;
+  };
 }
 
 /** The stage `npm run package`/`deploy` and serverless.yml use when none is given. */
@@ -33,18 +87,13 @@ export const STAGE_NAME = /^[a-zA-Z0-9-]{1,32}$/;
 export function scopeTemplates(stage: string): { ownSecretsArn: string; assumableRoleArns: string } {
   return {
     ownSecretsArn: `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${secretPrefix(stage)}/*`,
-    assumableRoleArns: `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${rolePrefix(stage)}*`,
+    assumableRoleArns: `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${assumableRolePrefix(stage)}*`,
   };
 }
 
 /** Every secret the orchestrator reads for itself lives under this name prefix (then `/`). */
 export function secretPrefix(stage: string): string {
   return `gitops-sync/${stage}`;
-}
-
-/** Every role the orchestrator may assume is named with this prefix. */
-export function rolePrefix(stage: string): string {
-  return `gitops-sync-${stage}-access-`;
 }
 
 /**
@@ -59,12 +108,18 @@ export function deployScopes(stage: string, region: string | undefined, env: Env
   const fill = (template: string) =>
     template.replace(/\$\{AWS::([A-Za-z]+)\}/g, (_, name: string) => pseudo[name] ?? '*');
   const templates = scopeTemplates(stage);
+  const preflight = patterns(env[PREFLIGHT_ASSUMABLE_ROLES]);
   return {
     stage,
     ...(region === undefined ? {} : { region }),
     ownSecrets: own ?? [fill(templates.ownSecretsArn)],
     assumableRoles: roles ?? [fill(templates.assumableRoleArns)],
-    defaults: { ownSecrets: own === undefined, assumableRoles: roles === undefined },
+    preflightRoles: preflight ?? [fill(templates.assumableRoleArns)],
+    defaults: {
+      ownSecrets: own === undefined,
+      assumableRoles: roles === undefined,
+      preflightRoles: preflight === undefined,
+    },
   };
 }
 
@@ -79,34 +134,28 @@ export function runtimeScopes(env: Env, stage: string, region: string): AwsScope
   const templates = scopeTemplates(stage);
   const isDefault = (given: readonly string[], template: string) =>
     given.length === 1 && globMatch(template.replace(/\$\{AWS::[A-Za-z]+\}/g, '*'), given[0] ?? '');
+  const preflight = patterns(env[PREFLIGHT_ASSUMABLE_ROLES]) ?? roles;
   return {
     stage,
     region,
     ownSecrets: own,
     assumableRoles: roles,
+    preflightRoles: preflight,
     defaults: {
       ownSecrets: isDefault(own, templates.ownSecretsArn),
       assumableRoles: isDefault(roles, templates.assumableRoleArns),
+      preflightRoles: isDefault(preflight, templates.assumableRoleArns),
     },
   };
 }
 
 function patterns(value: string | undefined): readonly string[] | undefined {
-  const list = (value ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '');
+  const list = parseRolePatterns(value);
   return list.length === 0 ? undefined : list;
 }
 
-/** IAM's resource matching: `*` any run of characters (`:` and `/` included), `?` any one character. */
-export function globMatch(pattern: string, value: string): boolean {
-  const source = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 's').test(value);
-}
+/** IAM's resource matching (`iamPatternMatches`): `*` any run of characters, `?` any one character. */
+export const globMatch = iamPatternMatches;
 
 // A secret's ARN ends in `-` and six random characters that a name (or a partial ARN) leaves out.
 const ARN_SUFFIX = '-AbCdEf';
@@ -123,10 +172,6 @@ export function secretAllowed(secret: string, scopes: AwsScopes): boolean {
     if (scopes.region !== undefined && !globMatch(region, scopes.region)) return false;
     return globMatch(pattern.slice(at + ':secret:'.length), `${secret}${ARN_SUFFIX}`);
   });
-}
-
-export function roleAllowed(role: string, scopes: AwsScopes): boolean {
-  return scopes.assumableRoles.some((pattern) => globMatch(pattern, role));
 }
 
 /** A fleet secret field's scope check: the problem names the setting to change, or the name to use. */
@@ -146,15 +191,29 @@ export function secretInScope(scopes: AwsScopes): Check {
   };
 }
 
-/** A fleet role field's scope check. */
+/** A fleet role field's scope check (`auth.eks.roleArn`, a store override's `role`): ASSUMABLE_ROLE_ARNS. */
 export function roleInScope(scopes: AwsScopes): Check {
+  return roleCheck(scopes, scopes.assumableRoles, 'ASSUMABLE_ROLE_ARNS', scopes.defaults.assumableRoles);
+}
+
+/** The preflight's roles (a cluster's `preflightRoleArn`): PREFLIGHT_ASSUMABLE_ROLES. */
+export function preflightRoleInScope(scopes: AwsScopes): Check {
+  return roleCheck(scopes, scopes.preflightRoles, PREFLIGHT_ASSUMABLE_ROLES, scopes.defaults.preflightRoles);
+}
+
+function roleCheck(
+  scopes: AwsScopes,
+  allowed: readonly string[],
+  setting: string,
+  byDefault: boolean,
+): Check {
   return (value) => {
-    if (roleAllowed(value, scopes)) return undefined;
+    if (allowed.some((pattern) => globMatch(pattern, value))) return undefined;
     const name = value.slice(value.lastIndexOf('/') + 1);
-    const rename = scopes.defaults.assumableRoles
-      ? ` or rename to ${rolePrefix(scopes.stage)}${baseName(name, '-')}`
+    const rename = byDefault
+      ? ` or rename to ${assumableRolePrefix(scopes.stage)}${baseName(name, '-')}`
       : '';
-    return `${value} is outside what stage ${scopes.stage} may assume (${scopes.assumableRoles.join(', ')}) — set ASSUMABLE_ROLE_ARNS${rename}`;
+    return `${value} is outside what stage ${scopes.stage} may assume (${allowed.join(', ')}) — set ${setting}${rename}`;
   };
 }
 

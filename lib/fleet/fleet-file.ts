@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, type Node } from 'yaml';
 import { SEVERITIES } from '../audit/types.js';
 import { FleetConfigError } from '../errors.js';
-import { type AwsScopes, roleInScope, secretInScope } from './aws-scopes.js';
+import { type AwsScopes, preflightRoleInScope, roleInScope, secretInScope } from './aws-scopes.js';
 import {
   awsRegion,
   base64Pem,
@@ -73,15 +73,19 @@ export interface FleetFileOptions {
 interface IdChecks {
   readonly secret: Check;
   readonly role: Check;
+  /** A role the ExternalSecret preflight assumes (a cluster's `preflightRoleArn`). */
+  readonly preflightRole: Check;
 }
 
 function idChecks(scopes: AwsScopes | undefined): IdChecks {
-  if (scopes === undefined) return { secret: secretId, role: roleArn };
+  if (scopes === undefined) return { secret: secretId, role: roleArn, preflightRole: roleArn };
   const inSecrets = secretInScope(scopes);
   const inRoles = roleInScope(scopes);
+  const inPreflight = preflightRoleInScope(scopes);
   return {
     secret: (value) => secretId(value) ?? inSecrets(value),
     role: (value) => roleArn(value) ?? inRoles(value),
+    preflightRole: (value) => roleArn(value) ?? inPreflight(value),
   };
 }
 

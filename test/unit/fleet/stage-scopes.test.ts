@@ -5,6 +5,7 @@ import {
   deployScopes,
   globMatch,
   needsEksDescribe,
+  preflightRoleInScope,
   roleInScope,
   runtimeScopes,
   scopeTemplates,
@@ -106,6 +107,27 @@ describe('the deploy settings widen or replace the defaults', () => {
   });
 });
 
+describe("the preflight's roles (PREFLIGHT_ASSUMABLE_ROLES)", () => {
+  it("default to the stage's access roles, and name their own setting", () => {
+    expect(
+      preflightRoleInScope(dev)('arn:aws:iam::123456789012:role/gitops-sync-dev-access-eso'),
+    ).toBeUndefined();
+    expect(preflightRoleInScope(dev)('arn:aws:iam::123456789012:role/eso')).toBe(
+      'arn:aws:iam::123456789012:role/eso is outside what stage dev may assume (arn:aws*:iam::*:role/gitops-sync-dev-access-*) — set PREFLIGHT_ASSUMABLE_ROLES or rename to gitops-sync-dev-access-eso',
+    );
+  });
+
+  it('take the setting when given, apart from ASSUMABLE_ROLE_ARNS', () => {
+    const scopes = deployScopes('dev', 'eu-west-1', {
+      PREFLIGHT_ASSUMABLE_ROLES: 'arn:aws:iam::123456789012:role/eso-*',
+    });
+    expect(preflightRoleInScope(scopes)('arn:aws:iam::123456789012:role/eso-payments')).toBeUndefined();
+    expect(roleInScope(scopes)('arn:aws:iam::123456789012:role/eso-payments')).toContain(
+      'ASSUMABLE_ROLE_ARNS',
+    );
+  });
+});
+
 describe('at cold start', () => {
   const resolved = {
     OWN_SECRETS_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:gitops-sync/prod/*',
@@ -118,7 +140,7 @@ describe('at cold start', () => {
 
   it('knows the resolved stage defaults for what they are, so a miss suggests the rename', () => {
     const scopes = runtimeScopes(resolved, 'prod', 'eu-west-1');
-    expect(scopes?.defaults).toEqual({ ownSecrets: true, assumableRoles: true });
+    expect(scopes?.defaults).toEqual({ ownSecrets: true, assumableRoles: true, preflightRoles: true });
     expect(secretInScope(scopes ?? dev)('gitops-sync/spoke')).toContain('rename to gitops-sync/prod/spoke');
     // A name resolves in the function's own account and region: the same name in the pattern's region is in.
     expect(secretInScope(scopes ?? dev)('gitops-sync/prod/spoke')).toBeUndefined();
