@@ -23,10 +23,10 @@ describe('npm run package -- --stage S', () => {
     const result = await packageWith(['--stage', 'prod']);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([
-      'fleet.example.yaml:16: clusters[0].auth.eks.roleArn: arn:aws:iam::123456789012:role/gitops-sync-dev-access-hub is outside what stage prod may assume (arn:aws*:iam::*:role/gitops-sync-prod-access-*) — set ASSUMABLE_ROLE_ARNS or rename to gitops-sync-prod-access-hub',
-      'fleet.example.yaml:21: clusters[1].auth.tokenSecret: gitops-sync/dev/spoke-1 is outside what stage prod may read (arn:aws*:secretsmanager:eu-west-1:*:secret:gitops-sync/prod/*) — set OWN_SECRETS_ARN or rename to gitops-sync/prod/spoke-1',
-      'fleet.example.yaml:25: repositories[0].tokenSecret: gitops-sync/dev/github is outside what stage prod may read (arn:aws*:secretsmanager:eu-west-1:*:secret:gitops-sync/prod/*) — set OWN_SECRETS_ARN or rename to gitops-sync/prod/github',
-      'fleet.example.yaml:27: repositories[1].tokenSecret: arn:aws:secretsmanager:eu-west-1:123456789012:secret:gitops-sync/dev/gitlab-AbCdEf is outside what stage prod may read (arn:aws*:secretsmanager:eu-west-1:*:secret:gitops-sync/prod/*) — set OWN_SECRETS_ARN or rename to gitops-sync/prod/gitlab',
+      'fleet.example.yaml:17: clusters[0].auth.eks.roleArn: arn:aws:iam::123456789012:role/gitops-sync-dev-access-hub is outside what stage prod may assume (arn:aws*:iam::*:role/gitops-sync-prod-access-*) — set ASSUMABLE_ROLE_ARNS or rename to gitops-sync-prod-access-hub',
+      'fleet.example.yaml:22: clusters[1].auth.tokenSecret: gitops-sync/dev/spoke-1 is outside what stage prod may read (arn:aws*:secretsmanager:eu-west-1:*:secret:gitops-sync/prod/*) — set OWN_SECRETS_ARN or rename to gitops-sync/prod/spoke-1',
+      'fleet.example.yaml:26: repositories[0].tokenSecret: gitops-sync/dev/github is outside what stage prod may read (arn:aws*:secretsmanager:eu-west-1:*:secret:gitops-sync/prod/*) — set OWN_SECRETS_ARN or rename to gitops-sync/prod/github',
+      'fleet.example.yaml:28: repositories[1].tokenSecret: arn:aws:secretsmanager:eu-west-1:123456789012:secret:gitops-sync/dev/gitlab-AbCdEf is outside what stage prod may read (arn:aws*:secretsmanager:eu-west-1:*:secret:gitops-sync/prod/*) — set OWN_SECRETS_ARN or rename to gitops-sync/prod/gitlab',
       'package stopped: fleet.example.yaml is invalid for stage prod (fix it, or set FLEET_CONFIG)',
     ]);
   }, 60_000);
