@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { deployScopes } from '../../../lib/fleet/aws-scopes.js';
 import { checkFleetFile } from '../../../lib/fleet/fleet-file.js';
 
 /** Every ```yaml block of README.md whose top level has `clusters`, with its first line number. */
@@ -32,10 +33,12 @@ describe('README fleet examples', () => {
   });
 
   it.each(blocks.map((b) => [b.line, b.text] as const))(
-    'the fleet example ending at README.md line %i validates (deployed rules unless it says --local)',
+    'the fleet example ending at README.md line %i validates (deployed rules and stage dev names unless it says --local)',
     (_line, text) => {
       const mode = text.includes('validate --local') ? 'local' : 'deployed';
-      const result = checkFleetFile(text, 'README.md block', { mode });
+      // A deployed example deploys as shown with the default stage: its secrets and roles are dev's.
+      const scopes = mode === 'deployed' ? { scopes: deployScopes('dev', 'eu-west-1') } : {};
+      const result = checkFleetFile(text, 'README.md block', { mode, ...scopes });
       expect(result.ok ? [] : result.problems).toEqual([]);
     },
   );
