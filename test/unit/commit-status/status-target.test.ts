@@ -145,6 +145,16 @@ describe('the requests of Bitbucket Server, Azure DevOps and Gitea', () => {
     expect(statusRequest(bbs, SHA, status, credentials, '').headers.Authorization).toBe(authorization);
   });
 
+  it('authenticates to Bitbucket Cloud with basic auth when the secret names a user (an API token)', () => {
+    const cloud = { host: 'bitbucket', apiBaseUrl: 'https://api.bitbucket.org', repository: 'ws/r' } as const;
+    expect(
+      statusRequest(cloud, SHA, status, { token: 't', username: 'me@example.com' }, '').headers,
+    ).toMatchObject({
+      Authorization: basic('me@example.com', 't'),
+    });
+    expect(statusRequest(cloud, SHA, status, { token: 't' }, '').headers.Authorization).toBe('Bearer t');
+  });
+
   it('posts Azure DevOps a status under the encoded project, a PAT as basic auth with an empty user', () => {
     const request = statusRequest(azure, SHA, { ...status, phase: 'success' }, { token: 'pat' }, '');
     expect(request.url).toBe(
