@@ -294,8 +294,9 @@ function repository(reader: YamlReader, node: Node | null, path: string, ids: Id
   const commitStatusPerCluster = flag(fields, 'commitStatusPerCluster');
   const control = fields.oneOf('control', REPOSITORY_CONTROLS);
   fields.localOnly('apiUrl', plainHttp(apiUrl));
+  // A URL that is itself wrong is reported once, as the url's problem.
   const noStatus =
-    commitStatus === true
+    commitStatus === true && repositoryUrl(url) === undefined
       ? statusTargetProblem({
           url,
           ...(provider === undefined ? {} : { provider }),
