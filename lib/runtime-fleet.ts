@@ -93,6 +93,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     post: (request) => postStatus(request),
     pageUrl,
     logger,
+    metrics,
   });
   const parts = new Map<string, unknown>();
   const open = dynamoOpenRollouts(table);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, type Node } from 'yaml';
 import { SEVERITIES } from '../audit/types.js';
+import { statusTargetProblem } from '../commit-status/status-target.js';
 import { FleetConfigError } from '../errors.js';
 import { type AwsScopes, preflightRoleInScope, roleInScope, secretInScope } from './aws-scopes.js';
 import {
@@ -293,6 +294,16 @@ function repository(reader: YamlReader, node: Node | null, path: string, ids: Id
   const commitStatusPerCluster = flag(fields, 'commitStatusPerCluster');
   const control = fields.oneOf('control', REPOSITORY_CONTROLS);
   fields.localOnly('apiUrl', plainHttp(apiUrl));
+  // A URL that is itself wrong is reported once, as the url's problem.
+  const noStatus =
+    commitStatus === true && repositoryUrl(url) === undefined
+      ? statusTargetProblem({
+          url,
+          ...(provider === undefined ? {} : { provider }),
+          ...(apiUrl === undefined ? {} : { apiUrl }),
+        })
+      : undefined;
+  if (noStatus !== undefined) fields.fail('commitStatus', noStatus);
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
