@@ -1,3 +1,4 @@
+import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type {
   AppRecord,
@@ -214,6 +215,11 @@ export interface RolloutReader {
   /** The app items of a rollout, or of one of its clusters. */
   listApps(sha: string, cluster?: string): Promise<readonly StoredApp[]>;
   decisions(sha: string): Promise<readonly DecisionRecord[]>;
+  /**
+   * An app's full list of ExternalSecret checks (its record may hold only a summary of them); undefined
+   * when the rollout has no record of the app.
+   */
+  secretChecks?(sha: string, target: AppTarget): Promise<readonly SecretCheck[] | undefined>;
   history(
     target: Pick<AppTarget, 'cluster' | 'namespace' | 'name'>,
     page: { limit: number; cursor?: string },

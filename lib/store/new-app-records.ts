@@ -3,6 +3,7 @@ import type { AppChange, NewAppRecords, RolloutMeta } from '../rollouts/rollout-
 import { batchWriteAll } from './batch-write.js';
 import { epochSeconds, type TableRef } from './dynamo.js';
 import { appSk, historyPk, historySk, rolloutPk } from './keys.js';
+import { boundChecks } from './secret-chunks.js';
 
 /** The fields every app item of a rollout repeats: its history index entry and its expiry. */
 export function appItemFields(meta: RolloutMeta, target: AppTarget, ttlSeconds: number) {
@@ -76,7 +77,16 @@ export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: nu
       return 'updated';
     },
     async flush() {
-      const puts = [...items.values()].map((Item) => ({ PutRequest: { Item } }));
+      // Checks too many for one item: the app item gets their summary, the full list goes in chunk items.
+      const puts = [...items.values()].flatMap((Item) => {
+        if (!Array.isArray(Item.secrets)) return [{ PutRequest: { Item } }];
+        const target = Item as unknown as AppTarget;
+        const { fields, chunks } = boundChecks(meta.sha, target, Item.secrets, {
+          expiresAt: Item.expiresAt as number,
+        });
+        const app = withoutUndefined({ ...Item, ...fields });
+        return [...chunks, app].map((item) => ({ PutRequest: { Item: item } }));
+      });
       items.clear();
       await batchWriteAll(table, puts);
     },

@@ -22,6 +22,7 @@ import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from '.
 import { appItemFields, newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
+import { boundChecks } from './secret-chunks.js';
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
 export type DynamoRolloutWriter = RolloutWriter &
@@ -40,6 +41,17 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
   const appIndexFields = (meta: RolloutMeta, target: AppTarget) => {
     const { pk: _pk, sk: _sk, ...fields } = appItemFields(meta, target, ttlSeconds);
     return fields;
+  };
+
+  /** An app's checks as its item may hold them; their full list, when too long, is put beside it first. */
+  const bounded = async <T extends { secrets?: unknown }>(sha: string, target: AppTarget, fields: T) => {
+    const checks = fields.secrets;
+    if (!Array.isArray(checks)) return fields;
+    const { fields: kept, chunks } = boundChecks(sha, target, checks, {
+      expiresAt: epochSeconds(new Date()) + ttlSeconds,
+    });
+    for (const Item of chunks) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+    return { ...fields, ...kept };
   };
 
   return {
@@ -150,8 +162,12 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     async recordApp(meta, record: AppRecord) {
       const { cluster, namespace, name, kind, ...rest } = record;
       const target: AppTarget = { cluster, namespace, name, kind };
-      const item = { ...appIndexFields(meta, target), ...rest, stateRank: STATE_RANK[record.state] };
-      const { names, values, sets } = setClause(item);
+      const item = {
+        ...appIndexFields(meta, target),
+        ...(await bounded(meta.sha, target, rest)),
+        stateRank: STATE_RANK[record.state],
+      };
+      const { names, values, sets } = setClause(withoutNulls(item));
       try {
         await table.doc.send(
           new UpdateCommand({
@@ -180,7 +196,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       const next = (expectedVersion ?? 0) + 1;
       const item = {
         ...appIndexFields(meta, target),
-        ...rest,
+        ...(await bounded(meta.sha, target, rest)),
         stateRank: STATE_RANK[claim.state],
         version: next,
         updatedAt: new Date().toISOString(),
@@ -258,7 +274,10 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     },
 
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {
-      const item: Record<string, unknown> = { ...change, updatedAt: new Date().toISOString() };
+      const item: Record<string, unknown> = {
+        ...(await bounded(sha, target, change)),
+        updatedAt: new Date().toISOString(),
+      };
       if (change.state !== undefined) item.stateRank = STATE_RANK[change.state];
       const { names, values, sets, removals } = setClause(item);
       try {
@@ -308,6 +327,9 @@ function setClause(item: Record<string, unknown>) {
   }
   return { names, values, sets: parts.join(', '), removals };
 }
+
+const withoutNulls = (item: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(item).filter(([, v]) => v !== null));
 
 /** A summary that does not exist (its rollout expired, or was never planned): nothing to record on it. */
 function ignoreMissingSummary(error: unknown): void {
