@@ -1,10 +1,12 @@
 import { pinOwnersIn } from '../argocd/pin-owners.js';
+import { withDeadline } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { FleetCluster } from '../fleet/gateway.js';
 import type { FleetObject, ObjectMatch } from '../matching/match-index.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
+import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, RolloutSummary, StoredApp } from './model.js';
 import { refreshCluster } from './refresh-apps.js';
 import type { NewAppRecords, RolloutMeta } from './rollout-store.js';
@@ -102,10 +104,23 @@ async function workOn(
     if (held.length === 0) return empty;
     only = new Set(held.map(targetKey));
   }
+  const rolloutDeadlineMs = message.deadline === undefined ? undefined : Date.parse(message.deadline);
+  if (rolloutDeadlineMs !== undefined && Date.now() >= rolloutDeadlineMs) {
+    // A retry (or a late delivery) of a rollout that has ended by its deadline: nothing is patched now.
+    log.warn('rollout deadline passed: cluster work dropped');
+    await deps.rollouts.recordCluster(
+      sha,
+      cluster.name,
+      'failed',
+      `${ROLLOUT_DEADLINE_PASSED} (attempt ${message.attempt + 1})`,
+    );
+    await deps.rollouts.syncSummary(sha, cluster.name);
+    return empty;
+  }
   const holds = await deps.holdContext?.(sha, cluster.name);
   let objects: FleetObject[];
   try {
-    objects = await listCluster(cluster);
+    objects = await withDeadline(listCluster(cluster), budget.deadlineMs, `listing ${cluster.name}`);
   } catch (error) {
     const reason = `cannot list objects: ${errorMessage(error)}`;
     log.warn('cluster unreadable', { error: reason });
@@ -139,6 +154,7 @@ async function workOn(
     message,
     deps,
     deadlineMs: budget.deadlineMs,
+    ...(rolloutDeadlineMs === undefined || Number.isNaN(rolloutDeadlineMs) ? {} : { rolloutDeadlineMs }),
     log,
     ...(fresh === undefined ? {} : { fresh }),
     ...(holds === undefined ? {} : { holds }),

@@ -8,6 +8,7 @@ import { errorMessage, UpstreamError } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import type { Clock } from '../ports.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
+import { boundedPreflight, budgetEnd, OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import { applyHold } from './app-hold.js';
 import { type PinScope, pinScopeFor, pinWhereItIs, withPinMove } from './app-pin.js';
 import { type LiveVerdict, liveVerdict } from './live-verdict.js';
@@ -21,7 +22,7 @@ import {
 } from './model.js';
 import { describeBlock } from './preflight-verdict.js';
 import type { AppChange, AppLedger } from './rollout-store.js';
-import type { AppContext, AppOutcome, PreflightVerdict, RefreshContext } from './work-model.js';
+import type { AppContext, AppOutcome, RefreshContext } from './work-model.js';
 
 export type { AppOutcome, Preflight, PreflightVerdict, RefreshContext } from './work-model.js';
 
@@ -45,12 +46,16 @@ export async function refreshCluster(
       )
     : new Map<string, StoredApp>();
   const ownedLater = laterOwnership(context);
-  const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) => {
+  const settled = await mapWithConcurrency(matches, cluster.concurrency, async (m) => {
     const previous = existing.get(appKey(m.target));
     // An app with no record yet: only this work item (the lease holder) can create one.
     const ledger: AppLedger =
       previous === undefined && context.fresh !== undefined ? context.fresh : deps.rollouts;
-    return refreshOne(m, previous, { ...context, ledger, ownedLater });
+    const outcome = await refreshOne(m, previous, { ...context, ledger, ownedLater });
+    // Recorded as soon as it is done, not at the end: an invocation killed later loses none of it, and
+    // its redelivery finds the app claimed or finished instead of patching it again.
+    if (ledger === context.fresh) await context.fresh.flush([m.target]);
+    return outcome;
   });
   return settled.map((s, i): AppOutcome => {
     if (s.status === 'fulfilled') return s.value;
@@ -163,9 +168,11 @@ async function refreshOne(
     const detail = 'refreshed by an earlier delivery of this commit';
     return { target, decision: match.decision, detail, track: !isTerminal(previous.state), patched: false };
   }
-  // The budget is real time (the Lambda's remaining time), whatever clock the records use.
-  if (Date.now() >= context.deadlineMs) {
-    return { target, decision: match.decision, detail: 'out of time', retry: 'deferred', ...none };
+  const ended = budgetEnd(context);
+  if (ended === 'rollout')
+    return { target, decision: match.decision, detail: ROLLOUT_DEADLINE_PASSED, ...none };
+  if (ended === 'invocation') {
+    return { target, decision: match.decision, detail: OUT_OF_TIME, retry: 'deferred', ...none };
   }
 
   // A terminal app that is not at the commit any more (a rollback to it) starts a new round.
@@ -199,13 +206,8 @@ async function refreshOne(
   let secrets: readonly SecretCheck[] | undefined;
   let rendered: Pick<AppChange, 'renderedBy' | 'renderNote'> = {};
   if (match.object.kind === 'Application' && fresh) {
-    const verdict = await deps.preflight(match, message.event).catch(
-      (error: unknown): PreflightVerdict => ({
-        verdict: 'warn',
-        checks: [],
-        summary: `preflight failed: ${errorMessage(error)}`,
-      }),
-    );
+    const verdict = await boundedPreflight(match, context);
+    if (verdict === undefined) return cutShort(match, { version, claimedAt }, context);
     secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
     rendered = {
       ...(verdict.renderedBy === undefined ? {} : { renderedBy: verdict.renderedBy }),
@@ -232,6 +234,8 @@ async function refreshOne(
     }
   }
 
+  // The preflight may have used up the budget: the PATCH is not started past it.
+  if (budgetEnd(context) !== undefined) return cutShort(match, { version, claimedAt }, context);
   const patch = patchFor(match, deps.clock, pinScopeFor(match, context));
   try {
     if (patch !== undefined) {
@@ -386,6 +390,35 @@ async function patchFailed(
     track: !fresh,
     patched: false,
   };
+}
+
+/**
+ * The budget ended after the claim, before the PATCH: the claim is released (so the work item that
+ * continues, or a redelivery, claims it again at once) and nothing was patched. Past the rollout's deadline
+ * nothing continues it.
+ */
+async function cutShort(
+  match: ObjectMatch,
+  claim: { version: number; claimedAt: string },
+  context: AppContext,
+): Promise<AppOutcome> {
+  const { target } = match;
+  const rollout = budgetEnd(context) === 'rollout';
+  const detail = rollout ? ROLLOUT_DEADLINE_PASSED : OUT_OF_TIME;
+  await afterClaim(
+    context,
+    target,
+    {
+      message: rollout ? detail : 'out of time before its refresh; continued by the next work item',
+      claimedAt: null,
+    },
+    claim.version,
+    claim.claimedAt,
+  );
+  const none = { track: false, patched: false } as const;
+  return rollout
+    ? { target, decision: match.decision, detail, ...none }
+    : { target, decision: match.decision, detail, retry: 'deferred', ...none };
 }
 
 function patchFor(match: ObjectMatch, clock: Clock, pin?: PinScope): object | undefined {

@@ -1,7 +1,8 @@
+import { mapWithConcurrency } from '../concurrency.js';
 import { type AppRecord, type AppTarget, STATE_RANK } from '../rollouts/model.js';
 import type { AppChange, NewAppRecords, RolloutMeta } from '../rollouts/rollout-store.js';
-import { batchWriteAll } from './batch-write.js';
-import { epochSeconds, type TableRef } from './dynamo.js';
+import { PutCommand } from './document-client.js';
+import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, historyPk, historySk, rolloutPk } from './keys.js';
 import { boundChecks } from './secret-chunks.js';
 
@@ -34,10 +35,14 @@ function withoutUndefined(record: object): Item {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null));
 }
 
+/** Conditional puts in flight at once when records are written. */
+const PUT_CONCURRENCY = 16;
+
 /**
- * The items a claim and its later changes would have written, built in memory and put in batches of 25 at
- * the end: one request per 25 apps instead of two per app. Only for apps with no item yet, by the holder
- * of the cluster's lease (see `NewAppRecords`).
+ * The items a claim and its later changes would have written, built in memory and put once each app is
+ * done: one request per app instead of two or three. Only for apps with no item yet, by the holder of the
+ * cluster's lease (see `NewAppRecords`); each put is conditional on the item not existing (a BatchWriteItem
+ * cannot be), so a holder that outlived its lease never overwrites a later holder's record.
  */
 export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: number): NewAppRecords {
   const items = new Map<string, Item>();
@@ -76,19 +81,45 @@ export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: nu
       item.updatedAt = new Date().toISOString();
       return 'updated';
     },
-    async flush() {
-      // Checks too many for one item: the app item gets their summary, the full list goes in chunk items.
-      const puts = [...items.values()].flatMap((Item) => {
-        if (!Array.isArray(Item.secrets)) return [{ PutRequest: { Item } }];
-        const target = Item as unknown as AppTarget;
-        const { fields, chunks } = boundChecks(meta.sha, target, Item.secrets, {
-          expiresAt: Item.expiresAt as number,
-        });
-        const app = withoutUndefined({ ...Item, ...fields });
-        return [...chunks, app].map((item) => ({ PutRequest: { Item: item } }));
-      });
-      items.clear();
-      await batchWriteAll(table, puts);
+    async flush(targets) {
+      const keys = targets === undefined ? [...items.keys()] : targets.map(keyOf).filter((k) => items.has(k));
+      const taken = keys.map((k) => items.get(k) as Item);
+      for (const k of keys) items.delete(k);
+      const settled = await mapWithConcurrency(taken, PUT_CONCURRENCY, (item) =>
+        putNew(table, meta.sha, item),
+      );
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      return settled.filter((s) => s.status === 'fulfilled' && s.value).length;
     },
   };
+}
+
+/**
+ * One new app item, unless one exists (a later lease holder recorded it: its record stands). Checks too
+ * many for one item: the app item gets their summary, the full list goes in chunk items first.
+ */
+async function putNew(table: TableRef, sha: string, item: Item): Promise<boolean> {
+  let app = item;
+  if (Array.isArray(item.secrets)) {
+    const target = item as unknown as AppTarget;
+    const { fields, chunks } = boundChecks(sha, target, item.secrets, {
+      expiresAt: item.expiresAt as number,
+    });
+    for (const Item of chunks) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+    app = withoutUndefined({ ...item, ...fields });
+  }
+  try {
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: app,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
