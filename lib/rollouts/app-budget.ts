@@ -1,6 +1,7 @@
 import { DeadlineError, withDeadline } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
+import { withWorkDeadline } from '../work-deadline.js';
 import type { AppContext, PreflightVerdict, RefreshContext } from './work-model.js';
 
 // The time budget of one work item, phase by phase: no phase (listing, preflight and its render, PATCH,
@@ -31,10 +32,12 @@ export async function boundedPreflight(
   context: AppContext,
 ): Promise<PreflightVerdict | undefined> {
   if (budgetEnd(context) !== undefined) return undefined;
+  const deadlineMs = Math.min(context.deadlineMs, context.rolloutDeadlineMs ?? Number.POSITIVE_INFINITY);
   try {
+    // The deadline also reaches the Argo CD client below, which ends its render request at it.
     return await withDeadline(
-      context.deps.preflight(match, context.message.event),
-      Math.min(context.deadlineMs, context.rolloutDeadlineMs ?? Number.POSITIVE_INFINITY),
+      withWorkDeadline(deadlineMs, () => context.deps.preflight(match, context.message.event)),
+      deadlineMs,
       `preflight of ${match.target.name}`,
     );
   } catch (error) {

@@ -1,7 +1,7 @@
 import { DeadlineError } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
-import { budgetEnd, OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
+import { OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import { type AppTarget, STATE_RANK } from './model.js';
 import type { AppChange } from './rollout-store.js';
 import type { AppContext, AppOutcome } from './work-model.js';
@@ -97,7 +97,8 @@ export async function cutShort(
   context: AppContext,
 ): Promise<AppOutcome> {
   const { target } = match;
-  const rollout = budgetEnd(context) === 'rollout';
+  // Cut at the earlier of the two deadlines (a timer may fire a millisecond before the clock shows it).
+  const rollout = context.rolloutDeadlineMs !== undefined && context.rolloutDeadlineMs <= context.deadlineMs;
   const detail = rollout ? ROLLOUT_DEADLINE_PASSED : OUT_OF_TIME;
   await afterClaim(
     context,
