@@ -8,7 +8,7 @@ import { rolloutPk } from './keys.js';
  * carries a summary and the first problem checks, and the full list lives in chunk items beside it.
  * Small enough that the rest of the item (messages, failures, render note) stays far under 400 KB.
  */
-export const SECRETS_INLINE_BYTES = 48_000;
+export const SECRETS_INLINE_BYTES = 200_000;
 /** Problem checks kept on the app item when the list is summarised. */
 export const SECRETS_SHOWN = 20;
 /** Target size of one chunk item of the full list, well under DynamoDB's 400 KB. */
