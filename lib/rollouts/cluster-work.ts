@@ -59,15 +59,11 @@ export async function runClusterWork(
   }
   if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
+  const untilMs = budget.deadlineMs + LEASE_MARGIN_MS;
   const lease = await underLease(
     deps.leases,
-    {
-      sha,
-      cluster: cluster.name,
-      who: `${event.deliveryId}#${message.attempt}`,
-      untilMs: budget.deadlineMs + LEASE_MARGIN_MS,
-    },
-    () => workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta) }),
+    { sha, cluster: cluster.name, who: `${event.deliveryId}#${message.attempt}`, untilMs },
+    () => workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta, { untilMs }) }),
   );
   if (!lease.held) {
     // Another work item (or a track poll's batch) of this commit is on this cluster now: look again once its

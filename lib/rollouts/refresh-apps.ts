@@ -20,6 +20,9 @@ import type { AppContext, AppOutcome, RefreshContext } from './work-model.js';
 
 export type { AppOutcome, Preflight, PreflightVerdict, RefreshContext } from './work-model.js';
 
+/** Finished apps whose new records are written together (one BatchWriteItem). */
+const FLUSH_EVERY = 25;
+
 const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-files']);
 
 const appKey = (t: AppTarget) => `${t.cluster}/${t.kind}/${t.namespace}/${t.name}`;
@@ -40,15 +43,22 @@ export async function refreshCluster(
       )
     : new Map<string, StoredApp>();
   const ownedLater = laterOwnership(context);
+  // New records go out in batches as their apps finish, not all at the end: a killed invocation loses at
+  // most one batch, and its redelivery finds the others claimed or finished instead of patching them again.
+  const finished: AppTarget[] = [];
   const settled = await mapWithConcurrency(matches, cluster.concurrency, async (m) => {
     const previous = existing.get(appKey(m.target));
     // An app with no record yet: only this work item (the lease holder) can create one.
     const ledger: AppLedger =
       previous === undefined && context.fresh !== undefined ? context.fresh : deps.rollouts;
     const outcome = await refreshOne(m, previous, { ...context, ledger, ownedLater });
-    // Recorded as soon as it is done, not at the end: an invocation killed later loses none of it, and
-    // its redelivery finds the app claimed or finished instead of patching it again.
-    if (ledger === context.fresh) await context.fresh.flush([m.target]);
+    if (ledger === context.fresh) {
+      finished.push(m.target);
+      // And at once when the budget has ended: what was done is recorded before the invocation can die.
+      if (finished.length >= FLUSH_EVERY || budgetEnd(context) !== undefined) {
+        await context.fresh.flush(finished.splice(0));
+      }
+    }
     return outcome;
   });
   return settled.map((s, i): AppOutcome => {

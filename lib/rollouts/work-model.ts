@@ -123,5 +123,6 @@ export interface ClusterWorkDeps {
    * in batches (`newApps`). Without them every app is claimed and recorded with its own conditional writes.
    */
   readonly leases?: ClusterLeases;
-  readonly newApps?: (meta: RolloutMeta) => NewAppRecords;
+  /** `lease.untilMs`: when the holder's lease ends (till shortly before, its batch writes need no condition). */
+  readonly newApps?: (meta: RolloutMeta, lease?: { untilMs: number }) => NewAppRecords;
 }

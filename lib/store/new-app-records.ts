@@ -1,6 +1,7 @@
 import { mapWithConcurrency } from '../concurrency.js';
 import { type AppRecord, type AppTarget, STATE_RANK } from '../rollouts/model.js';
 import type { AppChange, NewAppRecords, RolloutMeta } from '../rollouts/rollout-store.js';
+import { batchWriteAll } from './batch-write.js';
 import { PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, historyPk, historySk, rolloutPk } from './keys.js';
@@ -37,14 +38,22 @@ function withoutUndefined(record: object): Item {
 
 /** Conditional puts in flight at once when records are written. */
 const PUT_CONCURRENCY = 16;
+/** Till this long before its lease ends the holder writes in unconditional batches: no one else can. */
+const LEASE_SAFETY_MS = 3_000;
 
 /**
- * The items a claim and its later changes would have written, built in memory and put once each app is
- * done: one request per app instead of two or three. Only for apps with no item yet, by the holder of the
- * cluster's lease (see `NewAppRecords`); each put is conditional on the item not existing (a BatchWriteItem
- * cannot be), so a holder that outlived its lease never overwrites a later holder's record.
+ * The items a claim and its later changes would have written, built in memory and put in batches of 25
+ * once their apps are done. Only for apps with no item yet, by the holder of the cluster's lease (see
+ * `NewAppRecords`): while the lease surely holds (`lease.untilMs`), no one else creates these items and a
+ * BatchWriteItem is safe; later (or with no lease end known), each is a put conditional on the item not
+ * existing, so a holder that outlived its lease never overwrites a later holder's record.
  */
-export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: number): NewAppRecords {
+export function newAppRecords(
+  table: TableRef,
+  meta: RolloutMeta,
+  ttlSeconds: number,
+  lease?: { readonly untilMs: number },
+): NewAppRecords {
   const items = new Map<string, Item>();
   const create = (record: AppRecord, extra: Item): Item => {
     const { cluster, namespace, name, kind, ...rest } = record;
@@ -85,6 +94,13 @@ export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: nu
       const keys = targets === undefined ? [...items.keys()] : targets.map(keyOf).filter((k) => items.has(k));
       const taken = keys.map((k) => items.get(k) as Item);
       for (const k of keys) items.delete(k);
+      if (lease !== undefined && Date.now() < lease.untilMs - LEASE_SAFETY_MS) {
+        const puts = taken
+          .flatMap((item) => bounded(meta.sha, item))
+          .map((Item) => ({ PutRequest: { Item } }));
+        await batchWriteAll(table, puts);
+        return taken.length;
+      }
       const settled = await mapWithConcurrency(taken, PUT_CONCURRENCY, (item) =>
         putNew(table, meta.sha, item),
       );
@@ -100,15 +116,9 @@ export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: nu
  * many for one item: the app item gets their summary, the full list goes in chunk items first.
  */
 async function putNew(table: TableRef, sha: string, item: Item): Promise<boolean> {
-  let app = item;
-  if (Array.isArray(item.secrets)) {
-    const target = item as unknown as AppTarget;
-    const { fields, chunks } = boundChecks(sha, target, item.secrets, {
-      expiresAt: item.expiresAt as number,
-    });
-    for (const Item of chunks) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
-    app = withoutUndefined({ ...item, ...fields });
-  }
+  const written = bounded(sha, item);
+  const app = written.pop() as Item;
+  for (const Item of written) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
   try {
     await table.doc.send(
       new PutCommand({
@@ -122,4 +132,12 @@ async function putNew(table: TableRef, sha: string, item: Item): Promise<boolean
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** The items to write for one app: its checks' chunk items (when too many for it), then the app item. */
+function bounded(sha: string, item: Item): Item[] {
+  if (!Array.isArray(item.secrets)) return [item];
+  const target = item as unknown as AppTarget;
+  const { fields, chunks } = boundChecks(sha, target, item.secrets, { expiresAt: item.expiresAt as number });
+  return [...chunks, withoutUndefined({ ...item, ...fields })];
 }

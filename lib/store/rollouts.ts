@@ -27,7 +27,7 @@ import { boundChecks } from './secret-chunks.js';
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
 export type DynamoRolloutWriter = RolloutWriter &
   AppStateWriter &
-  ClusterProgressWriter & { newApps(meta: RolloutMeta): NewAppRecords };
+  ClusterProgressWriter & { newApps(meta: RolloutMeta, lease?: { untilMs: number }): NewAppRecords };
 
 export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): DynamoRolloutWriter {
   const summary = dynamoRolloutSummary(table);
@@ -56,7 +56,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
 
   return {
     ...summary,
-    newApps: (meta) => newAppRecords(table, meta, ttlSeconds),
+    newApps: (meta, lease) => newAppRecords(table, meta, ttlSeconds, lease),
     async start(rollout: NewRollout) {
       try {
         await table.doc.send(

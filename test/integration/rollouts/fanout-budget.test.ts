@@ -156,24 +156,33 @@ describe('a work item whose Argo CD render outlasts its budget', () => {
     await start(sha);
     kube.requests.reset();
     const sent: FanoutMessage[] = [];
-    let recordedBeforeSlow: readonly StoredApp[] | undefined;
     const run: Preflight = async (match, event) => {
-      if (match.target.name === SLOW) {
-        // What a kill from here on would leave: the records of the apps done so far.
-        recordedBeforeSlow = await dynamoRolloutReader(ref).listApps(sha, 'hub');
-        world.argocd.faults.set({ hang: true });
-      }
+      if (match.target.name === SLOW) world.argocd.faults.set({ hang: true });
       return preflight.run(match, event);
     };
     const deadline = new Date(Date.now() + 3_600_000).toISOString();
+    const first = deps(sent, run);
+    // What a kill just after the budget would leave: the records as the end-of-batch writes begin.
+    let recordedAtBudget: readonly StoredApp[] | undefined;
+    const rollouts = first.rollouts;
+    const killPoint: ClusterWorkDeps = {
+      ...first,
+      rollouts: {
+        ...rollouts,
+        recordDecisions: async (...args) => {
+          recordedAtBudget = await dynamoRolloutReader(ref).listApps(sha, 'hub');
+          return rollouts.recordDecisions(...args);
+        },
+      },
+    };
     const result = await bounded(
-      runClusterWork(message(sha, deadline), deps(sent, run), { deadlineMs: Date.now() + 4_000 }),
+      runClusterWork(message(sha, deadline), killPoint, { deadlineMs: Date.now() + 4_000 }),
     );
     world.argocd.faults.clear();
 
     const done = FAST.filter((n) => patchesOf(n) === 1);
     expect(done.length).toBeGreaterThan(0);
-    const before = byName(recordedBeforeSlow ?? []);
+    const before = byName(recordedAtBudget ?? []);
     for (const name of done) expect(before.get(name)?.state).toBe('refreshed');
     expect(patchesOf(SLOW)).toBe(0);
     expect(result.retrying).toBeGreaterThanOrEqual(1);
