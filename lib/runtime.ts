@@ -5,7 +5,7 @@ import { handleApi } from './api/handle-api.js';
 import type { ApiApp, FleetApp, WebhookApp } from './app.js';
 import { createCachedSecretReader } from './aws/cached-secrets.js';
 import { createFleetTextReader } from './aws/fleet-text.js';
-import { awsRequestHandler } from './aws/http-handler.js';
+import { awsRequestHandler, WEBHOOK_AWS } from './aws/http-handler.js';
 import { createSecretReader } from './aws/secret-reader.js';
 import { createSecretsManagerApi } from './aws/secrets-manager.js';
 import type { Config } from './config.js';
@@ -82,6 +82,8 @@ export interface RuntimeBase {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly clock: Clock;
+  /** The SDK's tries per AWS call (its default 3; the webhook's are fewer). */
+  readonly awsMaxAttempts?: number;
 }
 
 const RECORD_TTL_SECONDS = 90 * 24 * 3600;
@@ -119,11 +121,12 @@ const httpOf = (config: Config) => ({
   connectionTimeoutMs: config.awsConnectTimeoutMs,
 });
 
-export function tableOf(config: Config): TableRef {
+export function tableOf(config: Config, maxAttempts?: number): TableRef {
   return createTableRef({
     tableName: config.tableName,
     region: config.region,
     http: httpOf(config),
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
     ...(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),
   });
 }
@@ -144,6 +147,7 @@ export function queueOf<M extends { readonly type: string }>(
   const { config } = base;
   const client = new SQSClient({
     region: config.region,
+    ...(base.awsMaxAttempts === undefined ? {} : { maxAttempts: base.awsMaxAttempts }),
     requestHandler: awsRequestHandler(httpOf(config)),
     ...(config.sqsEndpoint === undefined ? {} : { endpoint: config.sqsEndpoint }),
   });
@@ -184,10 +188,16 @@ export function fleetSourceOf(base: RuntimeBase): FleetSource {
  * imports (`functions/<name>.ts` calls one builder; the fleet ones are in `runtime-fleet-apps.ts`);
  * `createRuntime` (`runtime-local.ts`) composes all five for the local stack.
  */
-export function createWebhookApp(config: Config, overrides: RuntimeOverrides = {}): WebhookApp {
-  const base = runtimeBase(config, overrides);
+export function createWebhookApp(fullConfig: Config, overrides: RuntimeOverrides = {}): WebhookApp {
+  // Every AWS call of the webhook fits in the Git host's wait (WEBHOOK_AWS): shorter timeouts, fewer tries.
+  const config: Config = {
+    ...fullConfig,
+    awsRequestTimeoutMs: Math.min(fullConfig.awsRequestTimeoutMs, WEBHOOK_AWS.requestTimeoutMs),
+    awsConnectTimeoutMs: Math.min(fullConfig.awsConnectTimeoutMs, WEBHOOK_AWS.connectionTimeoutMs),
+  };
+  const base = { ...runtimeBase(config, overrides), awsMaxAttempts: WEBHOOK_AWS.maxAttempts };
   const { logger, metrics, clock } = base;
-  const table = tableOf(config);
+  const table = tableOf(config, WEBHOOK_AWS.maxAttempts);
   const deliveries = dynamoDeliveryStore(table, config.deliveryTtlSeconds);
   const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
   const pushQueue = queueOf<FanoutMessage>(base, overrides.pushQueue, config.queueUrl, payloads, 'QUEUE_URL');

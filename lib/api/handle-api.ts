@@ -9,7 +9,7 @@ import { requireBearer, requireBearerHeader } from './auth.js';
 import { type ControlApiDeps, controlRoute, listFreezes } from './control-routes.js';
 import type { FindingsReader } from './findings-reader.js';
 import type { RolloutIndex } from './rollout-index.js';
-import { findRollout, listRollouts, NAME, pageOf, rolloutJson } from './rollout-routes.js';
+import { findRollout, listRollouts, NAME, pageOf, resolveSha, rolloutJson } from './rollout-routes.js';
 import { uiIamRefused, uiLogin, uiPage, uiUnauthorized } from './ui-routes.js';
 
 export interface ApiDeps {
@@ -57,6 +57,8 @@ export async function handleApi(request: HttpRequest, deps: ApiDeps): Promise<Ht
     requireBearer(request.headers, deps.apiToken);
     if (head === 'rollouts' && rest.length === 0) return json(200, await listRollouts(request, deps.index));
     if (head === 'rollouts' && rest.length === 1) return await rollout(rest[0] ?? '', request, deps);
+    if (head === 'rollouts' && rest.length === 6 && rest[1] === 'apps' && rest[5] === 'secrets')
+      return await secretChecks(rest, deps);
     if (head === 'apps' && rest.length === 4 && rest[3] === 'history')
       return await history(rest, request, deps);
     if (head === 'findings' && rest.length === 0) return await findings(request, deps);
@@ -102,6 +104,24 @@ async function rollout(rawSha: string, request: HttpRequest, deps: ApiDeps): Pro
   const decisionRecords =
     include === 'decisions' ? { decisionRecords: await deps.rollouts.decisions(sha) } : {};
   return json(200, { ...rolloutJson(found), ...decisionRecords });
+}
+
+/** `GET /rollouts/{sha}/apps/{cluster}/{namespace}/{name}/secrets`: every check, past the record's summary. */
+async function secretChecks(rest: string[], deps: ApiDeps): Promise<HttpResponse> {
+  const [rawSha = '', , cluster = '', namespace = '', name = ''] = rest;
+  for (const [field, value] of [
+    ['cluster', cluster],
+    ['namespace', namespace],
+    ['name', name],
+  ] as const) {
+    if (!NAME.test(value)) throw new BadRequestError(`${field} must be a Kubernetes name`);
+  }
+  const sha = await resolveSha(rawSha, deps.index);
+  const target = { cluster, namespace, name, kind: 'Application' as const };
+  const checks = await deps.rollouts.secretChecks?.(sha, target);
+  if (checks === undefined)
+    throw new NotFoundError(`rollout ${sha} has no record of ${cluster}/${namespace}/${name}`);
+  return json(200, { sha, cluster, namespace, name, total: checks.length, checks });
 }
 
 async function history(rest: string[], request: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {

@@ -1,5 +1,6 @@
 import { createLimiter } from '../concurrency.js';
 import { UpstreamError } from '../errors.js';
+import { workDeadline } from '../work-deadline.js';
 import { createAgent, type HttpAnswer, httpGet, TransportError } from './http-get.js';
 import {
   errorBodyMessage,
@@ -40,8 +41,15 @@ export interface ArgoCdApi {
 
 /** A failed manifests request; the message is short, names the status, and never holds the token. */
 export class ArgoCdApiError extends UpstreamError {
-  constructor(message: string, options: { retryable: boolean; upstreamStatus?: number }) {
-    super(message, { ...options, code: 'argocd-api' });
+  /** The caller's work deadline ended the request, not Argo CD: a later caller may well get an answer. */
+  readonly cutByDeadline: boolean;
+  constructor(
+    message: string,
+    options: { retryable: boolean; upstreamStatus?: number; cutByDeadline?: boolean },
+  ) {
+    const { cutByDeadline, ...rest } = options;
+    super(message, { ...rest, code: 'argocd-api' });
+    this.cutByDeadline = cutByDeadline === true;
   }
 }
 
@@ -58,15 +66,19 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
   const ca = options.caData === undefined ? undefined : Buffer.from(options.caData, 'base64').toString();
   const agent = createAgent(options.url, { maxSockets: concurrency, ...(ca === undefined ? {} : { ca }) });
 
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  // Each request ends at its timeout, or at the caller's work deadline when that is sooner.
   const once = async (url: URL, token: string): Promise<HttpAnswer> =>
-    limit(() =>
-      httpGet(url, {
+    limit(() => {
+      const left = leftOfDeadline();
+      if (left !== undefined && left <= 0) throw new TransportError('the work deadline passed', 'timeout');
+      return httpGet(url, {
         headers: { Authorization: `Bearer ${token}` },
-        timeoutMs: options.timeoutMs ?? 20_000,
+        timeoutMs: left === undefined ? timeoutMs : Math.min(timeoutMs, left),
         maxBytes: options.maxBytes ?? 32 * 1024 * 1024,
         agent,
-      }),
-    );
+      });
+    });
 
   return {
     async manifests(query) {
@@ -84,8 +96,10 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
             await sleep(backoff(attempt, backoffMs, random));
             continue;
           }
+          const left = leftOfDeadline();
           throw new ArgoCdApiError(`Argo CD API: ${error.message}`, {
             retryable: error.kind !== 'too-large',
+            cutByDeadline: error.kind === 'timeout' && left !== undefined && left < timeoutMs,
           });
         }
         if (answer.status === 200) {
@@ -110,6 +124,11 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
       }
     },
   };
+}
+
+function leftOfDeadline(): number | undefined {
+  const deadline = workDeadline();
+  return deadline === undefined ? undefined : deadline - Date.now();
 }
 
 function describe(answer: HttpAnswer, attempts: number): string {

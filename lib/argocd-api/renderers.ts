@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
 import type { Logger, SecretReader } from '../ports.js';
-import { type ArgoCdApi, type ArgoCdApiOptions, createArgoCdApi } from './argocd-api.js';
+import { type ArgoCdApi, ArgoCdApiError, type ArgoCdApiOptions, createArgoCdApi } from './argocd-api.js';
 import type { ManifestsQuery, RenderedManifests } from './manifests-query.js';
 
 export type RenderOutcome =
@@ -125,6 +125,8 @@ export function createRenderCache(
                   return { ok: true, manifests };
                 },
                 (error: unknown): RenderOutcome => {
+                  // Cut by the caller's budget, not failed: the next work item asks again.
+                  if (error instanceof ArgoCdApiError && error.cutByDeadline) answers.delete(key);
                   const reason = errorMessage(error);
                   logger?.warn('argocd render failed', { cluster, app: query.name, reason });
                   return { ok: false, reason };

@@ -29,6 +29,8 @@ export interface ClusterWorkMessage {
   readonly head?: string;
   readonly missedWebhook?: boolean;
   readonly apps?: readonly AppTarget[];
+  /** The rollout's deadline when it was planned (ISO): its retries patch nothing after it. */
+  readonly deadline?: string;
   /**
    * Release control: look again at this rollout's `held` apps on this cluster (a wave opened, a pause or
    * freeze lifted, a sync window closed, the rollout was aborted or superseded) and refresh or end each

@@ -1,10 +1,12 @@
 import { pinOwnersIn } from '../argocd/pin-owners.js';
+import { withDeadline } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { FleetCluster } from '../fleet/gateway.js';
 import type { FleetObject, ObjectMatch } from '../matching/match-index.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
+import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, RolloutSummary, StoredApp } from './model.js';
 import { refreshCluster } from './refresh-apps.js';
 import type { NewAppRecords, RolloutMeta } from './rollout-store.js';
@@ -57,15 +59,11 @@ export async function runClusterWork(
   }
   if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
+  const untilMs = budget.deadlineMs + LEASE_MARGIN_MS;
   const lease = await underLease(
     deps.leases,
-    {
-      sha,
-      cluster: cluster.name,
-      who: `${event.deliveryId}#${message.attempt}`,
-      untilMs: budget.deadlineMs + LEASE_MARGIN_MS,
-    },
-    () => workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta) }),
+    { sha, cluster: cluster.name, who: `${event.deliveryId}#${message.attempt}`, untilMs },
+    () => workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta, { untilMs }) }),
   );
   if (!lease.held) {
     // Another work item (or a track poll's batch) of this commit is on this cluster now: look again once its
@@ -102,10 +100,23 @@ async function workOn(
     if (held.length === 0) return empty;
     only = new Set(held.map(targetKey));
   }
+  const rolloutDeadlineMs = message.deadline === undefined ? undefined : Date.parse(message.deadline);
+  if (rolloutDeadlineMs !== undefined && Date.now() >= rolloutDeadlineMs) {
+    // A retry (or a late delivery) of a rollout that has ended by its deadline: nothing is patched now.
+    log.warn('rollout deadline passed: cluster work dropped');
+    await deps.rollouts.recordCluster(
+      sha,
+      cluster.name,
+      'failed',
+      `${ROLLOUT_DEADLINE_PASSED} (attempt ${message.attempt + 1})`,
+    );
+    await deps.rollouts.syncSummary(sha, cluster.name);
+    return empty;
+  }
   const holds = await deps.holdContext?.(sha, cluster.name);
   let objects: FleetObject[];
   try {
-    objects = await listCluster(cluster);
+    objects = await withDeadline(listCluster(cluster), budget.deadlineMs, `listing ${cluster.name}`);
   } catch (error) {
     const reason = `cannot list objects: ${errorMessage(error)}`;
     log.warn('cluster unreadable', { error: reason });
@@ -139,6 +150,7 @@ async function workOn(
     message,
     deps,
     deadlineMs: budget.deadlineMs,
+    ...(rolloutDeadlineMs === undefined || Number.isNaN(rolloutDeadlineMs) ? {} : { rolloutDeadlineMs }),
     log,
     ...(fresh === undefined ? {} : { fresh }),
     ...(holds === undefined ? {} : { holds }),
@@ -147,7 +159,9 @@ async function workOn(
     ...(records === undefined ? {} : { records }),
   });
   if (fresh !== undefined) await fresh.flush();
-  if (message.release === true && outcomes.some((o) => o.patched)) await deps.restartDeadline?.(sha);
+  // A release or an operator's retry refreshes apps after the rollout may have passed its deadline: give them one.
+  if ((message.release === true || message.retry === true) && outcomes.some((o) => o.patched))
+    await deps.restartDeadline?.(sha);
   await noteUngated(cluster.name, sha, outcomes, repoKey, deps, log);
   decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
   const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;

@@ -112,6 +112,20 @@ export interface ResourceFailure {
   readonly message: string;
 }
 
+/** An app's ExternalSecret checks counted, when they are too many to keep on its record. */
+export interface SecretChecksSummary {
+  readonly total: number;
+  /** Checks per outcome (`ok`, `missing-secret`, …). */
+  readonly outcomes: Readonly<Record<string, number>>;
+  /** Checks that warn or block (an outcome other than `ok`, an ESO gap). */
+  readonly problems: number;
+  /** How many of them the record's `secrets` shows (the first ones). */
+  readonly shown: number;
+  /** Names the stored full list (`GET /rollouts/{sha}/apps/{cluster}/{namespace}/{name}/secrets`). */
+  readonly listId: string;
+  readonly chunks: number;
+}
+
 export interface AppRecord extends AppTarget {
   readonly state: AppState;
   readonly decision?: Decision;
@@ -122,6 +136,8 @@ export interface AppRecord extends AppTarget {
   readonly refreshedAt?: string;
   readonly finishedAt?: string;
   readonly secrets?: readonly SecretCheck[];
+  /** Checks too many for the item: `secrets` holds the first problems, the full list is stored beside it. */
+  readonly secretsSummary?: SecretChecksSummary;
   /** The fleet cluster the app deploys to, when the fleet has it (set by fan-out). */
   readonly destination?: string;
   /** Failed resources of a `failed` sync, as Argo CD reported them (capped in count and length). */

@@ -82,6 +82,7 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
         event: resolved,
         cluster,
         attempt: 0,
+        deadline,
         ...(head === undefined ? {} : { head }),
         ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
         ...(message.retry === true ? { retry: true } : {}),

@@ -3,27 +3,25 @@ import {
   applicationSetRefreshPatch,
   gitRepositoryRefreshPatch,
 } from '../argocd/refresh-patch.js';
-import { DeadlineError, mapWithConcurrency, withDeadline } from '../concurrency.js';
-import { errorMessage, UpstreamError } from '../errors.js';
+import { mapWithConcurrency, withDeadline } from '../concurrency.js';
+import { errorMessage } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import type { Clock } from '../ports.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
+import { boundedPreflight, budgetEnd, OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
+import { afterClaim, cutShort, patchFailed } from './app-claim.js';
 import { applyHold } from './app-hold.js';
 import { type PinScope, pinScopeFor, pinWhereItIs, withPinMove } from './app-pin.js';
 import { type LiveVerdict, liveVerdict } from './live-verdict.js';
-import {
-  type AppState,
-  type AppTarget,
-  type Decision,
-  isTerminal,
-  STATE_RANK,
-  type StoredApp,
-} from './model.js';
+import { type AppState, type AppTarget, type Decision, isTerminal, type StoredApp } from './model.js';
 import { describeBlock, preflightNote } from './preflight-verdict.js';
 import type { AppChange, AppLedger } from './rollout-store.js';
-import type { AppContext, AppOutcome, PreflightVerdict, RefreshContext } from './work-model.js';
+import type { AppContext, AppOutcome, RefreshContext } from './work-model.js';
 
 export type { AppOutcome, Preflight, PreflightVerdict, RefreshContext } from './work-model.js';
+
+/** Finished apps whose new records are written together (one BatchWriteItem). */
+const FLUSH_EVERY = 25;
 
 const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-files']);
 
@@ -45,12 +43,23 @@ export async function refreshCluster(
       )
     : new Map<string, StoredApp>();
   const ownedLater = laterOwnership(context);
-  const settled = await mapWithConcurrency(matches, cluster.concurrency, (m) => {
+  // New records go out in batches as their apps finish, not all at the end: a killed invocation loses at
+  // most one batch, and its redelivery finds the others claimed or finished instead of patching them again.
+  const finished: AppTarget[] = [];
+  const settled = await mapWithConcurrency(matches, cluster.concurrency, async (m) => {
     const previous = existing.get(appKey(m.target));
     // An app with no record yet: only this work item (the lease holder) can create one.
     const ledger: AppLedger =
       previous === undefined && context.fresh !== undefined ? context.fresh : deps.rollouts;
-    return refreshOne(m, previous, { ...context, ledger, ownedLater });
+    const outcome = await refreshOne(m, previous, { ...context, ledger, ownedLater });
+    if (ledger === context.fresh) {
+      finished.push(m.target);
+      // And at once when the budget has ended: what was done is recorded before the invocation can die.
+      if (finished.length >= FLUSH_EVERY || budgetEnd(context) !== undefined) {
+        await context.fresh.flush(finished.splice(0));
+      }
+    }
+    return outcome;
   });
   return settled.map((s, i): AppOutcome => {
     if (s.status === 'fulfilled') return s.value;
@@ -163,9 +172,11 @@ async function refreshOne(
     const detail = 'refreshed by an earlier delivery of this commit';
     return { target, decision: match.decision, detail, track: !isTerminal(previous.state), patched: false };
   }
-  // The budget is real time (the Lambda's remaining time), whatever clock the records use.
-  if (Date.now() >= context.deadlineMs) {
-    return { target, decision: match.decision, detail: 'out of time', retry: 'deferred', ...none };
+  const ended = budgetEnd(context);
+  if (ended === 'rollout')
+    return { target, decision: match.decision, detail: ROLLOUT_DEADLINE_PASSED, ...none };
+  if (ended === 'invocation') {
+    return { target, decision: match.decision, detail: OUT_OF_TIME, retry: 'deferred', ...none };
   }
 
   // A terminal app that is not at the commit any more (a rollback to it) starts a new round.
@@ -199,13 +210,8 @@ async function refreshOne(
   let secrets: readonly SecretCheck[] | undefined;
   let rendered: Pick<AppChange, 'renderedBy' | 'renderNote' | 'preflight'> = {};
   if (match.object.kind === 'Application' && fresh) {
-    const verdict = await deps.preflight(match, message.event).catch(
-      (error: unknown): PreflightVerdict => ({
-        verdict: 'warn',
-        checks: [],
-        summary: `preflight failed: ${errorMessage(error)}`,
-      }),
-    );
+    const verdict = await boundedPreflight(match, context);
+    if (verdict === undefined) return cutShort(match, { version, claimedAt }, context);
     secrets = verdict.checks.length > 0 ? verdict.checks : undefined;
     rendered = {
       ...(verdict.renderedBy === undefined ? {} : { renderedBy: verdict.renderedBy }),
@@ -233,6 +239,8 @@ async function refreshOne(
     }
   }
 
+  // The preflight may have used up the budget: the PATCH is not started past it.
+  if (budgetEnd(context) !== undefined) return cutShort(match, { version, claimedAt }, context);
   const patch = patchFor(match, deps.clock, pinScopeFor(match, context));
   try {
     if (patch !== undefined) {
@@ -312,81 +320,6 @@ function endedLater(previous: StoredApp, live: LiveVerdict, sha: string): boolea
 
 function retriedMessage(previous: StoredApp): string {
   return previous.state === 'blocked' ? 'preflight passes now' : `retried after it ended ${previous.state}`;
-}
-
-/**
- * A change to the app fan-out claimed. Track may have written it since (the app moved on by itself): then
- * the change is made again on what is there now, as long as the claim is still this one.
- */
-async function afterClaim(
-  context: AppContext,
-  target: AppTarget,
-  change: AppChange,
-  version: number,
-  claimedAt: string,
-): Promise<void> {
-  const { deps, meta, ledger } = context;
-  if ((await ledger.transition(meta.sha, target, change, version)) === 'updated') return;
-  const now = (await deps.rollouts.listApps(meta.sha, target.cluster)).find(
-    (a) => appKey(a) === appKey(target),
-  );
-  if (now === undefined || now.claimedAt !== claimedAt) return;
-  const { state, ...rest } = change;
-  // Never move it back: a state track already advanced past stays.
-  const keep = state !== undefined && STATE_RANK[state] < STATE_RANK[now.state];
-  await deps.rollouts.transition(meta.sha, target, keep ? rest : change, now.version);
-}
-
-async function patchFailed(
-  match: ObjectMatch,
-  error: unknown,
-  claim: { version: number; claimedAt: string },
-  fresh: boolean,
-  context: AppContext,
-): Promise<AppOutcome> {
-  const { deps, message } = context;
-  const { target } = match;
-  const detail = `refresh failed: ${errorMessage(error)}`;
-  const retryable = error instanceof DeadlineError || !(error instanceof UpstreamError) || error.retryable;
-  const last = message.attempt + 1 >= (deps.maxAttempts ?? 5);
-  context.log.warn('refresh failed', {
-    app: target.name,
-    namespace: target.namespace,
-    error: detail,
-    retryable,
-  });
-  if (!retryable || last) {
-    await afterClaim(
-      context,
-      target,
-      {
-        state: 'error',
-        decision: 'error',
-        message: last && retryable ? `${detail} (gave up after ${message.attempt + 1} attempts)` : detail,
-        finishedAt: deps.clock.now().toISOString(),
-        claimedAt: null,
-      },
-      claim.version,
-      claim.claimedAt,
-    );
-    return { target, decision: 'error', detail, track: false, patched: false };
-  }
-  // Released, so the retry (or another delivery) may claim it again at once.
-  await afterClaim(
-    context,
-    target,
-    { message: `${detail} (attempt ${message.attempt + 1}, retrying)`, claimedAt: null },
-    claim.version,
-    claim.claimedAt,
-  );
-  return {
-    target,
-    decision: match.decision,
-    detail,
-    retry: 'failed',
-    track: !fresh,
-    patched: false,
-  };
 }
 
 function patchFor(match: ObjectMatch, clock: Clock, pin?: PinScope): object | undefined {

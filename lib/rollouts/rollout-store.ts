@@ -1,3 +1,4 @@
+import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type {
   AppRecord,
@@ -108,13 +109,15 @@ export interface ViewedApp {
 export type AppLedger = Pick<RolloutWriter, 'recordApp' | 'claimApp'> & Pick<AppStateWriter, 'transition'>;
 
 /**
- * The records of apps that had none, kept in memory and written in batches at the end of a work item. Only
- * the work item holding the cluster's lease creates app items of that commit and cluster (track and the
- * sweep change existing ones only), so these need no per-app condition.
+ * The records of apps that had none, kept in memory and written as their apps finish (in groups) and at
+ * the end of a work item. Only the work item holding the cluster's lease creates app items of that commit
+ * and cluster (track and the sweep change existing ones only); each write is still conditional on the item
+ * not existing, so a holder whose lease ran out never overwrites what a later holder recorded.
  */
 export interface NewAppRecords extends AppLedger {
   readonly size: number;
-  flush(): Promise<void>;
+  /** Writes the records of `targets` (default: all) and forgets them; returns how many were written. */
+  flush(targets?: readonly AppTarget[]): Promise<number>;
 }
 
 export interface TransitionWrite {
@@ -220,6 +223,11 @@ export interface RolloutReader {
   /** The app items of a rollout, or of one of its clusters. */
   listApps(sha: string, cluster?: string): Promise<readonly StoredApp[]>;
   decisions(sha: string): Promise<readonly DecisionRecord[]>;
+  /**
+   * An app's full list of ExternalSecret checks (its record may hold only a summary of them); undefined
+   * when the rollout has no record of the app.
+   */
+  secretChecks?(sha: string, target: AppTarget): Promise<readonly SecretCheck[] | undefined>;
   history(
     target: Pick<AppTarget, 'cluster' | 'namespace' | 'name'>,
     page: { limit: number; cursor?: string },

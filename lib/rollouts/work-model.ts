@@ -54,7 +54,10 @@ export interface RefreshContext {
   readonly meta: RolloutMeta;
   readonly message: ClusterWorkMessage;
   readonly deps: ClusterWorkDeps;
+  /** When this invocation stops starting work (epoch ms, real time). */
   readonly deadlineMs: number;
+  /** The rollout's deadline (epoch ms): nothing is patched past it. */
+  readonly rolloutDeadlineMs?: number;
   readonly log: Logger;
   /** Held lease: apps with no record yet are recorded here and written in batches at the end. */
   readonly fresh?: NewAppRecords;
@@ -120,5 +123,6 @@ export interface ClusterWorkDeps {
    * in batches (`newApps`). Without them every app is claimed and recorded with its own conditional writes.
    */
   readonly leases?: ClusterLeases;
-  readonly newApps?: (meta: RolloutMeta) => NewAppRecords;
+  /** `lease.untilMs`: when the holder's lease ends (till shortly before, its batch writes need no condition). */
+  readonly newApps?: (meta: RolloutMeta, lease?: { untilMs: number }) => NewAppRecords;
 }

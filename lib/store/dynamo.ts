@@ -15,12 +15,15 @@ export function createTableRef(options: {
   region: string;
   endpoint?: string;
   http?: AwsHttpOptions;
+  /** The SDK's tries per call (its default 3). */
+  maxAttempts?: number;
 }): TableRef {
   // Fan-out and track write hundreds of records at once: more sockets than the SDK's default 50.
   const client = new DynamoDBClient({
     region: options.region,
     // The middleware stack is resolved once per command class, not on every request (CPU per request).
     cacheMiddleware: true,
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     requestHandler: awsRequestHandler({ maxSockets: 256, ...options.http }),
     ...(options.endpoint === undefined
       ? {}

@@ -1,8 +1,11 @@
+import { mapWithConcurrency } from '../concurrency.js';
 import { type AppRecord, type AppTarget, STATE_RANK } from '../rollouts/model.js';
 import type { AppChange, NewAppRecords, RolloutMeta } from '../rollouts/rollout-store.js';
 import { batchWriteAll } from './batch-write.js';
-import { epochSeconds, type TableRef } from './dynamo.js';
+import { PutCommand } from './document-client.js';
+import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, historyPk, historySk, rolloutPk } from './keys.js';
+import { boundChecks } from './secret-chunks.js';
 
 /** The fields every app item of a rollout repeats: its history index entry and its expiry. */
 export function appItemFields(meta: RolloutMeta, target: AppTarget, ttlSeconds: number) {
@@ -33,12 +36,24 @@ function withoutUndefined(record: object): Item {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null));
 }
 
+/** Conditional puts in flight at once when records are written. */
+const PUT_CONCURRENCY = 16;
+/** Till this long before its lease ends the holder writes in unconditional batches: no one else can. */
+const LEASE_SAFETY_MS = 3_000;
+
 /**
- * The items a claim and its later changes would have written, built in memory and put in batches of 25 at
- * the end: one request per 25 apps instead of two per app. Only for apps with no item yet, by the holder
- * of the cluster's lease (see `NewAppRecords`).
+ * The items a claim and its later changes would have written, built in memory and put in batches of 25
+ * once their apps are done. Only for apps with no item yet, by the holder of the cluster's lease (see
+ * `NewAppRecords`): while the lease surely holds (`lease.untilMs`), no one else creates these items and a
+ * BatchWriteItem is safe; later (or with no lease end known), each is a put conditional on the item not
+ * existing, so a holder that outlived its lease never overwrites a later holder's record.
  */
-export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: number): NewAppRecords {
+export function newAppRecords(
+  table: TableRef,
+  meta: RolloutMeta,
+  ttlSeconds: number,
+  lease?: { readonly untilMs: number },
+): NewAppRecords {
   const items = new Map<string, Item>();
   const create = (record: AppRecord, extra: Item): Item => {
     const { cluster, namespace, name, kind, ...rest } = record;
@@ -75,10 +90,54 @@ export function newAppRecords(table: TableRef, meta: RolloutMeta, ttlSeconds: nu
       item.updatedAt = new Date().toISOString();
       return 'updated';
     },
-    async flush() {
-      const puts = [...items.values()].map((Item) => ({ PutRequest: { Item } }));
-      items.clear();
-      await batchWriteAll(table, puts);
+    async flush(targets) {
+      const keys = targets === undefined ? [...items.keys()] : targets.map(keyOf).filter((k) => items.has(k));
+      const taken = keys.map((k) => items.get(k) as Item);
+      for (const k of keys) items.delete(k);
+      if (lease !== undefined && Date.now() < lease.untilMs - LEASE_SAFETY_MS) {
+        const puts = taken
+          .flatMap((item) => bounded(meta.sha, item))
+          .map((Item) => ({ PutRequest: { Item } }));
+        await batchWriteAll(table, puts);
+        return taken.length;
+      }
+      const settled = await mapWithConcurrency(taken, PUT_CONCURRENCY, (item) =>
+        putNew(table, meta.sha, item),
+      );
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      return settled.filter((s) => s.status === 'fulfilled' && s.value).length;
     },
   };
+}
+
+/**
+ * One new app item, unless one exists (a later lease holder recorded it: its record stands). Checks too
+ * many for one item: the app item gets their summary, the full list goes in chunk items first.
+ */
+async function putNew(table: TableRef, sha: string, item: Item): Promise<boolean> {
+  const written = bounded(sha, item);
+  const app = written.pop() as Item;
+  for (const Item of written) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+  try {
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: app,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** The items to write for one app: its checks' chunk items (when too many for it), then the app item. */
+function bounded(sha: string, item: Item): Item[] {
+  if (!Array.isArray(item.secrets)) return [item];
+  const target = item as unknown as AppTarget;
+  const { fields, chunks } = boundChecks(sha, target, item.secrets, { expiresAt: item.expiresAt as number });
+  return [...chunks, withoutUndefined({ ...item, ...fields })];
 }

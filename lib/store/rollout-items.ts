@@ -9,7 +9,8 @@ import type {
 import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
 import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
-import { clusterAppsPrefix, GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
+import { appSk, clusterAppsPrefix, GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
+import { checksFromChunks, secretChunkPrefix } from './secret-chunks.js';
 
 type Item = Record<string, unknown>;
 
@@ -52,6 +53,7 @@ const APP_FIELDS = [
   'refreshedAt',
   'finishedAt',
   'secrets',
+  'secretsSummary',
   'destination',
   'failures',
   'renderedBy',
@@ -150,6 +152,21 @@ export function dynamoRolloutReader(table: TableRef): RolloutReader {
     listApps,
     async decisions(sha) {
       return latestDecisions(await queryAll(table, rolloutPk(sha), 'DECISIONS#'));
+    },
+    async secretChecks(sha, target) {
+      const { Item } = await table.doc.send(
+        new GetCommand({ TableName: table.tableName, Key: { pk: rolloutPk(sha), sk: appSk(target) } }),
+      );
+      if (Item === undefined) return undefined;
+      const app = appFromItem(Item);
+      if (app.secretsSummary === undefined) return app.secrets ?? [];
+      const chunks = await queryAll(
+        table,
+        rolloutPk(sha),
+        secretChunkPrefix(target, app.secretsSummary.listId),
+      );
+      // A list whose chunks are not all there (yet): the summary's first problems are what is known.
+      return checksFromChunks(app.secretsSummary, chunks) ?? app.secrets ?? [];
     },
     async history(target, page) {
       const start = decodeCursor(page.cursor);

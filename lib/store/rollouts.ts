@@ -22,12 +22,13 @@ import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from '.
 import { appItemFields, newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
+import { boundChecks } from './secret-chunks.js';
 import { addRef, recordClusterProgress } from './summary-caps.js';
 
 /** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
 export type DynamoRolloutWriter = RolloutWriter &
   AppStateWriter &
-  ClusterProgressWriter & { newApps(meta: RolloutMeta): NewAppRecords };
+  ClusterProgressWriter & { newApps(meta: RolloutMeta, lease?: { untilMs: number }): NewAppRecords };
 
 export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): DynamoRolloutWriter {
   const summary = dynamoRolloutSummary(table);
@@ -43,9 +44,20 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     return fields;
   };
 
+  /** An app's checks as its item may hold them; their full list, when too long, is put beside it first. */
+  const bounded = async <T extends { secrets?: unknown }>(sha: string, target: AppTarget, fields: T) => {
+    const checks = fields.secrets;
+    if (!Array.isArray(checks)) return fields;
+    const { fields: kept, chunks } = boundChecks(sha, target, checks, {
+      expiresAt: epochSeconds(new Date()) + ttlSeconds,
+    });
+    for (const Item of chunks) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+    return { ...fields, ...kept };
+  };
+
   return {
     ...summary,
-    newApps: (meta) => newAppRecords(table, meta, ttlSeconds),
+    newApps: (meta, lease) => newAppRecords(table, meta, ttlSeconds, lease),
     async start(rollout: NewRollout) {
       try {
         await table.doc.send(
@@ -140,8 +152,12 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     async recordApp(meta, record: AppRecord) {
       const { cluster, namespace, name, kind, ...rest } = record;
       const target: AppTarget = { cluster, namespace, name, kind };
-      const item = { ...appIndexFields(meta, target), ...rest, stateRank: STATE_RANK[record.state] };
-      const { names, values, sets } = setClause(item);
+      const item = {
+        ...appIndexFields(meta, target),
+        ...(await bounded(meta.sha, target, rest)),
+        stateRank: STATE_RANK[record.state],
+      };
+      const { names, values, sets } = setClause(withoutNulls(item));
       try {
         await table.doc.send(
           new UpdateCommand({
@@ -170,7 +186,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       const next = (expectedVersion ?? 0) + 1;
       const item = {
         ...appIndexFields(meta, target),
-        ...rest,
+        ...(await bounded(meta.sha, target, rest)),
         stateRank: STATE_RANK[claim.state],
         version: next,
         updatedAt: new Date().toISOString(),
@@ -231,7 +247,10 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     },
 
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {
-      const item: Record<string, unknown> = { ...change, updatedAt: new Date().toISOString() };
+      const item: Record<string, unknown> = {
+        ...(await bounded(sha, target, change)),
+        updatedAt: new Date().toISOString(),
+      };
       if (change.state !== undefined) item.stateRank = STATE_RANK[change.state];
       const { names, values, sets, removals } = setClause(item);
       try {
@@ -281,3 +300,6 @@ function setClause(item: Record<string, unknown>) {
   }
   return { names, values, sets: parts.join(', '), removals };
 }
+
+const withoutNulls = (item: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(item).filter(([, v]) => v !== null));

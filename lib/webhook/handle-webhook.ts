@@ -1,3 +1,4 @@
+import { DeadlineError, withDeadline } from '../concurrency.js';
 import { AppError, PayloadTooLargeError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
 import { describeError, errorResponse, type HttpResponse, json } from '../http/response.js';
@@ -29,9 +30,19 @@ export interface WebhookDeps {
   readonly maxBodyBytes?: number;
   /** How a delivery another caller is enqueueing right now is waited for (tests shorten it). */
   readonly enqueue?: EnqueueOnceOptions;
+  /** Longest the webhook spends on its secrets, records and queue before it answers 503 (default 7 s). */
+  readonly budgetMs?: number;
 }
 
 export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * GitHub and GitLab give up on an answer after about 10 s (and GitHub never redelivers by itself): past
+ * this budget a delivery that is not enqueued yet gets a 503 with `Retry-After`, never a 202.
+ */
+export const WEBHOOK_BUDGET_MS = 7_000;
+/** What a 503 asks the sender (or an operator's redelivery) to wait. */
+const RETRY_AFTER_SECONDS = 30;
 
 /**
  * The webhook request core: verify, parse, de-duplicate, record, enqueue, answer fast. A caller's
@@ -61,6 +72,8 @@ function outcomeOf(response: HttpResponse): string {
 
 async function answer(request: HttpRequest, provider: string, deps: WebhookDeps): Promise<HttpResponse> {
   const logger = deps.logger.child({ provider: isGitProvider(provider) ? provider : 'unknown' });
+  // Real time, whatever clock the records use: this is the Git host's wait.
+  const deadlineMs = Date.now() + (deps.budgetMs ?? WEBHOOK_BUDGET_MS);
   if (request.method.toUpperCase() !== 'POST') {
     return json(405, { error: 'method-not-allowed', message: 'use POST' }, { allow: 'POST' });
   }
@@ -74,7 +87,7 @@ async function answer(request: HttpRequest, provider: string, deps: WebhookDeps)
 
   let secrets: Awaited<ReturnType<WebhookSecretSource>>;
   try {
-    secrets = await deps.secrets();
+    secrets = await withDeadline(deps.secrets(), deadlineMs, 'webhook secrets');
   } catch (error) {
     logger.error('webhook secrets unavailable', { error: describeError(error) });
     return unavailable();
@@ -102,9 +115,9 @@ async function answer(request: HttpRequest, provider: string, deps: WebhookDeps)
       log.info('webhook ignored', { reason: delivery.reason });
       return json(202, { ignored: delivery.reason });
     case 'push':
-      return accept(delivery, log, deps);
+      return accept(delivery, log, deps, deadlineMs);
     case 'pushes':
-      return acceptEach(delivery, log, deps);
+      return acceptEach(delivery, log, deps, deadlineMs);
   }
 }
 
@@ -113,11 +126,12 @@ async function acceptEach(
   delivery: Extract<ParsedDelivery, { kind: 'pushes' }>,
   logger: Logger,
   deps: WebhookDeps,
+  deadlineMs: number,
 ): Promise<HttpResponse> {
   const answers: HttpResponse[] = [];
   for (const event of delivery.events) {
     const one = { kind: 'push', deliveryId: event.deliveryId, eventName: delivery.eventName, event } as const;
-    answers.push(await accept(one, logger.child({ delivery: event.deliveryId }), deps));
+    answers.push(await accept(one, logger.child({ delivery: event.deliveryId }), deps, deadlineMs));
   }
   return combinedAnswer(delivery.deliveryId, answers);
 }
@@ -126,12 +140,15 @@ async function accept(
   delivery: Extract<ParsedDelivery, { kind: 'push' }>,
   logger: Logger,
   deps: WebhookDeps,
+  deadlineMs: number,
 ): Promise<HttpResponse> {
   const { event, deliveryId } = delivery;
   const log = logger.child({ repo: event.repo.fullName, ref: event.ref, sha: event.after });
   let outcome: EnqueueOutcome;
   try {
-    outcome = await enqueueOnce(
+    // A call still in flight at the deadline is abandoned: the push may or may not be on the queue, so the
+    // answer is 503 (a redelivery is de-duplicated downstream), never a 202 for what may not be there.
+    const enqueued = enqueueOnce(
       deps.deliveries,
       {
         provider: event.provider,
@@ -150,8 +167,12 @@ async function accept(
       log,
       deps.enqueue,
     );
+    outcome = await withDeadline(enqueued, deadlineMs, 'webhook enqueue');
   } catch (error) {
-    log.error('delivery not enqueued', { error: describeError(error) });
+    log.error('delivery not enqueued', {
+      error: describeError(error),
+      ...(error instanceof DeadlineError ? { budgetMs: deps.budgetMs ?? WEBHOOK_BUDGET_MS } : {}),
+    });
     return unavailable();
   }
   if (outcome === 'duplicate') {
@@ -182,5 +203,9 @@ function rejected(error: unknown, logger: Logger): HttpResponse {
 
 /** Our failure, not the caller's: a 503 tells the provider to try again. */
 function unavailable(): HttpResponse {
-  return json(503, { error: 'unavailable', message: 'temporarily unavailable, retry later' });
+  return json(
+    503,
+    { error: 'unavailable', message: 'temporarily unavailable, retry later' },
+    { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  );
 }

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
+import { newAppRecords } from '../../../lib/store/new-app-records.js';
+import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
+import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
+import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+
+const META: RolloutMeta = {
+  sha: 'c'.repeat(40),
+  repo: 'org/gitops',
+  ref: 'refs/heads/main',
+  trigger: 'webhook',
+  receivedAt: '2026-12-02T10:00:00.000Z',
+};
+const app = (name: string): AppTarget => ({ cluster: 'hub', namespace: 'argocd', name, kind: 'Application' });
+
+/** Issue 21: the lease holder's end-of-batch writes were unconditional puts (the last writer won). */
+describe('new-app records of a lease holder, through dynalite', () => {
+  let table: TestTable;
+  let ref: TableRef;
+  beforeAll(async () => {
+    table = await startTestTable();
+    ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    await dynamoRolloutWriter(ref, 86400).start({ ...META, repoUrl: 'https://github.com/org/gitops' });
+  });
+  afterAll(async () => table.close());
+
+  async function stateOf(name: string) {
+    return (await dynamoRolloutReader(ref).listApps(META.sha, 'hub')).find((a) => a.name === name)?.state;
+  }
+
+  it('a holder past its lease never overwrites what a later holder recorded', async () => {
+    const late = newAppRecords(ref, META, 86400, { untilMs: Date.now() - 1 });
+    await late.claimApp(META, { ...app('web'), state: 'matched', claimedAt: META.receivedAt }, undefined);
+    await late.transition(META.sha, app('web'), { state: 'refreshed' }, 1);
+    // Meanwhile the next holder refreshed it, and track followed it to its end.
+    await dynamoRolloutWriter(ref, 86400).recordApp(META, { ...app('web'), state: 'synced' });
+    expect(await late.flush()).toBe(0);
+    expect(await stateOf('web')).toBe('synced');
+  });
+
+  it('a holder within its lease writes its records, only the ones asked for', async () => {
+    const holder = newAppRecords(ref, META, 86400, { untilMs: Date.now() + 60_000 });
+    for (const name of ['api', 'worker']) {
+      await holder.recordApp(META, {
+        ...app(name),
+        state: 'refreshed',
+        message: 'already at the pushed commit',
+      });
+    }
+    expect(await holder.flush([app('api')])).toBe(1);
+    expect(await stateOf('api')).toBe('refreshed');
+    expect(await stateOf('worker')).toBeUndefined();
+    expect(holder.size).toBe(1);
+    expect(await holder.flush()).toBe(1);
+    expect(await stateOf('worker')).toBe('refreshed');
+  });
+});
