@@ -1,6 +1,6 @@
-import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import { notBranchOrTag, pushOf, readRefUpdate, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
@@ -11,14 +11,13 @@ import {
   notAnObject,
   optionalRecord,
   optionalString,
-  quoted,
-  requireCommitSha,
   requireRecord,
-  requireString,
   uniqueStrings,
   wrongType,
 } from './payload-fields.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
+
+const AZURE_KEYS = { ref: 'name', before: 'oldObjectId', after: 'newObjectId' } as const;
 
 /**
  * An Azure DevOps `git.push` service-hook payload → one push per entry of `resource.refUpdates` (Argo CD
@@ -39,41 +38,27 @@ export function normalizeAzureDevOpsPush(payload: unknown, meta: DeliveryMeta): 
   return updates.map((update, index): NormalizedPush => {
     const path = `resource.refUpdates[${index}]`;
     if (!isRecord(update)) throw wrongType(path, 'an object');
-    const ref = requireString(update, 'name', `${path}.name`);
-    const before = requireCommitSha(update, 'oldObjectId', `${path}.oldObjectId`);
-    const after = requireCommitSha(update, 'newObjectId', `${path}.newObjectId`);
+    const { ref, before, after } = readRefUpdate(update, AZURE_KEYS, path);
     const parsed = parseRef(ref);
-    if (parsed === undefined)
-      return { kind: 'ignored', reason: `ref ${quoted(ref)} is neither a branch nor a tag` };
+    if (parsed === undefined) return notBranchOrTag(ref);
     const deleted = isZeroSha(after);
     const created = isZeroSha(before);
     const head = commits.find((c) => optionalString(c, 'commitId')?.toLowerCase() === after);
     const authorName = optionalString(optionalRecord(head, 'author'), 'name');
-    return {
-      kind: 'push',
-      event: {
-        provider: 'azure-devops',
-        deliveryId: meta.deliveryId,
-        repo,
-        ref,
-        refType: parsed.refType,
-        refName: parsed.refName,
-        before,
-        after,
-        touchedDefaultBranch: parsed.refType === 'branch' && parsed.refName === repo.defaultBranch,
-        created,
-        deleted,
-        forced: false,
-        author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
-        ...(pusher === undefined ? {} : { pusher }),
-        commitTitle: firstLine(optionalString(head, 'comment')),
-        ...(deleted ? {} : { commitUrl: `${repo.webUrl}/commit/${after}` }),
-        changedFiles: deleted
-          ? { known: true, files: [] }
-          : unknownFiles(created ? 'created' : 'no-commit-list'),
-        receivedAt: meta.receivedAt,
-      },
-    };
+    return pushOf({ provider: 'azure-devops', commitPath: '/commit/' }, meta, {
+      repo,
+      ref,
+      parsed,
+      before,
+      after,
+      created,
+      deleted,
+      forced: false,
+      author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
+      pusher,
+      commitTitle: firstLine(optionalString(head, 'comment')),
+      changedFiles: refChangeFiles({ created, deleted, forced: false }),
+    });
   });
 }
 

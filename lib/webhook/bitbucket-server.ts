@@ -1,6 +1,6 @@
-import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import { notBranchOrTag, type PushStyle, pushOf, refChangeFiles } from './normalize-push.js';
 import {
   httpUrl,
   isRecord,
@@ -10,7 +10,6 @@ import {
   notAnObject,
   optionalRecord,
   optionalString,
-  quoted,
   requireCommitSha,
   requireRecord,
   requireString,
@@ -18,6 +17,13 @@ import {
   wrongType,
 } from './payload-fields.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
+
+/** The payload does not name the default branch: every branch push counts, as in Argo CD. */
+const SERVER_STYLE: PushStyle = {
+  provider: 'bitbucket-server',
+  commitPath: '/commits/',
+  everyBranchIsDefault: true,
+};
 
 /**
  * A Bitbucket Server / Data Center `repo:refs_changed` payload → one push per entry of `changes`
@@ -39,37 +45,23 @@ export function normalizeBitbucketServerPush(payload: unknown, meta: DeliveryMet
     const before = requireCommitSha(change, 'fromHash', `${path}.fromHash`);
     const after = requireCommitSha(change, 'toHash', `${path}.toHash`);
     const parsed = parseRef(refId);
-    if (parsed === undefined) {
-      return { kind: 'ignored', reason: `ref ${quoted(refId)} is neither a branch nor a tag` };
-    }
+    if (parsed === undefined) return notBranchOrTag(refId);
     const deleted = type === 'DELETE' || isZeroSha(after);
     const created = type === 'ADD' || isZeroSha(before);
-    return {
-      kind: 'push',
-      event: {
-        provider: 'bitbucket-server',
-        deliveryId: meta.deliveryId,
-        repo,
-        ref: refId,
-        refType: parsed.refType,
-        refName: parsed.refName,
-        before,
-        after,
-        // The payload does not name the default branch: every branch push counts, as in Argo CD.
-        touchedDefaultBranch: parsed.refType === 'branch',
-        created,
-        deleted,
-        forced: false,
-        author: pusher ?? { name: 'unknown' },
-        ...(pusher === undefined ? {} : { pusher }),
-        commitTitle: '',
-        ...(deleted ? {} : { commitUrl: `${repo.webUrl}/commits/${after}` }),
-        changedFiles: deleted
-          ? { known: true, files: [] }
-          : unknownFiles(created ? 'created' : 'no-commit-list'),
-        receivedAt: meta.receivedAt,
-      },
-    };
+    return pushOf(SERVER_STYLE, meta, {
+      repo,
+      ref: refId,
+      parsed,
+      before,
+      after,
+      created,
+      deleted,
+      forced: false,
+      author: pusher ?? { name: 'unknown' },
+      pusher,
+      commitTitle: '',
+      changedFiles: refChangeFiles({ created, deleted, forced: false }),
+    });
   });
 }
 

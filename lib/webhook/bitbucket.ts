@@ -1,5 +1,5 @@
-import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
+import { type PushStyle, personOf, pushOf, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
@@ -23,6 +23,13 @@ const REF_TYPES: Readonly<Record<string, RefType>> = {
   named_branch: 'branch',
   tag: 'tag',
   annotated_tag: 'tag',
+};
+
+/** The payload does not name the main branch: every branch push counts as touching it, as in Argo CD. */
+const BITBUCKET_STYLE: PushStyle = {
+  provider: 'bitbucket',
+  commitPath: '/commits/',
+  everyBranchIsDefault: true,
 };
 
 /**
@@ -67,37 +74,22 @@ function normalizeChange(
   const created = old === undefined || change.created === true;
   const forced = change.forced === true;
   const { repo, pusher, meta } = context;
-  const author = commitAuthor(optionalRecord(target, 'author')) ?? pusher ?? { name: 'unknown' };
-  const commitUrl =
-    httpUrl(optionalString(optionalRecord(optionalRecord(target, 'links'), 'html'), 'href')) ??
-    (deleted ? undefined : `${repo.webUrl}/commits/${after}`);
-  return {
-    kind: 'push',
-    event: {
-      provider: 'bitbucket',
-      deliveryId: meta.deliveryId,
-      repo,
-      ref: `refs/${refType === 'branch' ? 'heads' : 'tags'}/${name}`,
-      refType,
-      refName: name,
-      before,
-      after,
-      // The payload does not name the main branch: every branch push counts as touching it, as in Argo CD.
-      touchedDefaultBranch:
-        refType === 'branch' && (repo.defaultBranch === undefined || repo.defaultBranch === name),
-      created,
-      deleted,
-      forced,
-      author,
-      ...(pusher === undefined ? {} : { pusher }),
-      commitTitle: firstLine(optionalString(target, 'message')),
-      ...(commitUrl === undefined ? {} : { commitUrl }),
-      changedFiles: deleted
-        ? { known: true, files: [] }
-        : unknownFiles(created ? 'created' : forced ? 'forced' : 'no-commit-list'),
-      receivedAt: meta.receivedAt,
-    },
-  };
+  const ref = `refs/${refType === 'branch' ? 'heads' : 'tags'}/${name}`;
+  return pushOf(BITBUCKET_STYLE, meta, {
+    repo,
+    ref,
+    parsed: { refType, refName: name },
+    before,
+    after,
+    created,
+    deleted,
+    forced,
+    author: commitAuthor(optionalRecord(target, 'author')) ?? pusher ?? { name: 'unknown' },
+    pusher,
+    commitTitle: firstLine(optionalString(target, 'message')),
+    commitLink: optionalString(optionalRecord(optionalRecord(target, 'links'), 'html'), 'href'),
+    changedFiles: refChangeFiles({ created, deleted, forced }),
+  });
 }
 
 function bitbucketRepository(repository: JsonRecord): PushRepository {
@@ -131,8 +123,6 @@ function commitAuthor(author: JsonRecord | undefined): PushAuthor | undefined {
 }
 
 function actor(record: JsonRecord | undefined): PushAuthor | undefined {
-  const name = optionalString(record, 'display_name');
   const username = optionalString(record, 'nickname') ?? optionalString(record, 'username');
-  if (name === undefined) return username === undefined ? undefined : { name: username, username };
-  return username === undefined ? { name } : { name, username };
+  return personOf(optionalString(record, 'display_name'), username);
 }

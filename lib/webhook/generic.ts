@@ -2,6 +2,7 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import { notBranchOrTag, type PushStyle, pushOf } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
@@ -9,7 +10,6 @@ import {
   isZeroSha,
   notAnObject,
   optionalString,
-  quoted,
   requireCommitSha,
   requireString,
   wrongType,
@@ -18,6 +18,9 @@ import { type ChangedFiles, ZERO_SHA } from './push-event.js';
 
 /** The generic endpoint's cap on listed files; a CI job with more should leave `files` out (fail open). */
 export const GENERIC_MAX_FILES = 10_000;
+
+/** Without `defaultBranch` every branch push counts as touching it (fail open for HEAD apps); no commit links. */
+const GENERIC_STYLE: PushStyle = { provider: 'generic', everyBranchIsDefault: true };
 
 /**
  * The generic body `{"repo": URL, "ref", "before"?, "after", "files"?: [...]}` (plus optional
@@ -32,43 +35,33 @@ export function normalizeGenericPush(payload: unknown, meta: DeliveryMeta): Norm
   const rawRef = requireString(payload, 'ref');
   const ref = rawRef.startsWith('refs/') ? rawRef : `refs/heads/${rawRef}`;
   const parsed = parseRef(ref);
-  if (parsed === undefined)
-    return { kind: 'ignored', reason: `ref ${quoted(rawRef)} is neither a branch nor a tag` };
+  if (parsed === undefined) return notBranchOrTag(rawRef);
   const after = requireCommitSha(payload, 'after');
   const before =
     payload.before === undefined || payload.before === null ? ZERO_SHA : requireCommitSha(payload, 'before');
   const defaultBranch = optionalString(payload, 'defaultBranch');
   const deleted = isZeroSha(after);
   const webUrl = httpUrl(repoUrl) === undefined ? `https://${key}` : safeWebUrl(repoUrl);
-  const author = optionalString(payload, 'author') ?? 'unknown';
-  return {
-    kind: 'push',
-    event: {
-      provider: 'generic',
-      deliveryId: meta.deliveryId,
-      repo: {
-        fullName: key.slice(key.indexOf('/') + 1),
-        webUrl,
-        urls: [...new Set([webUrl, withoutCredentials(repoUrl)])],
-        ...(defaultBranch === undefined ? {} : { defaultBranch }),
-      },
-      ref,
-      refType: parsed.refType,
-      refName: parsed.refName,
-      before,
-      after,
-      // Without `defaultBranch` every branch push counts as touching it (fail open for HEAD apps).
-      touchedDefaultBranch:
-        parsed.refType === 'branch' && (defaultBranch === undefined || defaultBranch === parsed.refName),
-      created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
-      deleted,
-      forced: false,
-      author: { name: author },
-      commitTitle: firstLine(optionalString(payload, 'message')),
-      changedFiles: deleted ? { known: true, files: [] } : listedFiles(payload.files),
-      receivedAt: meta.receivedAt,
-    },
+  const repo = {
+    fullName: key.slice(key.indexOf('/') + 1),
+    webUrl,
+    urls: [...new Set([webUrl, withoutCredentials(repoUrl)])],
+    ...(defaultBranch === undefined ? {} : { defaultBranch }),
   };
+  return pushOf(GENERIC_STYLE, meta, {
+    repo,
+    ref,
+    parsed,
+    before,
+    after,
+    created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
+    deleted,
+    forced: false,
+    author: { name: optionalString(payload, 'author') ?? 'unknown' },
+    commitTitle: firstLine(optionalString(payload, 'message')),
+    // A CI job lists what it changed whatever the base: `created` does not make the list unknown.
+    changedFiles: deleted ? { known: true, files: [] } : listedFiles(payload.files),
+  });
 }
 
 function listedFiles(files: unknown): ChangedFiles {

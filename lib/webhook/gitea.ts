@@ -1,10 +1,10 @@
 import { commitList, unionCommitFiles, unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import { notBranchOrTag, peeled, personOf, pushOf, readRefUpdate, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
-  isCommitSha,
   isRecord,
   isZeroSha,
   type JsonRecord,
@@ -12,8 +12,6 @@ import {
   optionalBoolean,
   optionalRecord,
   optionalString,
-  quoted,
-  requireCommitSha,
   requireRecord,
   requireString,
   uniqueStrings,
@@ -28,67 +26,44 @@ import type { ChangedFiles, PushAuthor, PushRepository } from './push-event.js';
  */
 export function normalizeGiteaPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
   if (!isRecord(payload)) throw notAnObject();
-  const ref = requireString(payload, 'ref');
-  const before = requireCommitSha(payload, 'before');
-  const pushedSha = requireCommitSha(payload, 'after');
+  const { ref, before, after: pushedSha } = readRefUpdate(payload);
   const repo = giteaRepository(requireRecord(payload, 'repository'));
   const parsed = parseRef(ref);
-  if (parsed === undefined)
-    return { kind: 'ignored', reason: `ref ${quoted(ref)} is neither a branch nor a tag` };
+  if (parsed === undefined) return notBranchOrTag(ref);
   const deleted = isZeroSha(pushedSha);
   const created = isZeroSha(before);
+  const forced = optionalBoolean(payload, 'forced');
   const commits = commitList(payload);
   const headCommit =
     optionalRecord(payload, 'head_commit') ??
     commits?.filter(isRecord).find((c) => c.id === pushedSha) ??
     commits?.filter(isRecord).at(-1);
-  const headId = optionalString(headCommit, 'id')?.toLowerCase();
   // An annotated tag's `after` may be the tag object; Argo CD reports the tagged commit.
-  const after = parsed.refType === 'tag' && !deleted && isCommitSha(headId) ? headId : pushedSha;
+  const after = peeled(parsed, deleted, pushedSha, optionalString(headCommit, 'id')?.toLowerCase());
   const pusher = person(optionalRecord(payload, 'pusher'));
-  const author = person(optionalRecord(headCommit, 'author')) ?? pusher ?? { name: 'unknown' };
-  const commitUrl =
-    httpUrl(optionalString(headCommit, 'url')) ?? (deleted ? undefined : `${repo.webUrl}/commit/${after}`);
-  const forced = optionalBoolean(payload, 'forced');
-  return {
-    kind: 'push',
-    event: {
-      provider: 'gitea',
-      deliveryId: meta.deliveryId,
-      repo,
-      ref,
-      refType: parsed.refType,
-      refName: parsed.refName,
-      before,
-      after,
-      touchedDefaultBranch: parsed.refType === 'branch' && parsed.refName === repo.defaultBranch,
-      created,
-      deleted,
-      forced,
-      author,
-      ...(pusher === undefined ? {} : { pusher }),
-      commitTitle: firstLine(optionalString(headCommit, 'message')),
-      ...(commitUrl === undefined ? {} : { commitUrl }),
-      changedFiles: giteaChangedFiles(payload, commits, {
-        before,
-        after: pushedSha,
-        created,
-        deleted,
-        forced,
-      }),
-      receivedAt: meta.receivedAt,
-    },
-  };
+  const push = { before, after: pushedSha, created, deleted, forced };
+  return pushOf({ provider: 'gitea', commitPath: '/commit/' }, meta, {
+    repo,
+    ref,
+    parsed,
+    before,
+    after,
+    created,
+    deleted,
+    forced,
+    author: person(optionalRecord(headCommit, 'author')) ?? pusher ?? { name: 'unknown' },
+    pusher,
+    commitTitle: firstLine(optionalString(headCommit, 'message')),
+    commitLink: optionalString(headCommit, 'url'),
+    changedFiles: refChangeFiles(push, () => listedFiles(payload, commits, push)),
+  });
 }
 
-function giteaChangedFiles(
+function listedFiles(
   payload: JsonRecord,
   commits: readonly unknown[] | undefined,
-  push: { before: string; after: string; created: boolean; deleted: boolean; forced: boolean },
+  push: { before: string; after: string },
 ): ChangedFiles {
-  if (push.deleted) return { known: true, files: [] };
-  if (push.created) return unknownFiles('created');
-  if (push.forced) return unknownFiles('forced');
   if (commits === undefined) return unknownFiles('no-commit-list');
   const total = payload.total_commits;
   if (typeof total === 'number' && total > commits.length) return unknownFiles('truncated');
@@ -116,7 +91,5 @@ function giteaRepository(repository: JsonRecord): PushRepository {
 
 function person(record: JsonRecord | undefined): PushAuthor | undefined {
   const name = optionalString(record, 'full_name') ?? optionalString(record, 'name');
-  const username = optionalString(record, 'username') ?? optionalString(record, 'login');
-  if (name === undefined) return username === undefined ? undefined : { name: username, username };
-  return username === undefined ? { name } : { name, username };
+  return personOf(name, optionalString(record, 'username') ?? optionalString(record, 'login'));
 }

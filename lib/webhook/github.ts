@@ -1,10 +1,10 @@
 import { commitList, unionCommitFiles, unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import { notBranchOrTag, peeled, personOf, pushOf, readRefUpdate, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
-  isCommitSha,
   isRecord,
   isZeroSha,
   type JsonRecord,
@@ -12,8 +12,6 @@ import {
   optionalBoolean,
   optionalRecord,
   optionalString,
-  quoted,
-  requireCommitSha,
   requireRecord,
   requireString,
   uniqueStrings,
@@ -32,67 +30,44 @@ export const GITHUB_MAX_FILES_PER_COMMIT = 3000;
  */
 export function normalizeGitHubPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
   if (!isRecord(payload)) throw notAnObject();
-  const ref = requireString(payload, 'ref');
-  const before = requireCommitSha(payload, 'before');
-  const pushedSha = requireCommitSha(payload, 'after');
-  const repository = requireRecord(payload, 'repository');
-  const repo = githubRepository(repository);
+  const { ref, before, after: pushedSha } = readRefUpdate(payload);
+  const repo = githubRepository(requireRecord(payload, 'repository'));
   const parsed = parseRef(ref);
-  if (parsed === undefined)
-    return { kind: 'ignored', reason: `ref ${quoted(ref)} is neither a branch nor a tag` };
+  if (parsed === undefined) return notBranchOrTag(ref);
 
   const deleted = optionalBoolean(payload, 'deleted') || isZeroSha(pushedSha);
   const created = optionalBoolean(payload, 'created') || isZeroSha(before);
   const forced = optionalBoolean(payload, 'forced');
-  const headCommit = optionalRecord(payload, 'head_commit');
   // An annotated tag's `after` is the tag object; Argo CD reports the tagged commit, which is `head_commit`.
-  const headId = optionalString(headCommit, 'id')?.toLowerCase();
-  const after = parsed.refType === 'tag' && !deleted && isCommitSha(headId) ? headId : pushedSha;
+  const headCommit = optionalRecord(payload, 'head_commit');
+  const after = peeled(parsed, deleted, pushedSha, optionalString(headCommit, 'id')?.toLowerCase());
   const pusher = person(optionalRecord(payload, 'pusher'));
   const author = person(optionalRecord(headCommit, 'author')) ??
     pusher ?? { name: optionalString(optionalRecord(payload, 'sender'), 'login') ?? 'unknown' };
-  const commitUrl =
-    httpUrl(optionalString(headCommit, 'url')) ?? (deleted ? undefined : `${repo.webUrl}/commit/${after}`);
-
-  return {
-    kind: 'push',
-    event: {
-      provider: 'github',
-      deliveryId: meta.deliveryId,
-      repo,
-      ref,
-      refType: parsed.refType,
-      refName: parsed.refName,
-      before,
-      after,
-      touchedDefaultBranch: parsed.refType === 'branch' && parsed.refName === repo.defaultBranch,
-      created,
-      deleted,
-      forced,
-      author,
-      ...(pusher === undefined ? {} : { pusher }),
-      commitTitle: firstLine(optionalString(headCommit, 'message')),
-      ...(commitUrl === undefined ? {} : { commitUrl }),
-      changedFiles: githubChangedFiles(payload, { before, after: pushedSha, created, deleted, forced }),
-      receivedAt: meta.receivedAt,
-    },
-  };
+  const push = { before, after: pushedSha, created, deleted, forced };
+  return pushOf({ provider: 'github', commitPath: '/commit/' }, meta, {
+    repo,
+    ref,
+    parsed,
+    before,
+    after,
+    created,
+    deleted,
+    forced,
+    author,
+    pusher,
+    commitTitle: firstLine(optionalString(headCommit, 'message')),
+    commitLink: optionalString(headCommit, 'url'),
+    changedFiles: refChangeFiles(push, () => listedFiles(payload, push)),
+  });
 }
 
 /**
- * Unknown vs empty. Deleted: nothing left to refresh (known empty; the edge ignores deletions anyway).
- * Created: the list is relative to some other base, so unknown. Forced: `commits` lists only new work,
- * not what the rewrite dropped, so unknown. No `commits`, or an empty one while the ref moved: unknown
+ * Unknown vs empty, past `refChangeFiles`: no `commits`, or an empty one while the ref moved: unknown
  * (GitHub sends that for rewinds and oversize pushes). A cap reached: unknown. Otherwise the union of
  * every commit's lists, so a pushed empty commit gives a known-empty list.
  */
-function githubChangedFiles(
-  payload: JsonRecord,
-  push: { before: string; after: string; created: boolean; deleted: boolean; forced: boolean },
-): ChangedFiles {
-  if (push.deleted) return { known: true, files: [] };
-  if (push.created) return unknownFiles('created');
-  if (push.forced) return unknownFiles('forced');
+function listedFiles(payload: JsonRecord, push: { before: string; after: string }): ChangedFiles {
   const commits = commitList(payload);
   if (commits === undefined) return unknownFiles('no-commit-list');
   if (commits.length === 0) {
@@ -111,10 +86,7 @@ function githubRepository(repository: JsonRecord): PushRepository {
   const webLikeUrl = httpUrl(optionalString(repository, 'url'));
   const urls = uniqueStrings([
     webUrl,
-    optionalString(repository, 'clone_url'),
-    optionalString(repository, 'ssh_url'),
-    optionalString(repository, 'git_url'),
-    optionalString(repository, 'svn_url'),
+    ...['clone_url', 'ssh_url', 'git_url', 'svn_url'].map((key) => optionalString(repository, key)),
     // In push payloads `url` is the web URL; in other events it is the API URL, which is not a repo URL.
     webLikeUrl !== undefined && !webLikeUrl.startsWith(apiBaseUrl) ? webLikeUrl : undefined,
   ]);
@@ -141,8 +113,5 @@ function githubApiBase(repository: JsonRecord, webUrl: string): string {
 }
 
 function person(record: JsonRecord | undefined): PushAuthor | undefined {
-  const name = optionalString(record, 'name');
-  const username = optionalString(record, 'username');
-  if (name === undefined) return username === undefined ? undefined : { name: username, username };
-  return username === undefined ? { name } : { name, username };
+  return personOf(optionalString(record, 'name'), optionalString(record, 'username'));
 }
