@@ -1,11 +1,10 @@
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
-import { notBranchOrTag, pushOf, readRefUpdate, refChangeFiles } from './normalize-push.js';
+import { notBranchOrTag, pushOf, readRefUpdate, refChange, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
   isRecord,
-  isZeroSha,
   type JsonRecord,
   missingField,
   notAnObject,
@@ -38,26 +37,21 @@ export function normalizeAzureDevOpsPush(payload: unknown, meta: DeliveryMeta): 
   return updates.map((update, index): NormalizedPush => {
     const path = `resource.refUpdates[${index}]`;
     if (!isRecord(update)) throw wrongType(path, 'an object');
-    const { ref, before, after } = readRefUpdate(update, AZURE_KEYS, path);
-    const parsed = parseRef(ref);
-    if (parsed === undefined) return notBranchOrTag(ref);
-    const deleted = isZeroSha(after);
-    const created = isZeroSha(before);
-    const head = commits.find((c) => optionalString(c, 'commitId')?.toLowerCase() === after);
+    const refUpdate = readRefUpdate(update, AZURE_KEYS, path);
+    const parsed = parseRef(refUpdate.ref);
+    if (parsed === undefined) return notBranchOrTag(refUpdate.ref);
+    const change = refChange(refUpdate, parsed);
+    const head = commits.find((c) => optionalString(c, 'commitId')?.toLowerCase() === change.after);
     const authorName = optionalString(optionalRecord(head, 'author'), 'name');
     return pushOf({ provider: 'azure-devops', commitPath: '/commit/' }, meta, {
       repo,
-      ref,
-      parsed,
-      before,
-      after,
-      created,
-      deleted,
-      forced: false,
-      author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
-      pusher,
-      commitTitle: firstLine(optionalString(head, 'comment')),
-      changedFiles: refChangeFiles({ created, deleted, forced: false }),
+      change,
+      head: {
+        author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
+        pusher,
+        title: firstLine(optionalString(head, 'comment')),
+      },
+      files: refChangeFiles(change),
     });
   });
 }

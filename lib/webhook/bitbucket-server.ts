@@ -1,6 +1,6 @@
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
-import { notBranchOrTag, type PushStyle, pushOf, refChangeFiles } from './normalize-push.js';
+import { notBranchOrTag, type PushStyle, pushOf, refChange, refChangeFiles } from './normalize-push.js';
 import {
   httpUrl,
   isRecord,
@@ -46,21 +46,15 @@ export function normalizeBitbucketServerPush(payload: unknown, meta: DeliveryMet
     const after = requireCommitSha(change, 'toHash', `${path}.toHash`);
     const parsed = parseRef(refId);
     if (parsed === undefined) return notBranchOrTag(refId);
-    const deleted = type === 'DELETE' || isZeroSha(after);
-    const created = type === 'ADD' || isZeroSha(before);
+    const ref = refChange({ ref: refId, before, after }, parsed, {
+      deleted: type === 'DELETE' || isZeroSha(after),
+      created: type === 'ADD' || isZeroSha(before),
+    });
     return pushOf(SERVER_STYLE, meta, {
       repo,
-      ref: refId,
-      parsed,
-      before,
-      after,
-      created,
-      deleted,
-      forced: false,
-      author: pusher ?? { name: 'unknown' },
-      pusher,
-      commitTitle: '',
-      changedFiles: refChangeFiles({ created, deleted, forced: false }),
+      change: ref,
+      head: { author: pusher ?? { name: 'unknown' }, pusher, title: '' },
+      files: refChangeFiles(ref),
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
-import { type PushStyle, personOf, pushOf, refChangeFiles } from './normalize-push.js';
+import { type PushStyle, personOf, pushOf, refChange, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
@@ -52,12 +52,12 @@ export function normalizeBitbucketPush(payload: unknown, meta: DeliveryMeta): No
 }
 
 function normalizeChange(
-  change: JsonRecord,
+  entry: JsonRecord,
   path: string,
   context: { repo: PushRepository; pusher: PushAuthor | undefined; meta: DeliveryMeta },
 ): NormalizedPush {
-  const next = optionalRecord(change, 'new');
-  const old = optionalRecord(change, 'old');
+  const next = optionalRecord(entry, 'new');
+  const old = optionalRecord(entry, 'old');
   const side = next ?? old;
   if (side === undefined) throw missingField(`${path}.new`);
   const name = requireString(side, 'name', `${path}.${next ? 'new' : 'old'}.name`);
@@ -70,25 +70,27 @@ function normalizeChange(
   const oldTarget = optionalRecord(old, 'target');
   const before =
     oldTarget === undefined ? ZERO_SHA : requireCommitSha(oldTarget, 'hash', `${path}.old.target.hash`);
-  const deleted = next === undefined || change.closed === true;
-  const created = old === undefined || change.created === true;
-  const forced = change.forced === true;
-  const { repo, pusher, meta } = context;
   const ref = `refs/${refType === 'branch' ? 'heads' : 'tags'}/${name}`;
+  const change = refChange(
+    { ref, before, after },
+    { refType, refName: name },
+    {
+      deleted: next === undefined || entry.closed === true,
+      created: old === undefined || entry.created === true,
+      forced: entry.forced === true,
+    },
+  );
+  const { repo, pusher, meta } = context;
   return pushOf(BITBUCKET_STYLE, meta, {
     repo,
-    ref,
-    parsed: { refType, refName: name },
-    before,
-    after,
-    created,
-    deleted,
-    forced,
-    author: commitAuthor(optionalRecord(target, 'author')) ?? pusher ?? { name: 'unknown' },
-    pusher,
-    commitTitle: firstLine(optionalString(target, 'message')),
-    commitLink: optionalString(optionalRecord(optionalRecord(target, 'links'), 'html'), 'href'),
-    changedFiles: refChangeFiles({ created, deleted, forced }),
+    change,
+    head: {
+      author: commitAuthor(optionalRecord(target, 'author')) ?? pusher ?? { name: 'unknown' },
+      pusher,
+      title: firstLine(optionalString(target, 'message')),
+      link: optionalString(optionalRecord(optionalRecord(target, 'links'), 'html'), 'href'),
+    },
+    files: refChangeFiles(change),
   });
 }
 

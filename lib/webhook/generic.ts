@@ -2,7 +2,7 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
-import { notBranchOrTag, type PushStyle, pushOf } from './normalize-push.js';
+import { notBranchOrTag, type PushStyle, pushOf, refChange } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
@@ -40,7 +40,6 @@ export function normalizeGenericPush(payload: unknown, meta: DeliveryMeta): Norm
   const before =
     payload.before === undefined || payload.before === null ? ZERO_SHA : requireCommitSha(payload, 'before');
   const defaultBranch = optionalString(payload, 'defaultBranch');
-  const deleted = isZeroSha(after);
   const webUrl = httpUrl(repoUrl) === undefined ? `https://${key}` : safeWebUrl(repoUrl);
   const repo = {
     fullName: key.slice(key.indexOf('/') + 1),
@@ -48,19 +47,18 @@ export function normalizeGenericPush(payload: unknown, meta: DeliveryMeta): Norm
     urls: [...new Set([webUrl, withoutCredentials(repoUrl)])],
     ...(defaultBranch === undefined ? {} : { defaultBranch }),
   };
+  const change = refChange({ ref, before, after }, parsed, {
+    created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
+  });
   return pushOf(GENERIC_STYLE, meta, {
     repo,
-    ref,
-    parsed,
-    before,
-    after,
-    created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
-    deleted,
-    forced: false,
-    author: { name: optionalString(payload, 'author') ?? 'unknown' },
-    commitTitle: firstLine(optionalString(payload, 'message')),
+    change,
+    head: {
+      author: { name: optionalString(payload, 'author') ?? 'unknown' },
+      title: firstLine(optionalString(payload, 'message')),
+    },
     // A CI job lists what it changed whatever the base: `created` does not make the list unknown.
-    changedFiles: deleted ? { known: true, files: [] } : listedFiles(payload.files),
+    files: change.deleted ? { known: true, files: [] } : listedFiles(payload.files),
   });
 }
 

@@ -1,12 +1,18 @@
 import { commitList, unionCommitFiles, unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
-import { notBranchOrTag, peeled, personOf, pushOf, readRefUpdate, refChangeFiles } from './normalize-push.js';
+import {
+  notBranchOrTag,
+  personOf,
+  pushOf,
+  readRefUpdate,
+  refChange,
+  refChangeFiles,
+} from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
   isRecord,
-  isZeroSha,
   type JsonRecord,
   missingField,
   notAnObject,
@@ -27,43 +33,33 @@ export const GITLAB_MAX_COMMITS = 20;
  */
 export function normalizeGitLabPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
   if (!isRecord(payload)) throw notAnObject();
-  const { ref, before, after: pushedSha } = readRefUpdate(payload);
+  const update = readRefUpdate(payload);
   const repo = gitlabRepository(payload);
-  const parsed = parseRef(ref);
-  if (parsed === undefined) return notBranchOrTag(ref);
+  const parsed = parseRef(update.ref);
+  if (parsed === undefined) return notBranchOrTag(update.ref);
 
-  const deleted = isZeroSha(pushedSha);
-  const created = isZeroSha(before);
-  const after = peeled(parsed, deleted, pushedSha, optionalString(payload, 'checkout_sha')?.toLowerCase());
+  // GitLab does not say whether a push was forced; a rewind shows as an empty commit list.
+  const change = refChange(update, parsed, {
+    tagged: optionalString(payload, 'checkout_sha')?.toLowerCase(),
+  });
   const commits = commitList(payload);
-  const head = headCommit(commits, after);
+  const head = headCommit(commits, change.after);
   const pusher = personOf(optionalString(payload, 'user_name'), optionalString(payload, 'user_username'));
   const authorName = optionalString(optionalRecord(head, 'author'), 'name');
-  // Tags and new branches have no base to compare with: both count as created for the files.
-  const push = {
-    before,
-    after: pushedSha,
-    created: created || parsed.refType === 'tag',
-    deleted,
-    forced: false,
-  };
+  // Tags, like new branches, have no base to compare with.
+  const noBase = { ...change, created: change.created || parsed.refType === 'tag' };
   return pushOf({ provider: 'gitlab', commitPath: '/-/commit/' }, meta, {
     repo,
-    ref,
-    parsed,
-    before,
-    after,
-    created,
-    deleted,
-    // GitLab does not say whether a push was forced; a rewind shows as an empty commit list.
-    forced: false,
-    author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
-    pusher,
-    commitTitle:
-      optionalString(head, 'title')?.trim() ??
-      firstLine(optionalString(head, 'message') ?? optionalString(payload, 'message')),
-    commitLink: optionalString(head, 'url'),
-    changedFiles: refChangeFiles(push, () => listedFiles(payload, commits, push)),
+    change,
+    head: {
+      author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
+      pusher,
+      title:
+        optionalString(head, 'title')?.trim() ??
+        firstLine(optionalString(head, 'message') ?? optionalString(payload, 'message')),
+      link: optionalString(head, 'url'),
+    },
+    files: refChangeFiles(noBase, () => listedFiles(payload, commits, change)),
   });
 }
 
@@ -75,14 +71,14 @@ export function normalizeGitLabPush(payload: unknown, meta: DeliveryMeta): Norma
 function listedFiles(
   payload: JsonRecord,
   commits: readonly unknown[] | undefined,
-  push: { before: string; after: string },
+  push: { before: string; pushed: string },
 ): ChangedFiles {
   if (commits === undefined) return unknownFiles('no-commit-list');
   const total = payload.total_commits_count;
   const totalCount =
     typeof total === 'number' && Number.isSafeInteger(total) && total >= 0 ? total : undefined;
   if (commits.length === 0) {
-    return (totalCount ?? 0) === 0 && push.before === push.after
+    return (totalCount ?? 0) === 0 && push.before === push.pushed
       ? { known: true, files: [] }
       : unknownFiles('no-commit-list');
   }

@@ -4,6 +4,7 @@ import type { ParsedRef } from './git-ref.js';
 import {
   httpUrl,
   isCommitSha,
+  isZeroSha,
   type JsonRecord,
   quoted,
   requireCommitSha,
@@ -20,23 +21,34 @@ export interface PushStyle {
   readonly everyBranchIsDefault?: boolean;
 }
 
-/** What a host's normaliser reads off one ref change; `pushOf` makes the provider-neutral event. */
-export interface PushFacts {
-  readonly repo: PushRepository;
+/** A ref's three fields as the payload gives them. */
+export interface RefUpdate {
+  readonly ref: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+/** One branch or tag change, as the provider-neutral event states it. */
+export interface RefChange {
   readonly ref: string;
   readonly parsed: ParsedRef;
   readonly before: string;
-  /** The commit the ref points at now (a tag already peeled, see `peeled`). */
+  /** The object pushed: for an annotated tag, the tag object. */
+  readonly pushed: string;
+  /** The commit the ref points at now: `pushed`, or an annotated tag's commit. */
   readonly after: string;
   readonly created: boolean;
   readonly deleted: boolean;
   readonly forced: boolean;
+}
+
+/** The head commit as the event shows it. */
+export interface HeadCommit {
   readonly author: PushAuthor;
   readonly pusher?: PushAuthor | undefined;
-  readonly commitTitle: string;
-  /** The payload's link to the head commit, when it gives one (non-http links are dropped). */
-  readonly commitLink?: string | undefined;
-  readonly changedFiles: ChangedFiles;
+  readonly title: string;
+  /** The payload's link to the commit, when it gives one (non-http links are dropped). */
+  readonly link?: string | undefined;
 }
 
 const PUSH_KEYS = { ref: 'ref', before: 'before', after: 'after' } as const;
@@ -46,7 +58,7 @@ export function readRefUpdate(
   record: JsonRecord,
   keys: { readonly ref: string; readonly before: string; readonly after: string } = PUSH_KEYS,
   path?: string,
-): { ref: string; before: string; after: string } {
+): RefUpdate {
   const at = (key: string) => (path === undefined ? key : `${path}.${key}`);
   return {
     ref: requireString(record, keys.ref, at(keys.ref)),
@@ -59,14 +71,29 @@ export function notBranchOrTag(ref: string): NormalizedPush {
   return { kind: 'ignored', reason: `ref ${quoted(ref)} is neither a branch nor a tag` };
 }
 
-/** An annotated tag's pushed object is the tag; Argo CD reports the tagged commit, when the payload names it. */
-export function peeled(
+/**
+ * The change a ref update made. Created and deleted default to an all-zero side; forced to false.
+ * `tagged`: the commit an annotated tag points at, which Argo CD reports once it syncs; it becomes
+ * `after` for a tag that was not deleted, when it is a commit SHA.
+ */
+export function refChange(
+  update: RefUpdate,
   parsed: ParsedRef,
-  deleted: boolean,
-  pushed: string,
-  tagged: string | undefined,
-): string {
-  return parsed.refType === 'tag' && !deleted && isCommitSha(tagged) ? tagged : pushed;
+  given: { created?: boolean; deleted?: boolean; forced?: boolean; tagged?: string | undefined } = {},
+): RefChange {
+  const deleted = given.deleted ?? isZeroSha(update.after);
+  const tagged = given.tagged;
+  const peel = parsed.refType === 'tag' && !deleted && isCommitSha(tagged);
+  return {
+    ref: update.ref,
+    parsed,
+    before: update.before,
+    pushed: update.after,
+    after: peel ? tagged : update.after,
+    created: given.created ?? isZeroSha(update.before),
+    deleted,
+    forced: given.forced ?? false,
+  };
 }
 
 /**
@@ -90,11 +117,17 @@ export function personOf(name: string | undefined, username: string | undefined)
   return username === undefined ? { name } : { name, username };
 }
 
-export function pushOf(style: PushStyle, meta: DeliveryMeta, facts: PushFacts): NormalizedPush {
-  const { repo, parsed, after, deleted, pusher } = facts;
+/** The provider-neutral push event of one ref change. */
+export function pushOf(
+  style: PushStyle,
+  meta: DeliveryMeta,
+  push: { repo: PushRepository; change: RefChange; head: HeadCommit; files: ChangedFiles },
+): NormalizedPush {
+  const { repo, change, head } = push;
+  const { parsed, after, deleted } = change;
   const defaultBranch = repo.defaultBranch ?? (style.everyBranchIsDefault ? parsed.refName : undefined);
   const commitUrl =
-    httpUrl(facts.commitLink) ??
+    httpUrl(head.link) ??
     (deleted || style.commitPath === undefined ? undefined : `${repo.webUrl}${style.commitPath}${after}`);
   return {
     kind: 'push',
@@ -102,20 +135,20 @@ export function pushOf(style: PushStyle, meta: DeliveryMeta, facts: PushFacts): 
       provider: style.provider,
       deliveryId: meta.deliveryId,
       repo,
-      ref: facts.ref,
+      ref: change.ref,
       refType: parsed.refType,
       refName: parsed.refName,
-      before: facts.before,
+      before: change.before,
       after,
       touchedDefaultBranch: parsed.refType === 'branch' && parsed.refName === defaultBranch,
-      created: facts.created,
+      created: change.created,
       deleted,
-      forced: facts.forced,
-      author: facts.author,
-      ...(pusher === undefined ? {} : { pusher }),
-      commitTitle: facts.commitTitle,
+      forced: change.forced,
+      author: head.author,
+      ...(head.pusher === undefined ? {} : { pusher: head.pusher }),
+      commitTitle: head.title,
       ...(commitUrl === undefined ? {} : { commitUrl }),
-      changedFiles: facts.changedFiles,
+      changedFiles: push.files,
       receivedAt: meta.receivedAt,
     },
   };
