@@ -1,18 +1,24 @@
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
-import { notBranchOrTag, pushOf, readRefUpdate, refChange, refChangeFiles } from './normalize-push.js';
+import {
+  eachRefChange,
+  notBranchOrTag,
+  pushOf,
+  readRefUpdate,
+  refChange,
+  refChangeFiles,
+} from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
   isRecord,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalRecord,
   optionalString,
+  payloadObject,
   requireRecord,
   uniqueStrings,
-  wrongType,
 } from './payload-fields.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
 
@@ -23,27 +29,23 @@ const AZURE_KEYS = { ref: 'name', before: 'oldObjectId', after: 'newObjectId' } 
  * reads only the first, and an empty list is ignored). Azure lists commits but never files, so the files
  * are unknown: fan-out asks the diffs API when the repository is in the fleet file, else fails open.
  */
-export function normalizeAzureDevOpsPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeAzureDevOpsPush(body: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  const payload = payloadObject(body);
   const resource = requireRecord(payload, 'resource');
   const repo = azureRepository(requireRecord(resource, 'repository', 'resource.repository'));
-  const updates = resource.refUpdates;
-  if (!Array.isArray(updates)) throw missingField('resource.refUpdates');
   const commits = Array.isArray(resource.commits) ? resource.commits.filter(isRecord) : [];
   const pushedBy = optionalString(optionalRecord(resource, 'pushedBy'), 'displayName');
   const pusherName = optionalString(optionalRecord(resource, 'pushedBy'), 'uniqueName');
   const pusher: PushAuthor | undefined =
     pushedBy === undefined ? undefined : { name: pushedBy, ...(pusherName ? { username: pusherName } : {}) };
-  return updates.map((update, index): NormalizedPush => {
-    const path = `resource.refUpdates[${index}]`;
-    if (!isRecord(update)) throw wrongType(path, 'an object');
+  return eachRefChange(resource, 'refUpdates', 'resource.refUpdates', (update, path) => {
     const refUpdate = readRefUpdate(update, AZURE_KEYS, path);
     const parsed = parseRef(refUpdate.ref);
     if (parsed === undefined) return notBranchOrTag(refUpdate.ref);
     const change = refChange(refUpdate, parsed);
     const head = commits.find((c) => optionalString(c, 'commitId')?.toLowerCase() === change.after);
     const authorName = optionalString(optionalRecord(head, 'author'), 'name');
-    return pushOf({ provider: 'azure-devops', commitPath: '/commit/' }, meta, {
+    return pushOf('azure-devops', meta, {
       repo,
       change,
       head: {

@@ -1,44 +1,32 @@
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
-import { notBranchOrTag, type PushStyle, pushOf, refChange, refChangeFiles } from './normalize-push.js';
+import { eachRefChange, notBranchOrTag, pushOf, refChange, refChangeFiles } from './normalize-push.js';
 import {
   httpUrl,
   isRecord,
   isZeroSha,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalRecord,
   optionalString,
+  payloadObject,
   requireCommitSha,
   requireRecord,
   requireString,
   uniqueStrings,
-  wrongType,
 } from './payload-fields.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
-
-/** The payload does not name the default branch: every branch push counts, as in Argo CD. */
-const SERVER_STYLE: PushStyle = {
-  provider: 'bitbucket-server',
-  commitPath: '/commits/',
-  everyBranchIsDefault: true,
-};
 
 /**
  * A Bitbucket Server / Data Center `repo:refs_changed` payload → one push per entry of `changes`
  * (Argo CD reads only the first). `DELETE` changes are ignored. The payload carries no commits, so the
  * files are unknown: fan-out asks the Server's changes API when the repository is in the fleet file.
  */
-export function normalizeBitbucketServerPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeBitbucketServerPush(body: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  const payload = payloadObject(body);
   const repo = serverRepository(requireRecord(payload, 'repository'));
-  const changes = payload.changes;
-  if (!Array.isArray(changes)) throw missingField('changes');
   const pusher = serverActor(optionalRecord(payload, 'actor'));
-  return changes.map((change, index) => {
-    const path = `changes[${index}]`;
-    if (!isRecord(change)) throw wrongType(path, 'an object');
+  return eachRefChange(payload, 'changes', 'changes', (change, path) => {
     const refId =
       optionalString(change, 'refId') ?? requireString(requireRecord(change, 'ref'), 'id', `${path}.ref.id`);
     const type = requireString(change, 'type', `${path}.type`);
@@ -50,7 +38,7 @@ export function normalizeBitbucketServerPush(payload: unknown, meta: DeliveryMet
       deleted: type === 'DELETE' || isZeroSha(after),
       created: type === 'ADD' || isZeroSha(before),
     });
-    return pushOf(SERVER_STYLE, meta, {
+    return pushOf('bitbucket-server', meta, {
       repo,
       change: ref,
       head: { author: pusher ?? { name: 'unknown' }, pusher, title: '' },

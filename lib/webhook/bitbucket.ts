@@ -1,20 +1,18 @@
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
-import { type PushStyle, personOf, pushOf, refChange, refChangeFiles } from './normalize-push.js';
+import { eachRefChange, personOf, pushOf, refChange, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
-  isRecord,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalRecord,
   optionalString,
+  payloadObject,
   quoted,
   requireCommitSha,
   requireRecord,
   requireString,
   uniqueStrings,
-  wrongType,
 } from './payload-fields.js';
 import { type PushAuthor, type PushRepository, type RefType, ZERO_SHA } from './push-event.js';
 
@@ -25,30 +23,19 @@ const REF_TYPES: Readonly<Record<string, RefType>> = {
   annotated_tag: 'tag',
 };
 
-/** The payload does not name the main branch: every branch push counts as touching it, as in Argo CD. */
-const BITBUCKET_STYLE: PushStyle = {
-  provider: 'bitbucket',
-  commitPath: '/commits/',
-  everyBranchIsDefault: true,
-};
-
 /**
  * A Bitbucket Cloud `repo:push` payload → one push per entry of `push.changes` (Argo CD reads only
  * the first). The payload lists at most five commits and never files, so the files are unknown and
  * fan-out asks the diffstat API (when the repository is in the fleet file) or fails open.
  */
-export function normalizeBitbucketPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeBitbucketPush(body: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  const payload = payloadObject(body);
   const repo = bitbucketRepository(requireRecord(payload, 'repository'));
   const push = requireRecord(payload, 'push');
-  const changes = push.changes;
-  if (!Array.isArray(changes)) throw missingField('push.changes');
   const pusher = actor(optionalRecord(payload, 'actor'));
-  return changes.map((change, index) => {
-    const path = `push.changes[${index}]`;
-    if (!isRecord(change)) throw wrongType(path, 'an object');
-    return normalizeChange(change, path, { repo, pusher, meta });
-  });
+  return eachRefChange(push, 'changes', 'push.changes', (change, path) =>
+    normalizeChange(change, path, { repo, pusher, meta }),
+  );
 }
 
 function normalizeChange(
@@ -81,7 +68,7 @@ function normalizeChange(
     },
   );
   const { repo, pusher, meta } = context;
-  return pushOf(BITBUCKET_STYLE, meta, {
+  return pushOf('bitbucket', meta, {
     repo,
     change,
     head: {

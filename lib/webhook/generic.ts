@@ -2,14 +2,13 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
-import { notBranchOrTag, type PushStyle, pushOf, refChange } from './normalize-push.js';
+import { notBranchOrTag, pushOf, refChange } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
-  isRecord,
   isZeroSha,
-  notAnObject,
   optionalString,
+  payloadObject,
   requireCommitSha,
   requireString,
   wrongType,
@@ -19,16 +18,13 @@ import { type ChangedFiles, ZERO_SHA } from './push-event.js';
 /** The generic endpoint's cap on listed files; a CI job with more should leave `files` out (fail open). */
 export const GENERIC_MAX_FILES = 10_000;
 
-/** Without `defaultBranch` every branch push counts as touching it (fail open for HEAD apps); no commit links. */
-const GENERIC_STYLE: PushStyle = { provider: 'generic', everyBranchIsDefault: true };
-
 /**
  * The generic body `{"repo": URL, "ref", "before"?, "after", "files"?: [...]}` (plus optional
  * `defaultBranch`, `author`, `message`) → a provider-neutral push. `ref` is a full ref, or a bare name
  * taken as a branch. No `files`: unknown (the compare API or fail open); `files: []`: known empty.
  */
-export function normalizeGenericPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeGenericPush(body: unknown, meta: DeliveryMeta): NormalizedPush {
+  const payload = payloadObject(body);
   const repoUrl = requireString(payload, 'repo');
   const key = canonicalRepoKey(repoUrl);
   if (key === undefined) throw wrongType('repo', 'a Git repository URL');
@@ -50,7 +46,7 @@ export function normalizeGenericPush(payload: unknown, meta: DeliveryMeta): Norm
   const change = refChange({ ref, before, after }, parsed, {
     created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
   });
-  return pushOf(GENERIC_STYLE, meta, {
+  return pushOf('generic', meta, {
     repo,
     change,
     head: {

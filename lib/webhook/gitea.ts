@@ -14,10 +14,10 @@ import {
   firstLine,
   isRecord,
   type JsonRecord,
-  notAnObject,
   optionalBoolean,
   optionalRecord,
   optionalString,
+  payloadObject,
   requireRecord,
 } from './payload-fields.js';
 import type { PushAuthor } from './push-event.js';
@@ -27,8 +27,8 @@ import type { PushAuthor } from './push-event.js';
  * added/removed/modified) → a provider-neutral push. Gitea says how many commits the push had in
  * `total_commits`; a list shorter than that was cut, so the files are then unknown.
  */
-export function normalizeGiteaPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeGiteaPush(body: unknown, meta: DeliveryMeta): NormalizedPush {
+  const payload = payloadObject(body);
   const update = readRefUpdate(payload);
   const repo = htmlRepository(requireRecord(payload, 'repository'), ['clone_url', 'ssh_url']);
   const parsed = parseRef(update.ref);
@@ -43,7 +43,7 @@ export function normalizeGiteaPush(payload: unknown, meta: DeliveryMeta): Normal
   const change = refChange(update, parsed, { forced: optionalBoolean(payload, 'forced'), tagged });
   const pusher = person(optionalRecord(payload, 'pusher'));
   const listing = { total: payload.total_commits };
-  return pushOf({ provider: 'gitea', commitPath: '/commit/' }, meta, {
+  return pushOf('gitea', meta, {
     repo,
     change,
     head: {

@@ -13,13 +13,12 @@ import {
 import {
   firstLine,
   httpUrl,
-  isRecord,
   isZeroSha,
   type JsonRecord,
-  notAnObject,
   optionalBoolean,
   optionalRecord,
   optionalString,
+  payloadObject,
   requireRecord,
   uniqueStrings,
 } from './payload-fields.js';
@@ -38,8 +37,8 @@ const CAPS = { maxCommits: GITHUB_MAX_COMMITS, maxFilesPerCommit: GITHUB_MAX_FIL
  * Files: the union of `commits[]` lists unless the push was forced, created or cut (`refChangeFiles`,
  * `listedCommitFiles`).
  */
-export function normalizeGitHubPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeGitHubPush(body: unknown, meta: DeliveryMeta): NormalizedPush {
+  const payload = payloadObject(body);
   const update = readRefUpdate(payload);
   const repo = githubRepository(requireRecord(payload, 'repository'));
   const parsed = parseRef(update.ref);
@@ -56,7 +55,7 @@ export function normalizeGitHubPush(payload: unknown, meta: DeliveryMeta): Norma
   const pusher = person(optionalRecord(payload, 'pusher'));
   const author = person(optionalRecord(headCommit, 'author')) ??
     pusher ?? { name: optionalString(optionalRecord(payload, 'sender'), 'login') ?? 'unknown' };
-  return pushOf({ provider: 'github', commitPath: '/commit/' }, meta, {
+  return pushOf('github', meta, {
     repo,
     change,
     head: {

@@ -15,10 +15,10 @@ import {
   isRecord,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalId,
   optionalRecord,
   optionalString,
+  payloadObject,
   uniqueStrings,
 } from './payload-fields.js';
 import type { ChangedFiles, PushRepository } from './push-event.js';
@@ -31,8 +31,8 @@ export const GITLAB_MAX_COMMITS = 20;
  * push; 400 when it is not one. For an annotated tag `after` becomes the tagged commit
  * (`checkout_sha`), the revision Argo CD reports once it syncs.
  */
-export function normalizeGitLabPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeGitLabPush(body: unknown, meta: DeliveryMeta): NormalizedPush {
+  const payload = payloadObject(body);
   const update = readRefUpdate(payload);
   const repo = gitlabRepository(payload);
   const parsed = parseRef(update.ref);
@@ -48,7 +48,7 @@ export function normalizeGitLabPush(payload: unknown, meta: DeliveryMeta): Norma
   const authorName = optionalString(optionalRecord(head, 'author'), 'name');
   // Tags, like new branches, have no base to compare with.
   const noBase = { ...change, created: change.created || parsed.refType === 'tag' };
-  return pushOf({ provider: 'gitlab', commitPath: '/-/commit/' }, meta, {
+  return pushOf('gitlab', meta, {
     repo,
     change,
     head: {

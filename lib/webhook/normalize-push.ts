@@ -4,22 +4,38 @@ import type { ParsedRef } from './git-ref.js';
 import {
   httpUrl,
   isCommitSha,
+  isRecord,
   isZeroSha,
   type JsonRecord,
+  missingField,
   quoted,
   requireCommitSha,
   requireString,
+  wrongType,
 } from './payload-fields.js';
 import type { ChangedFiles, GitProvider, PushAuthor, PushRepository } from './push-event.js';
 
 /** What stays the same for every push one host sends. */
-export interface PushStyle {
-  readonly provider: GitProvider;
+interface PushStyle {
   /** Appended to the web URL before the SHA when the payload gives no commit link (`/-/commit/`). */
   readonly commitPath?: string;
-  /** Without a named default branch, every branch push counts as touching it (Argo CD's rule). */
+  /**
+   * Without a named default branch, every branch push counts as touching it (Argo CD's rule): the
+   * Bitbucket payloads never name it, the generic body may leave it out (fail open for HEAD apps).
+   */
   readonly everyBranchIsDefault?: boolean;
 }
+
+const PUSH_STYLES: Readonly<Record<GitProvider, PushStyle>> = {
+  github: { commitPath: '/commit/' },
+  gitlab: { commitPath: '/-/commit/' },
+  bitbucket: { commitPath: '/commits/', everyBranchIsDefault: true },
+  'bitbucket-server': { commitPath: '/commits/', everyBranchIsDefault: true },
+  'azure-devops': { commitPath: '/commit/' },
+  gitea: { commitPath: '/commit/' },
+  // No commit links: the generic body names no host.
+  generic: { everyBranchIsDefault: true },
+};
 
 /** A ref's three fields as the payload gives them. */
 export interface RefUpdate {
@@ -65,6 +81,25 @@ export function readRefUpdate(
     before: requireCommitSha(record, keys.before, at(keys.before)),
     after: requireCommitSha(record, keys.after, at(keys.after)),
   };
+}
+
+/**
+ * A payload that lists its ref changes (`parent[key]`, a list, required): each entry, an object, read by
+ * `read` with its dotted path (`push.changes[0]`) for the 400s.
+ */
+export function eachRefChange(
+  parent: JsonRecord,
+  key: string,
+  path: string,
+  read: (entry: JsonRecord, path: string) => NormalizedPush,
+): NormalizedPush[] {
+  const list = parent[key];
+  if (!Array.isArray(list)) throw missingField(path);
+  return list.map((entry, index) => {
+    const at = `${path}[${index}]`;
+    if (!isRecord(entry)) throw wrongType(at, 'an object');
+    return read(entry, at);
+  });
 }
 
 export function notBranchOrTag(ref: string): NormalizedPush {
@@ -119,11 +154,12 @@ export function personOf(name: string | undefined, username: string | undefined)
 
 /** The provider-neutral push event of one ref change. */
 export function pushOf(
-  style: PushStyle,
+  provider: GitProvider,
   meta: DeliveryMeta,
   push: { repo: PushRepository; change: RefChange; head: HeadCommit; files: ChangedFiles },
 ): NormalizedPush {
   const { repo, change, head } = push;
+  const style = PUSH_STYLES[provider];
   const { parsed, after, deleted } = change;
   const defaultBranch = repo.defaultBranch ?? (style.everyBranchIsDefault ? parsed.refName : undefined);
   const commitUrl =
@@ -132,7 +168,7 @@ export function pushOf(
   return {
     kind: 'push',
     event: {
-      provider: style.provider,
+      provider,
       deliveryId: meta.deliveryId,
       repo,
       ref: change.ref,
