@@ -1,79 +1,60 @@
-import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import {
+  eachRefChange,
+  notBranchOrTag,
+  pushOf,
+  readRefUpdate,
+  refChange,
+  refChangeFiles,
+} from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
   isRecord,
-  isZeroSha,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalRecord,
   optionalString,
-  quoted,
-  requireCommitSha,
+  payloadObject,
   requireRecord,
-  requireString,
   uniqueStrings,
-  wrongType,
 } from './payload-fields.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
+
+const AZURE_KEYS = { ref: 'name', before: 'oldObjectId', after: 'newObjectId' } as const;
 
 /**
  * An Azure DevOps `git.push` service-hook payload → one push per entry of `resource.refUpdates` (Argo CD
  * reads only the first, and an empty list is ignored). Azure lists commits but never files, so the files
  * are unknown: fan-out asks the diffs API when the repository is in the fleet file, else fails open.
  */
-export function normalizeAzureDevOpsPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeAzureDevOpsPush(body: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  const payload = payloadObject(body);
   const resource = requireRecord(payload, 'resource');
   const repo = azureRepository(requireRecord(resource, 'repository', 'resource.repository'));
-  const updates = resource.refUpdates;
-  if (!Array.isArray(updates)) throw missingField('resource.refUpdates');
   const commits = Array.isArray(resource.commits) ? resource.commits.filter(isRecord) : [];
   const pushedBy = optionalString(optionalRecord(resource, 'pushedBy'), 'displayName');
   const pusherName = optionalString(optionalRecord(resource, 'pushedBy'), 'uniqueName');
   const pusher: PushAuthor | undefined =
     pushedBy === undefined ? undefined : { name: pushedBy, ...(pusherName ? { username: pusherName } : {}) };
-  return updates.map((update, index): NormalizedPush => {
-    const path = `resource.refUpdates[${index}]`;
-    if (!isRecord(update)) throw wrongType(path, 'an object');
-    const ref = requireString(update, 'name', `${path}.name`);
-    const before = requireCommitSha(update, 'oldObjectId', `${path}.oldObjectId`);
-    const after = requireCommitSha(update, 'newObjectId', `${path}.newObjectId`);
-    const parsed = parseRef(ref);
-    if (parsed === undefined)
-      return { kind: 'ignored', reason: `ref ${quoted(ref)} is neither a branch nor a tag` };
-    const deleted = isZeroSha(after);
-    const created = isZeroSha(before);
-    const head = commits.find((c) => optionalString(c, 'commitId')?.toLowerCase() === after);
+  return eachRefChange(resource, 'refUpdates', 'resource.refUpdates', (update, path) => {
+    const refUpdate = readRefUpdate(update, AZURE_KEYS, path);
+    const parsed = parseRef(refUpdate.ref);
+    if (parsed === undefined) return notBranchOrTag(refUpdate.ref);
+    const change = refChange(refUpdate, parsed);
+    const head = commits.find((c) => optionalString(c, 'commitId')?.toLowerCase() === change.after);
     const authorName = optionalString(optionalRecord(head, 'author'), 'name');
-    return {
-      kind: 'push',
-      event: {
-        provider: 'azure-devops',
-        deliveryId: meta.deliveryId,
-        repo,
-        ref,
-        refType: parsed.refType,
-        refName: parsed.refName,
-        before,
-        after,
-        touchedDefaultBranch: parsed.refType === 'branch' && parsed.refName === repo.defaultBranch,
-        created,
-        deleted,
-        forced: false,
+    return pushOf('azure-devops', meta, {
+      repo,
+      change,
+      head: {
         author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
-        ...(pusher === undefined ? {} : { pusher }),
-        commitTitle: firstLine(optionalString(head, 'comment')),
-        ...(deleted ? {} : { commitUrl: `${repo.webUrl}/commit/${after}` }),
-        changedFiles: deleted
-          ? { known: true, files: [] }
-          : unknownFiles(created ? 'created' : 'no-commit-list'),
-        receivedAt: meta.receivedAt,
+        pusher,
+        title: firstLine(optionalString(head, 'comment')),
       },
-    };
+      files: refChangeFiles(change),
+    });
   });
 }
 

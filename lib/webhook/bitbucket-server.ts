@@ -1,21 +1,19 @@
-import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import { eachRefChange, notBranchOrTag, pushOf, refChange, refChangeFiles } from './normalize-push.js';
 import {
   httpUrl,
   isRecord,
   isZeroSha,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalRecord,
   optionalString,
-  quoted,
+  payloadObject,
   requireCommitSha,
   requireRecord,
   requireString,
   uniqueStrings,
-  wrongType,
 } from './payload-fields.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
 
@@ -24,52 +22,28 @@ import type { PushAuthor, PushRepository } from './push-event.js';
  * (Argo CD reads only the first). `DELETE` changes are ignored. The payload carries no commits, so the
  * files are unknown: fan-out asks the Server's changes API when the repository is in the fleet file.
  */
-export function normalizeBitbucketServerPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeBitbucketServerPush(body: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  const payload = payloadObject(body);
   const repo = serverRepository(requireRecord(payload, 'repository'));
-  const changes = payload.changes;
-  if (!Array.isArray(changes)) throw missingField('changes');
   const pusher = serverActor(optionalRecord(payload, 'actor'));
-  return changes.map((change, index) => {
-    const path = `changes[${index}]`;
-    if (!isRecord(change)) throw wrongType(path, 'an object');
+  return eachRefChange(payload, 'changes', 'changes', (change, path) => {
     const refId =
       optionalString(change, 'refId') ?? requireString(requireRecord(change, 'ref'), 'id', `${path}.ref.id`);
     const type = requireString(change, 'type', `${path}.type`);
     const before = requireCommitSha(change, 'fromHash', `${path}.fromHash`);
     const after = requireCommitSha(change, 'toHash', `${path}.toHash`);
     const parsed = parseRef(refId);
-    if (parsed === undefined) {
-      return { kind: 'ignored', reason: `ref ${quoted(refId)} is neither a branch nor a tag` };
-    }
-    const deleted = type === 'DELETE' || isZeroSha(after);
-    const created = type === 'ADD' || isZeroSha(before);
-    return {
-      kind: 'push',
-      event: {
-        provider: 'bitbucket-server',
-        deliveryId: meta.deliveryId,
-        repo,
-        ref: refId,
-        refType: parsed.refType,
-        refName: parsed.refName,
-        before,
-        after,
-        // The payload does not name the default branch: every branch push counts, as in Argo CD.
-        touchedDefaultBranch: parsed.refType === 'branch',
-        created,
-        deleted,
-        forced: false,
-        author: pusher ?? { name: 'unknown' },
-        ...(pusher === undefined ? {} : { pusher }),
-        commitTitle: '',
-        ...(deleted ? {} : { commitUrl: `${repo.webUrl}/commits/${after}` }),
-        changedFiles: deleted
-          ? { known: true, files: [] }
-          : unknownFiles(created ? 'created' : 'no-commit-list'),
-        receivedAt: meta.receivedAt,
-      },
-    };
+    if (parsed === undefined) return notBranchOrTag(refId);
+    const ref = refChange({ ref: refId, before, after }, parsed, {
+      deleted: type === 'DELETE' || isZeroSha(after),
+      created: type === 'ADD' || isZeroSha(before),
+    });
+    return pushOf('bitbucket-server', meta, {
+      repo,
+      change: ref,
+      head: { author: pusher ?? { name: 'unknown' }, pusher, title: '' },
+      files: refChangeFiles(ref),
+    });
   });
 }
 

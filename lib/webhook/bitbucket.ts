@@ -1,20 +1,18 @@
-import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
+import { eachRefChange, personOf, pushOf, refChange, refChangeFiles } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
-  isRecord,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalRecord,
   optionalString,
+  payloadObject,
   quoted,
   requireCommitSha,
   requireRecord,
   requireString,
   uniqueStrings,
-  wrongType,
 } from './payload-fields.js';
 import { type PushAuthor, type PushRepository, type RefType, ZERO_SHA } from './push-event.js';
 
@@ -30,27 +28,23 @@ const REF_TYPES: Readonly<Record<string, RefType>> = {
  * the first). The payload lists at most five commits and never files, so the files are unknown and
  * fan-out asks the diffstat API (when the repository is in the fleet file) or fails open.
  */
-export function normalizeBitbucketPush(payload: unknown, meta: DeliveryMeta): NormalizedPush[] {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeBitbucketPush(body: unknown, meta: DeliveryMeta): NormalizedPush[] {
+  const payload = payloadObject(body);
   const repo = bitbucketRepository(requireRecord(payload, 'repository'));
   const push = requireRecord(payload, 'push');
-  const changes = push.changes;
-  if (!Array.isArray(changes)) throw missingField('push.changes');
   const pusher = actor(optionalRecord(payload, 'actor'));
-  return changes.map((change, index) => {
-    const path = `push.changes[${index}]`;
-    if (!isRecord(change)) throw wrongType(path, 'an object');
-    return normalizeChange(change, path, { repo, pusher, meta });
-  });
+  return eachRefChange(push, 'changes', 'push.changes', (change, path) =>
+    normalizeChange(change, path, { repo, pusher, meta }),
+  );
 }
 
 function normalizeChange(
-  change: JsonRecord,
+  entry: JsonRecord,
   path: string,
   context: { repo: PushRepository; pusher: PushAuthor | undefined; meta: DeliveryMeta },
 ): NormalizedPush {
-  const next = optionalRecord(change, 'new');
-  const old = optionalRecord(change, 'old');
+  const next = optionalRecord(entry, 'new');
+  const old = optionalRecord(entry, 'old');
   const side = next ?? old;
   if (side === undefined) throw missingField(`${path}.new`);
   const name = requireString(side, 'name', `${path}.${next ? 'new' : 'old'}.name`);
@@ -63,41 +57,28 @@ function normalizeChange(
   const oldTarget = optionalRecord(old, 'target');
   const before =
     oldTarget === undefined ? ZERO_SHA : requireCommitSha(oldTarget, 'hash', `${path}.old.target.hash`);
-  const deleted = next === undefined || change.closed === true;
-  const created = old === undefined || change.created === true;
-  const forced = change.forced === true;
-  const { repo, pusher, meta } = context;
-  const author = commitAuthor(optionalRecord(target, 'author')) ?? pusher ?? { name: 'unknown' };
-  const commitUrl =
-    httpUrl(optionalString(optionalRecord(optionalRecord(target, 'links'), 'html'), 'href')) ??
-    (deleted ? undefined : `${repo.webUrl}/commits/${after}`);
-  return {
-    kind: 'push',
-    event: {
-      provider: 'bitbucket',
-      deliveryId: meta.deliveryId,
-      repo,
-      ref: `refs/${refType === 'branch' ? 'heads' : 'tags'}/${name}`,
-      refType,
-      refName: name,
-      before,
-      after,
-      // The payload does not name the main branch: every branch push counts as touching it, as in Argo CD.
-      touchedDefaultBranch:
-        refType === 'branch' && (repo.defaultBranch === undefined || repo.defaultBranch === name),
-      created,
-      deleted,
-      forced,
-      author,
-      ...(pusher === undefined ? {} : { pusher }),
-      commitTitle: firstLine(optionalString(target, 'message')),
-      ...(commitUrl === undefined ? {} : { commitUrl }),
-      changedFiles: deleted
-        ? { known: true, files: [] }
-        : unknownFiles(created ? 'created' : forced ? 'forced' : 'no-commit-list'),
-      receivedAt: meta.receivedAt,
+  const ref = `refs/${refType === 'branch' ? 'heads' : 'tags'}/${name}`;
+  const change = refChange(
+    { ref, before, after },
+    { refType, refName: name },
+    {
+      deleted: next === undefined || entry.closed === true,
+      created: old === undefined || entry.created === true,
+      forced: entry.forced === true,
     },
-  };
+  );
+  const { repo, pusher, meta } = context;
+  return pushOf('bitbucket', meta, {
+    repo,
+    change,
+    head: {
+      author: commitAuthor(optionalRecord(target, 'author')) ?? pusher ?? { name: 'unknown' },
+      pusher,
+      title: firstLine(optionalString(target, 'message')),
+      link: optionalString(optionalRecord(optionalRecord(target, 'links'), 'html'), 'href'),
+    },
+    files: refChangeFiles(change),
+  });
 }
 
 function bitbucketRepository(repository: JsonRecord): PushRepository {
@@ -131,8 +112,6 @@ function commitAuthor(author: JsonRecord | undefined): PushAuthor | undefined {
 }
 
 function actor(record: JsonRecord | undefined): PushAuthor | undefined {
-  const name = optionalString(record, 'display_name');
   const username = optionalString(record, 'nickname') ?? optionalString(record, 'username');
-  if (name === undefined) return username === undefined ? undefined : { name: username, username };
-  return username === undefined ? { name } : { name, username };
+  return personOf(optionalString(record, 'display_name'), username);
 }

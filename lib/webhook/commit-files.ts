@@ -48,3 +48,22 @@ export function unionCommitFiles(commits: readonly unknown[], caps: CommitListCa
   }
   return { known: true, files: [...files] };
 }
+
+/**
+ * What a GitHub-shaped `commits` list says, past the deleted/created/forced checks. No list, or an
+ * empty one while the ref moved: unknown (GitHub sends that for rewinds and oversize pushes). A
+ * `total` above the listed count (Gitea's `total_commits`), or a cap reached: unknown `truncated`.
+ * Otherwise the union of every commit's lists, so a pushed empty commit gives a known-empty list.
+ */
+export function listedCommitFiles(
+  commits: readonly unknown[] | undefined,
+  push: { readonly before: string; readonly pushed: string },
+  listing: { readonly total?: unknown; readonly caps?: CommitListCaps } = {},
+): ChangedFiles {
+  if (commits === undefined) return unknownFiles('no-commit-list');
+  if (typeof listing.total === 'number' && listing.total > commits.length) return unknownFiles('truncated');
+  if (commits.length === 0) {
+    return push.before === push.pushed ? { known: true, files: [] } : unknownFiles('no-commit-list');
+  }
+  return unionCommitFiles(commits, listing.caps);
+}

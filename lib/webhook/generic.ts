@@ -2,14 +2,13 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import { unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
+import { notBranchOrTag, pushOf, refChange } from './normalize-push.js';
 import {
   firstLine,
   httpUrl,
-  isRecord,
   isZeroSha,
-  notAnObject,
   optionalString,
-  quoted,
+  payloadObject,
   requireCommitSha,
   requireString,
   wrongType,
@@ -24,51 +23,39 @@ export const GENERIC_MAX_FILES = 10_000;
  * `defaultBranch`, `author`, `message`) → a provider-neutral push. `ref` is a full ref, or a bare name
  * taken as a branch. No `files`: unknown (the compare API or fail open); `files: []`: known empty.
  */
-export function normalizeGenericPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
-  if (!isRecord(payload)) throw notAnObject();
+export function normalizeGenericPush(body: unknown, meta: DeliveryMeta): NormalizedPush {
+  const payload = payloadObject(body);
   const repoUrl = requireString(payload, 'repo');
   const key = canonicalRepoKey(repoUrl);
   if (key === undefined) throw wrongType('repo', 'a Git repository URL');
   const rawRef = requireString(payload, 'ref');
   const ref = rawRef.startsWith('refs/') ? rawRef : `refs/heads/${rawRef}`;
   const parsed = parseRef(ref);
-  if (parsed === undefined)
-    return { kind: 'ignored', reason: `ref ${quoted(rawRef)} is neither a branch nor a tag` };
+  if (parsed === undefined) return notBranchOrTag(rawRef);
   const after = requireCommitSha(payload, 'after');
   const before =
     payload.before === undefined || payload.before === null ? ZERO_SHA : requireCommitSha(payload, 'before');
   const defaultBranch = optionalString(payload, 'defaultBranch');
-  const deleted = isZeroSha(after);
   const webUrl = httpUrl(repoUrl) === undefined ? `https://${key}` : safeWebUrl(repoUrl);
-  const author = optionalString(payload, 'author') ?? 'unknown';
-  return {
-    kind: 'push',
-    event: {
-      provider: 'generic',
-      deliveryId: meta.deliveryId,
-      repo: {
-        fullName: key.slice(key.indexOf('/') + 1),
-        webUrl,
-        urls: [...new Set([webUrl, withoutCredentials(repoUrl)])],
-        ...(defaultBranch === undefined ? {} : { defaultBranch }),
-      },
-      ref,
-      refType: parsed.refType,
-      refName: parsed.refName,
-      before,
-      after,
-      // Without `defaultBranch` every branch push counts as touching it (fail open for HEAD apps).
-      touchedDefaultBranch:
-        parsed.refType === 'branch' && (defaultBranch === undefined || defaultBranch === parsed.refName),
-      created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
-      deleted,
-      forced: false,
-      author: { name: author },
-      commitTitle: firstLine(optionalString(payload, 'message')),
-      changedFiles: deleted ? { known: true, files: [] } : listedFiles(payload.files),
-      receivedAt: meta.receivedAt,
-    },
+  const repo = {
+    fullName: key.slice(key.indexOf('/') + 1),
+    webUrl,
+    urls: [...new Set([webUrl, withoutCredentials(repoUrl)])],
+    ...(defaultBranch === undefined ? {} : { defaultBranch }),
   };
+  const change = refChange({ ref, before, after }, parsed, {
+    created: isZeroSha(before) && payload.before !== undefined && payload.before !== null,
+  });
+  return pushOf('generic', meta, {
+    repo,
+    change,
+    head: {
+      author: { name: optionalString(payload, 'author') ?? 'unknown' },
+      title: firstLine(optionalString(payload, 'message')),
+    },
+    // A CI job lists what it changed whatever the base: `created` does not make the list unknown.
+    files: change.deleted ? { known: true, files: [] } : listedFiles(payload.files),
+  });
 }
 
 function listedFiles(files: unknown): ChangedFiles {

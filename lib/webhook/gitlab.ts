@@ -2,23 +2,26 @@ import { commitList, unionCommitFiles, unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
 import {
+  notBranchOrTag,
+  personOf,
+  pushOf,
+  readRefUpdate,
+  refChange,
+  refChangeFiles,
+} from './normalize-push.js';
+import {
   firstLine,
   httpUrl,
-  isCommitSha,
   isRecord,
-  isZeroSha,
   type JsonRecord,
   missingField,
-  notAnObject,
   optionalId,
   optionalRecord,
   optionalString,
-  quoted,
-  requireCommitSha,
-  requireString,
+  payloadObject,
   uniqueStrings,
 } from './payload-fields.js';
-import type { ChangedFiles, PushAuthor, PushRepository } from './push-event.js';
+import type { ChangedFiles, PushRepository } from './push-event.js';
 
 /** GitLab lists the newest 20 commits of a push; `total_commits_count` has the real number. */
 export const GITLAB_MAX_COMMITS = 20;
@@ -28,80 +31,54 @@ export const GITLAB_MAX_COMMITS = 20;
  * push; 400 when it is not one. For an annotated tag `after` becomes the tagged commit
  * (`checkout_sha`), the revision Argo CD reports once it syncs.
  */
-export function normalizeGitLabPush(payload: unknown, meta: DeliveryMeta): NormalizedPush {
-  if (!isRecord(payload)) throw notAnObject();
-  const ref = requireString(payload, 'ref');
-  const before = requireCommitSha(payload, 'before');
-  const pushedSha = requireCommitSha(payload, 'after');
+export function normalizeGitLabPush(body: unknown, meta: DeliveryMeta): NormalizedPush {
+  const payload = payloadObject(body);
+  const update = readRefUpdate(payload);
   const repo = gitlabRepository(payload);
-  const parsed = parseRef(ref);
-  if (parsed === undefined)
-    return { kind: 'ignored', reason: `ref ${quoted(ref)} is neither a branch nor a tag` };
+  const parsed = parseRef(update.ref);
+  if (parsed === undefined) return notBranchOrTag(update.ref);
 
-  const deleted = isZeroSha(pushedSha);
-  const checkoutSha = optionalString(payload, 'checkout_sha')?.toLowerCase();
-  const after = parsed.refType === 'tag' && !deleted && isCommitSha(checkoutSha) ? checkoutSha : pushedSha;
+  // GitLab does not say whether a push was forced; a rewind shows as an empty commit list.
+  const change = refChange(update, parsed, {
+    tagged: optionalString(payload, 'checkout_sha')?.toLowerCase(),
+  });
   const commits = commitList(payload);
-  const head = headCommit(commits, after);
-  const pusher = gitlabPusher(payload);
-  const author = person(optionalRecord(head, 'author')) ?? pusher ?? { name: 'unknown' };
-  const commitUrl =
-    httpUrl(optionalString(head, 'url')) ?? (deleted ? undefined : `${repo.webUrl}/-/commit/${after}`);
-  const push = {
-    before,
-    after: pushedSha,
-    created: isZeroSha(before),
-    deleted,
-    tag: parsed.refType === 'tag',
-  };
-
-  return {
-    kind: 'push',
-    event: {
-      provider: 'gitlab',
-      deliveryId: meta.deliveryId,
-      repo,
-      ref,
-      refType: parsed.refType,
-      refName: parsed.refName,
-      before,
-      after,
-      touchedDefaultBranch: parsed.refType === 'branch' && parsed.refName === repo.defaultBranch,
-      created: push.created,
-      deleted,
-      // GitLab does not say whether a push was forced; a rewind shows as an empty commit list.
-      forced: false,
-      author,
-      ...(pusher === undefined ? {} : { pusher }),
-      commitTitle:
+  const head = headCommit(commits, change.after);
+  const pusher = personOf(optionalString(payload, 'user_name'), optionalString(payload, 'user_username'));
+  const authorName = optionalString(optionalRecord(head, 'author'), 'name');
+  // Tags, like new branches, have no base to compare with.
+  const noBase = { ...change, created: change.created || parsed.refType === 'tag' };
+  return pushOf('gitlab', meta, {
+    repo,
+    change,
+    head: {
+      author: authorName === undefined ? (pusher ?? { name: 'unknown' }) : { name: authorName },
+      pusher,
+      title:
         optionalString(head, 'title')?.trim() ??
         firstLine(optionalString(head, 'message') ?? optionalString(payload, 'message')),
-      ...(commitUrl === undefined ? {} : { commitUrl }),
-      changedFiles: gitlabChangedFiles(payload, commits, push),
-      receivedAt: meta.receivedAt,
+      link: optionalString(head, 'url'),
     },
-  };
+    files: refChangeFiles(noBase, () => listedFiles(payload, commits, change)),
+  });
 }
 
 /**
- * Unknown vs empty. Deleted: known empty (ignored at the edge). Tags and new branches: unknown
- * `created` (no base to compare with). No list, or an empty one while the ref moved (a rewind, or a
+ * Unknown vs empty, past `refChangeFiles`: no list, or an empty one while the ref moved (a rewind, or a
  * system hook, which never lists commits): unknown. `total_commits_count` above the listed commits, or
  * a full 20 without a count: unknown `truncated`. Otherwise the union, so an empty commit is known-empty.
  */
-function gitlabChangedFiles(
+function listedFiles(
   payload: JsonRecord,
   commits: readonly unknown[] | undefined,
-  push: { before: string; after: string; created: boolean; deleted: boolean; tag: boolean },
+  push: { before: string; pushed: string },
 ): ChangedFiles {
-  if (push.deleted) return { known: true, files: [] };
-  if (push.tag || push.created) return unknownFiles('created');
   if (commits === undefined) return unknownFiles('no-commit-list');
   const total = payload.total_commits_count;
   const totalCount =
     typeof total === 'number' && Number.isSafeInteger(total) && total >= 0 ? total : undefined;
   if (commits.length === 0) {
-    return (totalCount ?? 0) === 0 && push.before === push.after
+    return (totalCount ?? 0) === 0 && push.before === push.pushed
       ? { known: true, files: [] }
       : unknownFiles('no-commit-list');
   }
@@ -148,16 +125,4 @@ function gitlabApiBase(webUrl: string, fullName: string): string {
 function headCommit(commits: readonly unknown[] | undefined, after: string): JsonRecord | undefined {
   const records = (commits ?? []).filter(isRecord);
   return records.find((commit) => commit.id === after) ?? records.at(-1);
-}
-
-function gitlabPusher(payload: JsonRecord): PushAuthor | undefined {
-  const name = optionalString(payload, 'user_name');
-  const username = optionalString(payload, 'user_username');
-  if (name === undefined) return username === undefined ? undefined : { name: username, username };
-  return username === undefined ? { name } : { name, username };
-}
-
-function person(record: JsonRecord | undefined): PushAuthor | undefined {
-  const name = optionalString(record, 'name');
-  return name === undefined ? undefined : { name };
 }

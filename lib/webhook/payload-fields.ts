@@ -86,6 +86,12 @@ export function wrongType(path: string, expected: string): BadRequestError {
   return new BadRequestError(`push payload field "${path}" must be ${expected}`, { code: 'invalid-payload' });
 }
 
+/** A push payload as an object, or the 400 saying it is not one. */
+export function payloadObject(payload: unknown): JsonRecord {
+  if (!isRecord(payload)) throw notAnObject();
+  return payload;
+}
+
 export function notAnObject(): BadRequestError {
   return new BadRequestError('push payload must be a JSON object', { code: 'invalid-payload' });
 }

@@ -1,30 +1,22 @@
 import type { DeliveryInput } from './delivery-input.js';
-import type { GitProvider } from './push-event.js';
+import type { WebhookProvider } from './provider-model.js';
 import { secretsFor } from './secret-source.js';
 import { type Verification, verifyGitHubSignature, verifyGitLabToken } from './verify.js';
 import { verifyBasicAuthPassword, verifyHmacSha256 } from './verify-hmac.js';
 
-/** Each provider's own check, against that provider's accepted secrets only. */
-export async function verifyDelivery(provider: GitProvider, input: DeliveryInput): Promise<Verification> {
-  const secrets = secretsFor(input.secrets, provider);
+/** The provider's own scheme, against that provider's accepted secrets only. */
+export async function verifyDelivery(provider: WebhookProvider, input: DeliveryInput): Promise<Verification> {
+  const secrets = secretsFor(input.secrets, provider.name);
   const { body, headers } = input;
-  switch (provider) {
-    case 'github':
+  const scheme = provider.signature;
+  switch (scheme.kind) {
+    case 'github-sha256':
       return verifyGitHubSignature(body, headers, secrets);
-    case 'gitlab':
-      return verifyGitLabToken(headers, secrets);
-    case 'bitbucket':
-    case 'bitbucket-server':
-      return verifyHmacSha256(body, headers, secrets, { names: ['x-hub-signature'], prefix: 'sha256=' });
-    case 'azure-devops':
+    case 'token':
+      return verifyGitLabToken(headers, secrets, scheme.header);
+    case 'hmac-sha256':
+      return verifyHmacSha256(body, headers, secrets, scheme);
+    case 'basic-auth':
       return verifyBasicAuthPassword(headers, secrets);
-    case 'gitea':
-      // Forgejo sends its own header besides Gitea's; Gogs only its own. All carry bare hex.
-      return verifyHmacSha256(body, headers, secrets, {
-        names: ['x-gitea-signature', 'x-forgejo-signature', 'x-gogs-signature'],
-        prefix: '',
-      });
-    case 'generic':
-      return verifyHmacSha256(body, headers, secrets, { names: ['x-signature-256'], prefix: 'sha256=' });
   }
 }

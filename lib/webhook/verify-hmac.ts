@@ -1,13 +1,8 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { headerValue } from './headers.js';
-import type { UnverifiedReason, Verification } from './verify.js';
+import { equalsAnySecret, unverified, VERIFIED, type Verification } from './verification.js';
 
-const VERIFIED: Verification = { verified: true };
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
-
-function unverified(reason: UnverifiedReason): Verification {
-  return { verified: false, reason };
-}
 
 export interface HmacHeader {
   /** Header names in the order tried (e.g. `x-gitea-signature`, then `x-gogs-signature`). */
@@ -45,8 +40,7 @@ export function verifyHmacSha256(
 
 /**
  * HTTP basic auth (Azure DevOps service hooks): the password must equal one accepted secret; the user
- * name is not checked (Azure lets any be set). Both sides are hashed before `timingSafeEqual`, so the
- * length of a password does not leak either.
+ * name is not checked (Azure lets any be set). Compared in constant time, length included (`equalsAnySecret`).
  */
 export function verifyBasicAuthPassword(
   headers: Readonly<Record<string, string>>,
@@ -61,14 +55,5 @@ export function verifyBasicAuthPassword(
   const decoded = Buffer.from(match[1] ?? '', 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return unverified('auth-malformed');
-  const givenHash = sha256(decoded.slice(colon + 1));
-  let matched = false;
-  for (const password of usable) {
-    matched = timingSafeEqual(givenHash, sha256(password)) || matched;
-  }
-  return matched ? VERIFIED : unverified('token-mismatch');
-}
-
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return equalsAnySecret(decoded.slice(colon + 1), usable) ? VERIFIED : unverified('token-mismatch');
 }
