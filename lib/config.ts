@@ -54,6 +54,8 @@ export interface Config {
   readonly dynamodbEndpoint?: string;
   readonly secretsManagerEndpoint?: string;
   readonly stsEndpoint?: string;
+  /** `EKS_ENDPOINT`: DescribeCluster's endpoint override (tests, VPC endpoints). */
+  readonly eksEndpoint?: string;
   /** `PREFLIGHT_ASSUMABLE_ROLES`: the ARN patterns the packaged policy lets the preflight assume (absent: unchecked locally). */
   readonly preflightAssumableRoles?: readonly string[];
   readonly webhookSecrets: WebhookSecretsConfig;
@@ -126,6 +128,7 @@ export function loadConfig(env: Env): Config {
     ...optional('dynamodbEndpoint', url(env, 'DYNAMODB_ENDPOINT')),
     ...optional('secretsManagerEndpoint', url(env, 'SECRETS_MANAGER_ENDPOINT')),
     ...optional('stsEndpoint', url(env, 'STS_ENDPOINT')),
+    ...optional('eksEndpoint', url(env, 'EKS_ENDPOINT')),
     ...optional('preflightAssumableRoles', rolePatterns(text(env, PREFLIGHT_ASSUMABLE_ROLES))),
     webhookSecrets,
     slack,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, type Node } from 'yaml';
 import { SEVERITIES } from '../audit/types.js';
 import { FleetConfigError } from '../errors.js';
+import { esoBlock } from './eso-block.js';
 import {
   awsRegion,
   base64Pem,
@@ -41,6 +42,7 @@ const CLUSTER_KEYS = [
   'timeoutMs',
   'secretPolicy',
   'preflightRoleArn',
+  'eso',
   'argocdUrl',
   'argocdTokenSecret',
   'argocdToken',
@@ -145,6 +147,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
   const timeoutMs = fields.integer('timeoutMs', 100, 300_000);
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
   const preflightRoleArn = fields.string('preflightRoleArn', roleArn);
+  const eso = esoBlock(reader, fields);
   const argocd = argocdBlock(reader, fields);
   const flux = namespaceBlock(reader, fields, 'flux');
   const labels = fields.has('labels')
@@ -161,6 +164,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(secretPolicy === undefined ? {} : { secretPolicy }),
     ...(preflightRoleArn === undefined ? {} : { preflightRoleArn }),
+    ...(eso === undefined ? {} : { eso }),
     ...argocdApi(fields),
     ...(labels === undefined ? {} : { labels }),
   };
