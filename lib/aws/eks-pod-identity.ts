@@ -39,7 +39,11 @@ export function createPodIdentityReader(options: PodIdentityReaderOptions = {}):
     throwOnRequestTimeout: true,
   };
   return async (request) => {
-    const sdk = await import('@aws-sdk/client-eks');
+    const {
+      EKSClient: Client,
+      ListPodIdentityAssociationsCommand,
+      DescribePodIdentityAssociationCommand,
+    } = await import('@aws-sdk/client-eks');
     const key = `${request.roleArn ?? ''}@${request.region}`;
     let client = clients.get(key);
     if (client === undefined) {
@@ -47,7 +51,7 @@ export function createPodIdentityReader(options: PodIdentityReaderOptions = {}):
         region: request.region,
         ...(request.roleArn === undefined ? {} : { roleArn: request.roleArn }),
       });
-      client = new sdk.EKSClient({
+      client = new Client({
         region: request.region,
         requestHandler,
         maxAttempts: 2,
@@ -61,7 +65,7 @@ export function createPodIdentityReader(options: PodIdentityReaderOptions = {}):
     let operation = 'ListPodIdentityAssociations';
     try {
       const listed = await client.send(
-        new sdk.ListPodIdentityAssociationsCommand({
+        new ListPodIdentityAssociationsCommand({
           clusterName: request.clusterName,
           namespace: request.namespace,
           serviceAccount: request.serviceAccount,
@@ -74,7 +78,7 @@ export function createPodIdentityReader(options: PodIdentityReaderOptions = {}):
       if (associationId === undefined) return { found: false };
       operation = 'DescribePodIdentityAssociation';
       const described = await client.send(
-        new sdk.DescribePodIdentityAssociationCommand({ clusterName: request.clusterName, associationId }),
+        new DescribePodIdentityAssociationCommand({ clusterName: request.clusterName, associationId }),
         { abortSignal },
       );
       const association = described.association;

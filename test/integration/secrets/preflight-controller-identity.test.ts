@@ -222,6 +222,23 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
     expect(eks.calls.slice(calls)).toEqual([]);
   });
 
+  it("stops waiting for the discovery at the work item's time budget and says so", async () => {
+    const hung = {
+      ...identity,
+      controllerRole: () => new Promise<never>(() => {}),
+      deadlineMs: Date.now() + 50,
+    };
+    const result = await run(input('pod', 'shop/pod'), hung);
+    expect(result.checks.map((c) => [c.outcome, c.message])).toEqual([
+      [
+        'unchecked',
+        expect.stringContaining(
+          "identity: the orchestrator's own, not ESO's controller's on cluster pod (the work item's time budget ran out first): ",
+        ),
+      ],
+    ]);
+  });
+
   it('leaves a cluster the discovery does not apply to as before: the orchestrator, no note', async () => {
     const result = await run({ ...input('irsa', 'open/db'), cluster: 'elsewhere' });
     expect(result.checks.map((c) => [c.outcome, c.message])).toEqual([['ok', undefined]]);
