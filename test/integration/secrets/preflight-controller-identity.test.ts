@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPodIdentityReader } from '../../../lib/aws/eks-pod-identity.js';
+import type { Config } from '../../../lib/config.js';
 import { DEFAULT_ESO_CONTROLLER } from '../../../lib/fleet/eso-block.js';
 import { SERVICE_ACCOUNTS } from '../../../lib/kubernetes/resources.js';
 import { serviceAccountAnnotations } from '../../../lib/kubernetes/service-accounts.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
+import { preflightIdentity } from '../../../lib/runtime-preflight-identity.js';
 import { type ControllerCluster, controllerRoles } from '../../../lib/secrets/controller-identity.js';
 import { type PreflightInput, preflightApp } from '../../../lib/secrets/preflight.js';
 import { storeCoverage } from '../../../lib/secrets/store-coverage.js';
@@ -237,6 +239,45 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
         ),
       ],
     ]);
+  });
+
+  it('is wired at run time for auth.eks clusters (EKS_ENDPOINT), and not for token clusters without eso', async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', BASE_ACCESS_KEY);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+    try {
+      const deps = preflightIdentity({
+        clients: new Map([
+          ['pod', clusters.pod?.api],
+          ['irsa', clusters.irsa?.api],
+        ]) as never,
+        fleetConfig: {
+          clusters: [
+            { name: 'pod', server: 'https://pod', auth: { eks: { clusterName: 'pod-eks', region: REGION } } },
+            // Its controller has an IRSA annotation, but the cluster neither says where ESO runs nor is EKS.
+            { name: 'irsa', server: 'https://irsa', auth: { token: 't' } },
+          ],
+          repositories: [],
+          secretPolicy: 'block',
+          secretStores: [],
+        },
+        config: {
+          eksEndpoint: eks.endpoint,
+          awsRequestTimeoutMs: 2_000,
+          awsConnectTimeoutMs: 1_000,
+        } as Config,
+      });
+      const calls = eks.calls.length;
+      const pod = await run(input('pod', 'shop/pod'), deps);
+      expect(pod.checks.map((c) => [c.outcome, c.message])).toEqual([['ok', undefined]]);
+      expect(eks.calls.slice(calls).map((c) => [c.operation, c.accessKeyId])).toEqual([
+        ['ListPodIdentityAssociations', BASE_ACCESS_KEY],
+        ['DescribePodIdentityAssociation', BASE_ACCESS_KEY],
+      ]);
+      const token = await run(input('irsa', 'shop/irsa'), deps);
+      expect(token.checks.map((c) => c.outcome)).toEqual(['access-denied']);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('leaves a cluster the discovery does not apply to as before: the orchestrator, no note', async () => {
