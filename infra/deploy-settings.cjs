@@ -3,6 +3,9 @@
 // `serverless package|deploy`; the functions never see this file.
 'use strict';
 
+const { existsSync, readFileSync } = require('node:fs');
+const { parse } = require('yaml');
+
 const FUNCTIONS = ['webhook', 'fanout', 'track', 'reconcile', 'api'];
 
 /** FLEET_SOURCE (`ssm:/path` or `s3://bucket/key`), or the packaged FLEET_CONFIG file (default fleet.yaml). */
@@ -23,7 +26,64 @@ function fleet() {
     // The parameter's name without its leading slash, as it appears in the parameter's ARN.
     ssmParameterName: ssm === null ? '' : ssm[1],
     s3Object: s3 === null ? '' : `${s3[1]}/${s3[2]}`,
+    // DescribeCluster on exactly the clusters that need it with the functions' own identity; with
+    // FLEET_SOURCE the fleet is read at run time, so EKS_CLUSTER_ARNS names them (comma-separated).
+    eksClusterArns:
+      source !== ''
+        ? (process.env.EKS_CLUSTER_ARNS ?? '').trim()
+        : existsSync(file)
+          ? eksClusterArns(readFileSync(file, 'utf8')).join(',')
+          : '',
+    // The ESO controller's Pod Identity lookup (List/DescribePodIdentityAssociation) on exactly the
+    // packaged fleet's auth.eks clusters without roleArn; with FLEET_SOURCE the clusters are known only at
+    // run time, so this account's clusters and associations (read-only; docs/preflight-identity.md).
+    eksPodIdentityArns:
+      source !== ''
+        ? [
+            `arn:${pseudo('Partition')}:eks:*:${pseudo('AccountId')}:cluster/*`,
+            `arn:${pseudo('Partition')}:eks:*:${pseudo('AccountId')}:podidentityassociation/*`,
+          ].join(',')
+        : existsSync(file)
+          ? eksPodIdentityArns(readFileSync(file, 'utf8')).join(',')
+          : '',
   };
+}
+
+// A CloudFormation pseudo parameter (for !Sub), not a JS template.
+const pseudo = (name) => ['$', `{AWS::${name}}`].join('');
+
+/**
+ * The EKS clusters of a fleet file whose endpoint or CA comes from DescribeCluster called with the
+ * functions' own role: `auth.eks` without `roleArn` (an assumed role calls it itself), and without `server`
+ * or with an https one but no `caData` (lib/fleet/aws-scopes.ts `needsEksDescribe`, the same rule).
+ */
+function eksClusterArns(text) {
+  const clusters = parse(text)?.clusters ?? [];
+  return clusters
+    .filter((c) => c?.auth?.eks !== undefined && c.auth.eks.roleArn === undefined)
+    .filter(
+      (c) => c.server === undefined || (String(c.server).startsWith('https:') && c.caData === undefined),
+    )
+    .map(
+      (c) =>
+        `arn:${pseudo('Partition')}:eks:${c.auth.eks.region}:${pseudo('AccountId')}:cluster/${c.auth.eks.clusterName}`,
+    );
+}
+
+/**
+ * The ARNs ListPodIdentityAssociations (the cluster) and DescribePodIdentityAssociation (its associations)
+ * authorise on, for the fleet file's `auth.eks` clusters the functions ask with their own role (a cluster's
+ * `roleArn` asks with that role instead).
+ */
+function eksPodIdentityArns(text) {
+  const clusters = parse(text)?.clusters ?? [];
+  return clusters
+    .filter((c) => c?.auth?.eks !== undefined && c.auth.eks.roleArn === undefined)
+    .flatMap((c) => {
+      const at = `arn:${pseudo('Partition')}:eks:${c.auth.eks.region}:${pseudo('AccountId')}`;
+      const name = c.auth.eks.clusterName;
+      return [`${at}:cluster/${name}`, `${at}:podidentityassociation/${name}/*`];
+    });
 }
 
 // A Serverless variable, resolved after this file returns (not a JS template).
@@ -88,4 +148,4 @@ function alarms() {
   return { Resources };
 }
 
-module.exports = { fleet, alarms };
+module.exports = { fleet, alarms, eksClusterArns, eksPodIdentityArns };

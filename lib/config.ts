@@ -1,6 +1,11 @@
 import { SEVERITIES, type Severity } from './audit/types.js';
 import { ConfigError } from './errors.js';
-import { PREFLIGHT_ASSUMABLE_ROLES, parseRolePatterns } from './fleet/aws-scopes.js';
+import {
+  type AwsScopes,
+  PREFLIGHT_ASSUMABLE_ROLES,
+  parseRolePatterns,
+  runtimeScopes,
+} from './fleet/aws-scopes.js';
 import { type UiAuthSettings, uiAuthSettings } from './ui-auth/settings.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -54,10 +59,15 @@ export interface Config {
   readonly dynamodbEndpoint?: string;
   readonly secretsManagerEndpoint?: string;
   readonly stsEndpoint?: string;
-  /** `EKS_ENDPOINT`: DescribeCluster's endpoint override (tests, VPC endpoints). */
-  readonly eksEndpoint?: string;
   /** `PREFLIGHT_ASSUMABLE_ROLES`: the ARN patterns the packaged policy lets the preflight assume (absent: unchecked locally). */
   readonly preflightAssumableRoles?: readonly string[];
+  /** `EKS_ENDPOINT`: DescribeCluster's and the Pod Identity lookup's endpoint override (tests, VPC endpoints). */
+  readonly eksEndpoint?: string;
+  /**
+   * `OWN_SECRETS_ARN` and `ASSUMABLE_ROLE_ARNS` as serverless.yml resolves them: the fleet must stay
+   * inside them (checked at every fleet read); absent locally, where nothing is checked.
+   */
+  readonly awsScopes?: AwsScopes;
   readonly webhookSecrets: WebhookSecretsConfig;
   readonly slack: SlackConfig;
   /** SQS queue feeding `fanout`; absent locally, where the in-process queue is used. */
@@ -128,8 +138,9 @@ export function loadConfig(env: Env): Config {
     ...optional('dynamodbEndpoint', url(env, 'DYNAMODB_ENDPOINT')),
     ...optional('secretsManagerEndpoint', url(env, 'SECRETS_MANAGER_ENDPOINT')),
     ...optional('stsEndpoint', url(env, 'STS_ENDPOINT')),
-    ...optional('eksEndpoint', url(env, 'EKS_ENDPOINT')),
     ...optional('preflightAssumableRoles', rolePatterns(text(env, PREFLIGHT_ASSUMABLE_ROLES))),
+    ...optional('eksEndpoint', url(env, 'EKS_ENDPOINT')),
+    ...optional('awsScopes', scopes(env)),
     webhookSecrets,
     slack,
     ...optional('queueUrl', url(env, 'QUEUE_URL')),
@@ -221,6 +232,17 @@ function arn(env: Env, name: string, service: string): string | undefined {
     throw new ConfigError(name, `must be an ARN of ${service}`);
   }
   return raw;
+}
+
+function scopes(env: Env): AwsScopes | undefined {
+  for (const name of ['OWN_SECRETS_ARN', 'ASSUMABLE_ROLE_ARNS']) {
+    const raw = text(env, name);
+    if (raw?.split(',').some((p) => !/^(arn:\S+|\*)$/.test(p.trim())))
+      throw new ConfigError(name, 'must be IAM resource ARN patterns, comma-separated');
+  }
+  const stage = text(env, 'STAGE') ?? 'local';
+  const region = text(env, 'AWS_REGION') ?? text(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1';
+  return runtimeScopes(env, stage, region);
 }
 
 function fleetLocation(env: Env, name: string): FleetLocation | undefined {

@@ -59,7 +59,15 @@ export interface FleetContext extends SharedRuntime {
 export async function fleetContext(shared: SharedRuntime): Promise<FleetContext> {
   const { config, overrides, logger, clock, table, secretReader, reader, metrics } = shared;
   const fleetConfig = await shared.fleetSource.current();
-  const clients = createClusterClients(fleetConfig, { secrets: secretReader, logger, clock });
+  const clients = createClusterClients(fleetConfig, {
+    secrets: secretReader,
+    logger,
+    clock,
+    eks: {
+      ...(config.eksEndpoint === undefined ? {} : { endpoint: config.eksEndpoint }),
+      http: { requestTimeoutMs: config.awsRequestTimeoutMs, connectionTimeoutMs: config.awsConnectTimeoutMs },
+    },
+  });
   // A Slack credential in Secrets Manager is read through the TTL-cached reader (Powertools Parameters).
   const slack = createSlackTarget(config.slack, { logger, secrets: shared.cachedSecrets });
   const pageUrl = (sha: string) => {
@@ -85,6 +93,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     post: (request) => postStatus(request),
     pageUrl,
     logger,
+    metrics,
   });
   const parts = new Map<string, unknown>();
   const open = dynamoOpenRollouts(table);

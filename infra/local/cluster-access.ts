@@ -22,7 +22,7 @@ export function simulatedKubeconfig(fleet: FleetConfig): string {
       name: `sim-${c.name}`,
       cluster: {
         server: c.server,
-        ...(c.server.startsWith('http:') ? { 'insecure-skip-tls-verify': true } : {}),
+        ...(c.server?.startsWith('http:') ? { 'insecure-skip-tls-verify': true } : {}),
       },
     })),
     users: clusters.map((c) => ({ name: `sim-${c.name}`, user: { token: c.token } })),

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KUBE_RESOURCES, type KubeResource } from '../../lib/kubernetes/resources.js';
 import { AccessControl, type TokenIdentity } from './access-control.js';
@@ -26,10 +27,12 @@ export interface KubeApiServerOptions {
   readonly port?: number;
   /** For fault `failRate` draws. */
   readonly random?: () => number;
+  /** Serve HTTPS with this certificate (PEM), as a real API server does (the url is then `https://`). */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 export interface KubeApiServer {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`) */
   readonly url: string;
   readonly store: ResourceStore;
   readonly access: AccessControl;
@@ -138,12 +141,16 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     replyJson(response, answer.status, answerJson(store, answer));
   };
 
-  const server = createServer((request, response) => {
+  const listener: RequestListener = (request, response) => {
     serve(request, response).catch((error: unknown) => {
       if (error instanceof KubeStatusError) return reply(response, error.status.code, error.status);
       reply(response, 500, kubeStatus(500, `simulator error: ${(error as Error).message}`));
     });
-  });
+  };
+  const server =
+    options.tls === undefined
+      ? createServer(listener)
+      : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener);
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -151,7 +158,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     store,
     access,
     faults,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Env } from '../config.js';
 import { errorMessage } from '../errors.js';
+import { type AwsScopes, DEFAULT_DEPLOY_REGION, deployScopes, STAGE_NAME } from '../fleet/aws-scopes.js';
 import type { AwsCredentialsProvider } from '../kubernetes/eks-token.js';
 import { printFreezes, runFreeze, runRolloutAction, runUnfreeze, runUnpin } from './control-commands.js';
 import { createReadApi, isLoopback, type ReadApiAuth, ReadApiError } from './read-api.js';
@@ -76,7 +77,11 @@ async function runCommand(
     case 'validate': {
       if (rest.length > 1) return undefined;
       const path = first ?? deps.env.FLEET_CONFIG ?? 'fleet.yaml';
-      const result = await validateFleetPath(path, values.local === true ? 'local' : 'deployed', deps.env);
+      if (values.stage !== undefined && values.local === true)
+        throw new UsageError('--stage checks a deploy; it does not go with --local');
+      const scopes = values.stage === undefined ? undefined : deployScopesOf(values.stage, values, deps.env);
+      const mode = values.local === true ? 'local' : 'deployed';
+      const result = await validateFleetPath(path, mode, deps.env, scopes);
       for (const line of result.lines) (result.ok ? deps.out : deps.err)(line);
       return result.ok ? 0 : 1;
     }
@@ -125,6 +130,12 @@ async function runCommand(
   }
 }
 
+/** What stage S's packaged policies allow, in `--region` (default serverless.yml's) and the deploy settings. */
+function deployScopesOf(stage: string, values: Values, env: Env): AwsScopes {
+  if (!STAGE_NAME.test(stage)) throw new UsageError(`--stage ${stage}: must be letters, digits and "-"`);
+  return deployScopes(stage, values.region ?? DEFAULT_DEPLOY_REGION, env);
+}
+
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
@@ -135,6 +146,7 @@ function parse(argv: readonly string[]) {
       local: { type: 'boolean' },
       url: { type: 'string' },
       region: { type: 'string' },
+      stage: { type: 'string' },
       sigv4: { type: 'boolean' },
       repo: { type: 'string' },
       ref: { type: 'string' },

@@ -5,8 +5,8 @@ export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
 /** Each command's usage line and what it does; `gitops-sync <command> --help` prints its entry. */
 export const COMMANDS = {
   validate: [
-    'validate [FILE | ssm:/NAME | s3://BUCKET/KEY] [--local]',
-    'check a fleet (default: FLEET_CONFIG, else fleet.yaml)',
+    'validate [FILE | ssm:/NAME | s3://BUCKET/KEY] [--local | --stage S [--region R]]',
+    'check a fleet (default: FLEET_CONFIG, else fleet.yaml); --stage: also that stage S may read every secret and assume every role it names (OWN_SECRETS_ARN, ASSUMABLE_ROLE_ARNS; region default eu-west-1)',
   ],
   rollout: ['rollout <sha>', 'one rollout (a full or unique short SHA): apps, waves, actions'],
   rollouts: [

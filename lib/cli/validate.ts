@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createFleetTextReader } from '../aws/fleet-text.js';
 import { type Env, loadConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
+import type { AwsScopes } from '../fleet/aws-scopes.js';
 import { checkFleetFile } from '../fleet/fleet-file.js';
 import type { FleetMode } from '../fleet/yaml-reader.js';
 
@@ -14,12 +15,14 @@ export interface ValidateResult {
 /**
  * `gitops-sync validate [file | ssm:/name | s3://bucket/key] [--local]`; also what `npm run package` runs
  * before packaging. A `FLEET_SOURCE`-style argument is read as the functions read it (your credentials;
- * AWS_REGION, SSM_ENDPOINT and S3_ENDPOINT from `env`).
+ * AWS_REGION, SSM_ENDPOINT and S3_ENDPOINT from `env`). With `scopes` (`--stage`), every secret and role
+ * the fleet names must be one the stage's policies let the functions read or assume.
  */
 export async function validateFleetPath(
   path: string,
   mode: FleetMode,
   env: Env = {},
+  scopes?: AwsScopes,
 ): Promise<ValidateResult> {
   let text: string;
   try {
@@ -30,13 +33,13 @@ export async function validateFleetPath(
     const reason = error instanceof ConfigError ? error.message : code;
     return { ok: false, lines: [`${path}: cannot be read (${reason})`] };
   }
-  const result = checkFleetFile(text, path, { mode });
+  const result = checkFleetFile(text, path, { mode, ...(scopes === undefined ? {} : { scopes }) });
   if (!result.ok) return { ok: false, lines: result.problems };
   const { clusters, repositories } = result.fleet;
   return {
     ok: true,
     lines: [
-      `${path}: valid (${clusters.length} cluster${clusters.length === 1 ? '' : 's'}, ${repositories.length} repositor${repositories.length === 1 ? 'y' : 'ies'}${mode === 'local' ? ', local stack rules' : ''})`,
+      `${path}: valid (${clusters.length} cluster${clusters.length === 1 ? '' : 's'}, ${repositories.length} repositor${repositories.length === 1 ? 'y' : 'ies'}${mode === 'local' ? ', local stack rules' : ''}${scopes === undefined ? '' : `, inside stage ${scopes.stage}'s policies in ${scopes.region ?? 'any region'}`})`,
     ],
   };
 }

@@ -2,17 +2,18 @@ import { errorMessage } from '../errors.js';
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
-import type { Logger } from '../ports.js';
+import type { Logger, Metrics } from '../ports.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
-import { hostState, type StatusRequest, statusRequest, statusTarget } from './host-request.js';
+import { hostState, type StatusRequest, statusRequest } from './host-request.js';
 import { type PlannedStatus, plannedStatuses, statusRank } from './plan.js';
+import { statusTarget } from './status-target.js';
 
 /** Remembers what each context shows on the host (see lib/store/commit-statuses.ts). */
 export interface PostedStatuses {
   /** True when this caller may post `posted` (it differs from what is there and is not older). */
   claim(sha: string, context: string, posted: string, rank: number): Promise<boolean>;
-  /** Forgets a claim whose post failed, so the next notice tries again. */
-  release(sha: string, context: string, posted: string): Promise<void>;
+  /** Forgets a claim whose post failed, so the next notice tries again, keeping the host's `error` if given. */
+  release(sha: string, context: string, posted: string, error?: string): Promise<void>;
 }
 
 export interface CommitStatusDeps {
@@ -24,6 +25,8 @@ export interface CommitStatusDeps {
   /** The rollout page of a commit, when a public URL is known. */
   readonly pageUrl: (sha: string) => string | undefined;
   readonly logger: Logger;
+  /** `CommitStatusFailed` (dimension `host`) per status the host did not take. */
+  readonly metrics?: Pick<Metrics, 'count'>;
 }
 
 /**
@@ -65,7 +68,8 @@ export function commitStatusNotice(deps: CommitStatusDeps) {
           await deps.post(statusRequest(target, sha, status, credentials, rollout.commitUrl ?? repo.url));
           deps.logger.info('commit status posted', { sha, context: status.context, state: status.phase });
         } catch (error) {
-          await deps.posted.release(sha, status.context, posted);
+          deps.metrics?.count('CommitStatusFailed', 1, { host: target.host });
+          await deps.posted.release(sha, status.context, posted, errorMessage(error));
           deps.logger.warn('commit status not posted', {
             sha,
             context: status.context,

@@ -19,7 +19,8 @@ export function destinationCluster(
   if (server !== undefined && server !== '') {
     if (IN_CLUSTER.test(server.trim())) return hostCluster;
     const wanted = normalizeServer(server);
-    return clusters.find((c) => normalizeServer(c.server) === wanted)?.name;
+    // A cluster whose endpoint only DescribeCluster knows is matched by name (README "Fleet file").
+    return clusters.find((c) => c.server !== undefined && normalizeServer(c.server) === wanted)?.name;
   }
   if (name !== undefined && name !== '') {
     if (name === 'in-cluster') return hostCluster;

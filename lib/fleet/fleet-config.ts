@@ -18,8 +18,9 @@ export type SecretPolicy = (typeof SECRET_POLICIES)[number];
 export interface ClusterConfig {
   /** Unique; used in records and routes. */
   readonly name: string;
-  readonly server: string;
-  /** Base64 PEM of the cluster CA. */
+  /** The API server URL; absent only with `auth.eks`, whose endpoint then comes from EKS DescribeCluster. */
+  readonly server?: string;
+  /** Base64 PEM of the cluster CA (with `auth.eks` and absent: DescribeCluster's). */
   readonly caData?: string;
   readonly auth: ClusterAuth;
   /** This cluster runs Argo CD; Applications and ApplicationSets live in this namespace. */

@@ -1,11 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, type Node } from 'yaml';
 import { SEVERITIES } from '../audit/types.js';
+import { statusTargetProblem } from '../commit-status/status-target.js';
 import { FleetConfigError } from '../errors.js';
+import { type AwsScopes, preflightRoleInScope, roleInScope, secretInScope } from './aws-scopes.js';
 import { esoBlock } from './eso-block.js';
 import {
   awsRegion,
   base64Pem,
+  type Check,
   dnsLabel,
   eksClusterName,
   httpUrl,
@@ -66,6 +69,28 @@ const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region',
 export interface FleetFileOptions {
   /** Default `deployed`: literal tokens and plain-http URLs are refused (see README "Fleet file"). */
   readonly mode?: FleetMode;
+  /** What the deployed policies allow: every secret and role the fleet names must fall inside. */
+  readonly scopes?: AwsScopes;
+}
+
+/** The checks of a secret and a role field: their form, then (deploying) their scope. */
+interface IdChecks {
+  readonly secret: Check;
+  readonly role: Check;
+  /** A role the ExternalSecret preflight assumes (a cluster's `preflightRoleArn`). */
+  readonly preflightRole: Check;
+}
+
+function idChecks(scopes: AwsScopes | undefined): IdChecks {
+  if (scopes === undefined) return { secret: secretId, role: roleArn, preflightRole: roleArn };
+  const inSecrets = secretInScope(scopes);
+  const inRoles = roleInScope(scopes);
+  const inPreflight = preflightRoleInScope(scopes);
+  return {
+    secret: (value) => secretId(value) ?? inSecrets(value),
+    role: (value) => roleArn(value) ?? inRoles(value),
+    preflightRole: (value) => roleArn(value) ?? inPreflight(value),
+  };
 }
 
 export type FleetCheck =
@@ -80,7 +105,8 @@ export function checkFleetFile(
 ): FleetCheck {
   const { reader, root } = Reader.parse(text, source, options.mode ?? 'deployed');
   if (root === null) reader.fail(undefined, 'clusters', 'is required (the file is empty)');
-  const fleet = root === undefined || root === null ? undefined : fleetOf(reader, root);
+  const ids = idChecks(options.scopes);
+  const fleet = root === undefined || root === null ? undefined : fleetOf(reader, root, ids);
   const problems = reader.messages();
   return fleet !== undefined && problems.length === 0 ? { ok: true, fleet } : { ok: false, problems };
 }
@@ -96,24 +122,24 @@ export function parseFleetFile(
   return result.fleet;
 }
 
-function fleetOf(reader: YamlReader, root: Node): FleetConfig {
+function fleetOf(reader: YamlReader, root: Node, ids: IdChecks): FleetConfig {
   const fields = reader.fields(root, '', ROOT_KEYS);
   if (!fields.has('clusters')) fields.missing('clusters');
   const clusterNodes = fields.has('clusters') ? reader.sequence(fields.node('clusters'), 'clusters') : [];
   if (fields.has('clusters') && clusterNodes.length === 0)
     fields.fail('clusters', 'must list at least one cluster');
-  const clusters = clusterNodes.map((node, i) => cluster(reader, node, `clusters[${i}]`));
+  const clusters = clusterNodes.map((node, i) => cluster(reader, node, `clusters[${i}]`, ids));
   unique(reader, clusterNodes, clusters, (c) => c.name, 'clusters', 'name', 'is used by another cluster');
   const repoNodes = fields.has('repositories')
     ? reader.sequence(fields.node('repositories'), 'repositories')
     : [];
-  const repositories = repoNodes.map((node, i) => repository(reader, node, `repositories[${i}]`));
+  const repositories = repoNodes.map((node, i) => repository(reader, node, `repositories[${i}]`, ids));
   unique(reader, repoNodes, repositories, (r) => repoKey(r.url), 'repositories', 'url', 'is listed twice');
   const storeNodes = fields.has('secretStores')
     ? reader.sequence(fields.node('secretStores'), 'secretStores')
     : [];
   const names = new Set(clusters.map((c) => c.name));
-  const secretStores = storeNodes.map((node, i) => store(reader, node, `secretStores[${i}]`, names));
+  const secretStores = storeNodes.map((node, i) => store(reader, node, `secretStores[${i}]`, names, ids));
   const audit = fields.has('audit') ? auditSettings(reader, fields) : undefined;
   const waves = wavesOf(reader, fields, clusters);
   return Object.freeze({
@@ -137,27 +163,33 @@ export async function loadFleetFile(path: string, options: FleetFileOptions = {}
   return parseFleetFile(text, path, options);
 }
 
-function cluster(reader: YamlReader, node: Node | null, path: string): ClusterConfig {
+function cluster(reader: YamlReader, node: Node | null, path: string, ids: IdChecks): ClusterConfig {
   const fields = reader.fields(node, path, CLUSTER_KEYS);
   const name = fields.requiredString('name', dnsLabel);
-  const server = fields.requiredString('server', httpUrl('API server URL'));
+  // An EKS cluster's endpoint (and CA) may come from DescribeCluster instead.
+  const authNode = fields.has('auth') ? fields.node('auth') : null;
+  const server =
+    isMap(authNode) && authNode.has('eks')
+      ? fields.string('server', httpUrl('API server URL'))
+      : fields.requiredString('server', httpUrl('API server URL'));
   fields.localOnly('server', plainHttp(server));
   const caData = fields.string('caData', base64Pem);
   const concurrency = fields.integer('concurrency', 1, 100);
   const timeoutMs = fields.integer('timeoutMs', 100, 300_000);
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
-  const preflightRoleArn = fields.string('preflightRoleArn', roleArn);
+  const preflightRoleArn = fields.string('preflightRoleArn', ids.preflightRole);
   const eso = esoBlock(reader, fields);
   const argocd = argocdBlock(reader, fields);
   const flux = namespaceBlock(reader, fields, 'flux');
   const labels = fields.has('labels')
     ? labelMap(reader, fields.node('labels'), fields.pathOf('labels'))
     : undefined;
+  const auth = authOf(reader, fields, ids);
   return {
     name,
-    server,
+    ...(server === undefined ? {} : { server }),
     ...(caData === undefined ? {} : { caData: caData.replace(/\s+/g, '') }),
-    auth: auth(reader, fields),
+    auth,
     ...(argocd === undefined ? {} : { argocd }),
     ...(flux === undefined ? {} : { flux }),
     ...(concurrency === undefined ? {} : { concurrency }),
@@ -165,7 +197,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
     ...(secretPolicy === undefined ? {} : { secretPolicy }),
     ...(preflightRoleArn === undefined ? {} : { preflightRoleArn }),
     ...(eso === undefined ? {} : { eso }),
-    ...argocdApi(fields),
+    ...argocdApi(fields, ids),
     ...(labels === undefined ? {} : { labels }),
   };
 }
@@ -173,13 +205,14 @@ function cluster(reader: YamlReader, node: Node | null, path: string): ClusterCo
 /** The Argo CD API server (links, rendered manifests) and how to authenticate to it. */
 function argocdApi(
   fields: Fields,
+  ids: IdChecks,
 ): Pick<ClusterConfig, 'argocdUrl' | 'argocdTokenSecret' | 'argocdToken' | 'argocdCaData'> {
   const url = fields.string('argocdUrl', httpUrl('Argo CD URL'));
   fields.localOnly('argocdUrl', plainHttp(url));
   fields.localOnly('argocdToken', LITERAL_TOKEN);
   if (fields.has('argocdToken') && fields.has('argocdTokenSecret'))
     fields.fail('argocdToken', 'and argocdTokenSecret are exclusive; set one');
-  const tokenSecret = fields.string('argocdTokenSecret', secretId);
+  const tokenSecret = fields.string('argocdTokenSecret', ids.secret);
   const token = fields.string('argocdToken', noWhitespace);
   const caData = fields.string('argocdCaData', base64Pem);
   for (const key of ['argocdTokenSecret', 'argocdToken', 'argocdCaData']) {
@@ -193,7 +226,7 @@ function argocdApi(
   };
 }
 
-function auth(reader: YamlReader, cluster: Fields): ClusterAuth {
+function authOf(reader: YamlReader, cluster: Fields, ids: IdChecks): ClusterAuth {
   if (!cluster.has('auth')) {
     cluster.missing('auth');
     return { token: '' };
@@ -206,9 +239,9 @@ function auth(reader: YamlReader, cluster: Fields): ClusterAuth {
     return { token: '' };
   }
   if (given[0] === 'token') return { token: fields.requiredString('token', noWhitespace) };
-  if (given[0] === 'tokenSecret') return { tokenSecret: fields.requiredString('tokenSecret', secretId) };
+  if (given[0] === 'tokenSecret') return { tokenSecret: fields.requiredString('tokenSecret', ids.secret) };
   const eks = reader.fields(fields.node('eks'), fields.pathOf('eks'), ['clusterName', 'region', 'roleArn']);
-  const role = eks.string('roleArn', roleArn);
+  const role = eks.string('roleArn', ids.role);
   return {
     eks: {
       clusterName: eks.requiredString('clusterName', eksClusterName),
@@ -249,7 +282,7 @@ function argocdBlock(
   return { namespace: fields.requiredString('namespace', dnsLabel) };
 }
 
-function repository(reader: YamlReader, node: Node | null, path: string): RepositoryConfig {
+function repository(reader: YamlReader, node: Node | null, path: string, ids: IdChecks): RepositoryConfig {
   const fields = reader.fields(node, path, REPOSITORY_KEYS);
   const url = fields.requiredString('url', repositoryUrl);
   fields.localOnly('url', plainHttp(url));
@@ -257,7 +290,7 @@ function repository(reader: YamlReader, node: Node | null, path: string): Reposi
     fields.fail('token', 'and tokenSecret are exclusive; set one');
   fields.localOnly('token', LITERAL_TOKEN);
   const token = fields.string('token', noWhitespace);
-  const tokenSecret = fields.string('tokenSecret', secretId);
+  const tokenSecret = fields.string('tokenSecret', ids.secret);
   const provider = fields.oneOf('provider', REPOSITORY_PROVIDERS);
   const apiUrl = fields.string('apiUrl', httpUrl('API URL'));
   const slackChannel = fields.string('slackChannel', slackChannelName);
@@ -265,6 +298,16 @@ function repository(reader: YamlReader, node: Node | null, path: string): Reposi
   const commitStatusPerCluster = flag(fields, 'commitStatusPerCluster');
   const control = fields.oneOf('control', REPOSITORY_CONTROLS);
   fields.localOnly('apiUrl', plainHttp(apiUrl));
+  // A URL that is itself wrong is reported once, as the url's problem.
+  const noStatus =
+    commitStatus === true && repositoryUrl(url) === undefined
+      ? statusTargetProblem({
+          url,
+          ...(provider === undefined ? {} : { provider }),
+          ...(apiUrl === undefined ? {} : { apiUrl }),
+        })
+      : undefined;
+  if (noStatus !== undefined) fields.fail('commitStatus', noStatus);
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
@@ -313,6 +356,7 @@ function store(
   node: Node | null,
   path: string,
   clusters: ReadonlySet<string>,
+  ids: IdChecks,
 ): StoreOverride {
   const fields = reader.fields(node, path, STORE_KEYS);
   const kind = fields.oneOf('kind', ['SecretStore', 'ClusterSecretStore'] as const);
@@ -324,7 +368,7 @@ function store(
   const cluster = fields.string('cluster', (value) =>
     clusters.has(value) ? undefined : 'must name a cluster of this fleet',
   );
-  const role = fields.string('role', roleArn);
+  const role = fields.string('role', ids.role);
   const prefix = fields.string('prefix');
   return {
     kind: kind ?? 'SecretStore',

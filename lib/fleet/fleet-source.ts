@@ -26,7 +26,8 @@ export interface FleetSourceDeps {
   readonly readLocal?: (path: string) => Promise<string>;
 }
 
-type SourceConfig = Pick<Config, 'fleetConfigPath' | 'fleetSource' | 'fleetTtlSeconds'>;
+type SourceConfig = Pick<Config, 'fleetConfigPath' | 'fleetSource' | 'fleetTtlSeconds'> &
+  Partial<Pick<Config, 'awsScopes'>>;
 
 /** A fleet given as it is (the local simulator, tests): never re-read. */
 export function fixedFleetSource(fleet: FleetConfig, name = 'simulated fleet'): FleetSource {
@@ -72,7 +73,9 @@ export function createFleetSource(config: SourceConfig, deps: FleetSourceDeps): 
       state = { ...state, readAt };
       return;
     }
-    const result = checkFleetFile(text, name, { mode: deps.mode });
+    // Deployed, the fleet must stay inside what the functions' policies allow (lib/fleet/aws-scopes.ts).
+    const scopes = config.awsScopes === undefined ? {} : { scopes: config.awsScopes };
+    const result = checkFleetFile(text, name, { mode: deps.mode, ...scopes });
     if (result.ok) {
       if (state?.fleet !== undefined) deps.logger.info('fleet reloaded', { source: name });
       state = { fleet: result.fleet, digest, readAt };

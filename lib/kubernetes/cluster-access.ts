@@ -1,5 +1,7 @@
+import { needsEksDescribe } from '../fleet/aws-scopes.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
 import type { Clock, SecretReader } from '../ports.js';
+import type { DescribeEksCluster } from './eks-describe.js';
 import type { AwsCredentialsProvider } from './eks-token.js';
 import { createEksTokenSource } from './eks-token-source.js';
 import { parseTokenSecret } from './kubeconfig-secret.js';
@@ -27,30 +29,21 @@ export interface AccessDeps {
   /** AWS credentials of the orchestrator, or of `roleArn` assumed from them. */
   readonly awsCredentials: (options: { roleArn?: string; region: string }) => AwsCredentialsProvider;
   readonly clock: Clock;
+  /** For an `auth.eks` cluster without `server` or `caData`: EKS DescribeCluster. */
+  readonly describeEks?: DescribeEksCluster;
 }
 
 /** One cluster's credentials: literal token, Secrets Manager (token or kubeconfig), or an EKS IAM token. */
 export function createAccessSource(cluster: ClusterConfig, deps: AccessDeps): AccessSource {
+  const { auth } = cluster;
+  if ('eks' in auth) return eksAccess(cluster, auth.eks, deps);
   const base = {
-    server: cluster.server,
+    server: cluster.server ?? '',
     ...(cluster.caData === undefined ? {} : { caData: cluster.caData }),
   };
-  const { auth } = cluster;
   if ('token' in auth) {
     const access = { ...base, token: auth.token };
     return { access: async () => access, invalidate: () => undefined };
-  }
-  if ('eks' in auth) {
-    const tokens = createEksTokenSource({
-      clusterName: auth.eks.clusterName,
-      region: auth.eks.region,
-      credentials: deps.awsCredentials({
-        region: auth.eks.region,
-        ...(auth.eks.roleArn === undefined ? {} : { roleArn: auth.eks.roleArn }),
-      }),
-      clock: deps.clock,
-    });
-    return { access: async () => ({ ...base, token: await tokens.token() }), invalidate: tokens.invalidate };
   }
   const secretId = auth.tokenSecret;
   let cached: Promise<ClusterAccess> | undefined;
@@ -77,5 +70,46 @@ export function createAccessSource(cluster: ClusterConfig, deps: AccessDeps): Ac
     invalidate() {
       cached = undefined;
     },
+  };
+}
+
+type EksAuth = Extract<ClusterConfig['auth'], { eks: unknown }>['eks'];
+
+/**
+ * An EKS IAM token; the endpoint and CA the fleet leaves out come from DescribeCluster, asked once per cold
+ * start (a failure is not kept: the next call asks again, within the cluster's retry policy).
+ */
+function eksAccess(cluster: ClusterConfig, eks: EksAuth, deps: AccessDeps): AccessSource {
+  const role = eks.roleArn === undefined ? {} : { roleArn: eks.roleArn };
+  const tokens = createEksTokenSource({
+    clusterName: eks.clusterName,
+    region: eks.region,
+    credentials: deps.awsCredentials({ region: eks.region, ...role }),
+    clock: deps.clock,
+  });
+  const given = {
+    ...(cluster.server === undefined ? {} : { server: cluster.server }),
+    ...(cluster.caData === undefined ? {} : { caData: cluster.caData }),
+  };
+  let where: Promise<Omit<ClusterAccess, 'token'>> | undefined;
+  const locate = async (): Promise<Omit<ClusterAccess, 'token'>> => {
+    if (given.server !== undefined && !needsEksDescribe(cluster)) return { ...given, server: given.server };
+    if (deps.describeEks === undefined) {
+      throw new Error(`cluster ${cluster.name}: no server, and no DescribeCluster to find it`);
+    }
+    const info = await deps.describeEks({ clusterName: eks.clusterName, region: eks.region, ...role });
+    const caData = given.caData ?? info.caData;
+    return { server: given.server ?? info.endpoint, ...(caData === undefined ? {} : { caData }) };
+  };
+  return {
+    async access() {
+      where ??= locate().catch((error: unknown) => {
+        where = undefined;
+        throw error;
+      });
+      const [location, token] = await Promise.all([where, tokens.token()]);
+      return { ...location, token };
+    },
+    invalidate: tokens.invalidate,
   };
 }

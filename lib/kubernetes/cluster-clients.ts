@@ -1,9 +1,12 @@
+import type { AwsHttpOptions } from '../aws/http-handler.js';
+import { needsEksDescribe } from '../fleet/aws-scopes.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
 import { type Clock, type Logger, type SecretReader, systemClock } from '../ports.js';
 import { createAwsCredentials } from './aws-credentials.js';
 import { createClientNodeClusterApi } from './client-node-cluster-api.js';
 import { type AccessDeps, createAccessSource } from './cluster-access.js';
 import type { ClusterApi } from './cluster-api.js';
+import { createEksDescribe, type DescribeEksCluster } from './eks-describe.js';
 import type { AwsCredentialsProvider } from './eks-token.js';
 import { type RetryOptions, withRetry } from './retry.js';
 
@@ -17,6 +20,10 @@ export interface ClusterClientDeps {
   readonly logger?: Logger;
   /** Applied to each call: retryable failures (409/429/5xx/timeouts/connection) are tried again. */
   readonly retry?: RetryOptions | false;
+  /** `auth.eks` clusters without `server`/`caData`: DescribeCluster's endpoint override and timeouts. */
+  readonly eks?: { readonly endpoint?: string; readonly http?: AwsHttpOptions };
+  /** Instead of the SDK's DescribeCluster (tests). */
+  readonly describeEks?: DescribeEksCluster;
 }
 
 export type ClusterClients = ReadonlyMap<string, ClusterApi>;
@@ -29,6 +36,16 @@ export function createClusterClients(fleet: FleetConfig, deps: ClusterClientDeps
   const clients = new Map<string, ClusterApi>();
   const needsAws = fleet.clusters.some((cluster) => 'eks' in cluster.auth);
   const awsCredentials = deps.awsCredentials ?? (needsAws ? createAwsCredentials() : unusedAwsCredentials);
+  // One DescribeCluster per cluster and cold start; the clients are built only when a cluster needs one.
+  const describeEks =
+    deps.describeEks ??
+    (fleet.clusters.some(needsEksDescribe)
+      ? createEksDescribe({
+          credentials: awsCredentials,
+          ...(deps.eks?.endpoint === undefined ? {} : { endpoint: deps.eks.endpoint }),
+          ...(deps.eks?.http === undefined ? {} : { http: deps.eks.http }),
+        })
+      : undefined);
   for (const cluster of fleet.clusters) {
     const api = createClientNodeClusterApi({
       cluster: cluster.name,
@@ -36,6 +53,7 @@ export function createClusterClients(fleet: FleetConfig, deps: ClusterClientDeps
         secrets: deps.secrets,
         awsCredentials,
         clock: deps.clock ?? systemClock,
+        ...(describeEks === undefined ? {} : { describeEks }),
       }),
       timeoutMs: cluster.timeoutMs ?? DEFAULT_CLUSTER_TIMEOUT_MS,
       // Enough keep-alive sockets for the cluster's refresh concurrency, never fewer than a handful.

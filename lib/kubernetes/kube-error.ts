@@ -90,6 +90,14 @@ export function toKubernetesError(error: unknown, context: KubeCallContext): App
       reason: 'Timeout',
     });
   }
+  const tls = tlsCode(error);
+  if (tls !== undefined) {
+    // Trying again will not help: the CA the orchestrator trusts is not the one that signed the server.
+    return new KubernetesApiError(
+      `${what}: the API server's certificate is not trusted (${tls}); set caData to the cluster's CA`,
+      { cluster: context.cluster, retryable: false, reason: 'CertificateNotTrusted', cause: error },
+    );
+  }
   const code = networkCode(error);
   // Only the error's class name: a foreign message could quote more than we want in a log line.
   const kind = error instanceof Error && error.name !== 'Error' ? error.name : 'request failed';
@@ -147,6 +155,28 @@ function networkCode(error: unknown): string | undefined {
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
     const type = (current as { type?: unknown }).type;
     if (type === 'system' || type === 'request-timeout') return String(code ?? type);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+// OpenSSL's verification failures as Node names them (`error.code` of the TLS socket's error).
+const TLS_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function tlsCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && TLS_CODES.has(code)) return code;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

@@ -18,7 +18,7 @@ const CANARIES = {
   GITLAB_WEBHOOK_TOKEN: 'gl-leak-canary-0004',
   API_TOKEN: 'api-leak-canary-0005',
 };
-const SLACK_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:gitops-sync/ci/slack-AbCdEf';
+const SLACK_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:gitops-sync/dev/slack-AbCdEf';
 const ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:gitops-sync-alarms';
 
 type Template = {
@@ -34,7 +34,7 @@ const zips = new Map<string, Map<string, Buffer>>();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gitops-sync-package-'));
-  // `npm run package` as CI runs it (stage ci), then its output copied aside.
+  // `npm run package` as CI runs it (the default stage, dev), then its output copied aside.
   await run('npm', ['run', 'package'], {
     env: {
       ...process.env,
@@ -136,7 +136,20 @@ describe('npm run package', () => {
       ]),
     );
     const role = template.Resources.FanoutRole?.Properties.RoleName;
-    expect(role).toBe('gitops-sync-ci-fanout');
+    expect(role).toBe('gitops-sync-dev-fanout');
+  });
+
+  it('hands every function the patterns its role may read and assume, as the policies name them', () => {
+    const policy = JSON.stringify(template.Resources.FanoutRole?.Properties.Policies);
+    for (const name of FUNCTIONS) {
+      const env = envOf(name);
+      expect(JSON.stringify(env.OWN_SECRETS_ARN)).toContain('secret:gitops-sync/dev/*');
+      expect(JSON.stringify(env.ASSUMABLE_ROLE_ARNS)).toContain('role/gitops-sync-dev-access-*');
+      expect(policy).toContain(JSON.stringify(env.OWN_SECRETS_ARN));
+      expect(policy).toContain(JSON.stringify(env.ASSUMABLE_ROLE_ARNS));
+    }
+    // The example's one EKS cluster calls DescribeCluster through its roleArn: nothing for the functions.
+    expect(template.Conditions.HasEksDescribe).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
   });
 
   it('runs the fleet functions in the VPC when subnets are given, the public ones outside it', () => {
@@ -204,7 +217,7 @@ describe('npm run package', () => {
         PolicyDocument: { Statement: { Action: string[]; Resource: { 'Fn::Sub': string }[] }[] };
       };
       expect(policy.ManagedPolicyName).toBe(
-        `gitops-sync-ci-${name === 'ApiReadOnlyPolicy' ? 'api-read' : 'api-operator'}`,
+        `gitops-sync-dev-${name === 'ApiReadOnlyPolicy' ? 'api-read' : 'api-operator'}`,
       );
       return policy.PolicyDocument.Statement.flatMap((st) =>
         st.Resource.map((r) => r['Fn::Sub'].split('HttpApi}/*/')[1]),
@@ -242,9 +255,9 @@ describe('npm run package', () => {
     }
   });
 
-  it('wires every setting the README lists, or the README says it is local', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Fleet file'));
+  it('wires every setting docs/configuration.md lists, or the page says it is local', () => {
+    // The settings table moved from the README to docs/configuration.md (the whole page is the section).
+    const section = readFileSync('docs/configuration.md', 'utf8');
     const listed = new Set(
       section
         .split('\n')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { statusRequest, statusTarget } from '../../../lib/commit-status/host-request.js';
+import { statusRequest } from '../../../lib/commit-status/host-request.js';
 import type { PlannedStatus } from '../../../lib/commit-status/plan.js';
+import { statusTarget } from '../../../lib/commit-status/status-target.js';
 
 const SHA = 'b'.repeat(40);
 const status: PlannedStatus = {

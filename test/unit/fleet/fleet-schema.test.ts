@@ -67,6 +67,16 @@ const TABLE: readonly (readonly [string, string, boolean])[] = [
   ],
   ['an unknown top-level key is invalid', `${ok}cluster: []\n`, false],
   ['no cluster at all is invalid', 'clusters: []\n', false],
+  [
+    'an eks cluster without server (DescribeCluster gives it) is valid',
+    cluster('    auth:\n      eks: { clusterName: hub, region: eu-west-1 }\n'),
+    true,
+  ],
+  [
+    'a token cluster without server is invalid',
+    cluster('    auth: { tokenSecret: gitops-sync/dev/c1 }\n'),
+    false,
+  ],
   ['a cluster without server is invalid', cluster('    auth: { token: t }\n'), false],
   ['a cluster name that is not a DNS label is invalid', ok.replace('name: c1', 'name: C_1'), false],
   ['an unknown cluster key is invalid', `${ok}    auht: {}\n`, false],
