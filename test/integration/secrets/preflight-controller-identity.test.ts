@@ -10,7 +10,7 @@ import { type ControllerCluster, controllerRoles } from '../../../lib/secrets/co
 import { type PreflightInput, preflightApp } from '../../../lib/secrets/preflight.js';
 import { storeCoverage } from '../../../lib/secrets/store-coverage.js';
 import type { IdentityDeps } from '../../../lib/secrets/store-identity.js';
-import { type PodIdentityDouble, startPodIdentityDouble } from '../../helpers/eks-pod-identity.js';
+import { type EksDouble, startEksDouble } from '../../helpers/eks.js';
 import {
   BASE_ACCESS_KEY,
   startTestSecretsManager,
@@ -70,7 +70,7 @@ const FLEET: Record<string, ControllerCluster> = {
 
 describe("stores without auth read with ESO's controller identity (IRSA or EKS Pod Identity)", () => {
   let sm: TestSecretsManager;
-  let eks: PodIdentityDouble;
+  let eks: EksDouble;
   const clusters: Record<string, TestCluster> = {};
   let identity: IdentityDeps;
 
@@ -84,17 +84,22 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
         { name: 'open/db', string: 'x', region: REGION },
       ],
     });
-    eks = await startPodIdentityDouble();
-    eks.associate({
+    eks = await startEksDouble();
+    eks.podIdentity.associate({
       cluster: 'pod-eks',
       namespace: 'external-secrets',
       serviceAccount: 'external-secrets',
       roleArn: POD_ROLE,
     });
     // Another ServiceAccount's association on the same cluster must not be taken for ESO's.
-    eks.associate({ cluster: 'pod-eks', namespace: 'shop', serviceAccount: 'app', roleArn: IRSA });
-    eks.clusters.add('none-eks');
-    eks.clusters.add('denied-eks');
+    eks.podIdentity.associate({
+      cluster: 'pod-eks',
+      namespace: 'shop',
+      serviceAccount: 'app',
+      roleArn: IRSA,
+    });
+    eks.clusters.set('none-eks', {});
+    eks.clusters.set('denied-eks', {});
     for (const name of Object.keys(FLEET)) {
       const cluster = await startTestCluster({ name });
       clusters[name] = cluster;
@@ -130,7 +135,7 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
             : FLEET[name],
       }),
     };
-    eks.denied.add(DENIED_KEY);
+    eks.podIdentity.denied.add(DENIED_KEY);
   });
   afterAll(async () => {
     await sm.close();
@@ -144,22 +149,24 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
 
   it("assumes the role in the controller ServiceAccount's IRSA annotation, without asking EKS", async () => {
     const before = sm.double.requests.length;
-    const calls = eks.calls.length;
+    const calls = eks.podIdentity.calls.length;
     const result = await run(input('irsa', 'shop/irsa'));
     expect(result.checks.map((c) => [c.outcome, c.message])).toEqual([['ok', undefined]]);
     const [assume, read] = since(before);
     expect(assume).toMatchObject({ operation: 'AssumeRole', region: REGION, accessKeyId: BASE_ACCESS_KEY });
     expect(assume?.body.RoleArn).toBe(IRSA);
     expect(sm.double.roleOf(read?.accessKeyId)).toBe(IRSA);
-    expect(eks.calls.slice(calls)).toEqual([]);
+    expect(eks.podIdentity.calls.slice(calls)).toEqual([]);
   });
 
   it("assumes the role of the controller's Pod Identity association, then the store's own role", async () => {
     const before = sm.double.requests.length;
-    const calls = eks.calls.length;
+    const calls = eks.podIdentity.calls.length;
     const result = await run(input('pod', 'shop/pod'));
     expect(result.checks.map((c) => [c.outcome, c.message])).toEqual([['ok', undefined]]);
-    expect(eks.calls.slice(calls).map((c) => [c.operation, c.cluster, c.query, c.region])).toEqual([
+    expect(
+      eks.podIdentity.calls.slice(calls).map((c) => [c.operation, c.cluster, c.query, c.region]),
+    ).toEqual([
       [
         'ListPodIdentityAssociations',
         'pod-eks',
@@ -175,7 +182,7 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
     const next = sm.double.requests.length;
     const chained = await run(input('pod', 'shop/chained', { role: STORE_ROLE }));
     expect(chained.checks.map((c) => c.outcome)).toEqual(['ok']);
-    expect(eks.calls.length).toBe(calls + 2);
+    expect(eks.podIdentity.calls.length).toBe(calls + 2);
     const sts = since(next).filter((r) => r.service === 'sts');
     expect(sts.map((r) => r.body.RoleArn)).toEqual([STORE_ROLE]);
     expect(sm.double.roleOf(sts[0]?.accessKeyId)).toBe(POD_ROLE);
@@ -215,13 +222,13 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
 
   it("lets the cluster's explicit preflightRoleArn win over the discovery", async () => {
     const before = sm.double.requests.length;
-    const calls = eks.calls.length;
+    const calls = eks.podIdentity.calls.length;
     // `pod` has a Pod Identity association (POD_ROLE), yet the operator's role is the one read with.
     const explicit = { ...identity, preflightRole: (c: string) => (c === 'pod' ? CLUSTER_ROLE : undefined) };
     const result = await run(input('pod', 'shop/spoke'), explicit);
     expect(result.checks.map((c) => [c.outcome, c.message])).toEqual([['ok', undefined]]);
     expect(since(before).find((r) => r.operation === 'AssumeRole')?.body.RoleArn).toBe(CLUSTER_ROLE);
-    expect(eks.calls.slice(calls)).toEqual([]);
+    expect(eks.podIdentity.calls.slice(calls)).toEqual([]);
   });
 
   it("stops waiting for the discovery at the work item's time budget and says so", async () => {
@@ -266,10 +273,10 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
           awsConnectTimeoutMs: 1_000,
         } as Config,
       });
-      const calls = eks.calls.length;
+      const calls = eks.podIdentity.calls.length;
       const pod = await run(input('pod', 'shop/pod'), deps);
       expect(pod.checks.map((c) => [c.outcome, c.message])).toEqual([['ok', undefined]]);
-      expect(eks.calls.slice(calls).map((c) => [c.operation, c.accessKeyId])).toEqual([
+      expect(eks.podIdentity.calls.slice(calls).map((c) => [c.operation, c.accessKeyId])).toEqual([
         ['ListPodIdentityAssociations', BASE_ACCESS_KEY],
         ['DescribePodIdentityAssociation', BASE_ACCESS_KEY],
       ]);
@@ -309,7 +316,7 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
 
 describe('the Pod Identity lookup is bounded', () => {
   it('gives up on a hung EKS within its timeout and says so', async () => {
-    const eks = await startPodIdentityDouble();
+    const eks = await startEksDouble();
     eks.hang = true;
     try {
       const reader = createPodIdentityReader({
@@ -328,7 +335,7 @@ describe('the Pod Identity lookup is bounded', () => {
   });
 
   it('names a cluster EKS does not know', async () => {
-    const eks = await startPodIdentityDouble();
+    const eks = await startEksDouble();
     try {
       const reader = createPodIdentityReader({
         endpoint: eks.endpoint,
