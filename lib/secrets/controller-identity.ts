@@ -37,7 +37,7 @@ export type PodIdentityAnswer =
 export type PodIdentityLookup = (request: PodIdentityRequest) => Promise<PodIdentityAnswer>;
 
 export type ControllerRole =
-  | { readonly ok: true; readonly role: string; readonly via: string }
+  | { readonly ok: true; readonly role: string }
   | { readonly ok: false; readonly reason: string };
 
 /** What the discovery needs to know of one fleet cluster; `undefined` when it does not apply to it. */
@@ -102,7 +102,7 @@ async function discover(
     };
   }
   const irsa = annotations[IRSA_ROLE_ANNOTATION]?.trim();
-  if (irsa) return { ok: true, role: irsa, via: `IRSA of ${account}` };
+  if (irsa) return { ok: true, role: irsa };
   if (cluster.eks === undefined) {
     return {
       ok: false,
@@ -130,9 +130,5 @@ async function discover(
       reason: `${account} has no ${IRSA_ROLE_ANNOTATION} annotation and no EKS Pod Identity association on ${cluster.eks.clusterName}`,
     };
   }
-  return {
-    ok: true,
-    role: found.roleArn,
-    via: `Pod Identity association ${found.associationId} of ${account}`,
-  };
+  return { ok: true, role: found.roleArn };
 }

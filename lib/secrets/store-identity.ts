@@ -47,8 +47,8 @@ export type StoreTarget =
 /**
  * The identity the preflight reads a store's secrets with, as ESO would: the ServiceAccount's IRSA role
  * (or, for a store without `auth`, the cluster's `preflightRoleArn`, else the ESO controller's IRSA or
- * Pod Identity role), then the store's own roles. Never calls STS: a chain the packaged policy would refuse is `unchecked` here; a refused AssumeRole becomes
- * `unchecked` where the read fails.
+ * Pod Identity role), then the store's own roles. Never calls STS: a chain the packaged policy would
+ * refuse is `unchecked` here; a refused AssumeRole becomes `unchecked` where the read fails.
  */
 export async function storeTarget(store: ResolvedStore, deps: IdentityDeps): Promise<StoreTarget> {
   const label = `${store.kind} "${store.name}"`;
