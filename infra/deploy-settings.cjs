@@ -34,6 +34,18 @@ function fleet() {
         : existsSync(file)
           ? eksClusterArns(readFileSync(file, 'utf8')).join(',')
           : '',
+    // The ESO controller's Pod Identity lookup (List/DescribePodIdentityAssociation) on exactly the
+    // packaged fleet's auth.eks clusters without roleArn; with FLEET_SOURCE the clusters are known only at
+    // run time, so this account's clusters and associations (read-only; docs/preflight-identity.md).
+    eksPodIdentityArns:
+      source !== ''
+        ? [
+            `arn:${pseudo('Partition')}:eks:*:${pseudo('AccountId')}:cluster/*`,
+            `arn:${pseudo('Partition')}:eks:*:${pseudo('AccountId')}:podidentityassociation/*`,
+          ].join(',')
+        : existsSync(file)
+          ? eksPodIdentityArns(readFileSync(file, 'utf8')).join(',')
+          : '',
   };
 }
 
@@ -56,6 +68,22 @@ function eksClusterArns(text) {
       (c) =>
         `arn:${pseudo('Partition')}:eks:${c.auth.eks.region}:${pseudo('AccountId')}:cluster/${c.auth.eks.clusterName}`,
     );
+}
+
+/**
+ * The ARNs ListPodIdentityAssociations (the cluster) and DescribePodIdentityAssociation (its associations)
+ * authorise on, for the fleet file's `auth.eks` clusters the functions ask with their own role (a cluster's
+ * `roleArn` asks with that role instead).
+ */
+function eksPodIdentityArns(text) {
+  const clusters = parse(text)?.clusters ?? [];
+  return clusters
+    .filter((c) => c?.auth?.eks !== undefined && c.auth.eks.roleArn === undefined)
+    .flatMap((c) => {
+      const at = `arn:${pseudo('Partition')}:eks:${c.auth.eks.region}:${pseudo('AccountId')}`;
+      const name = c.auth.eks.clusterName;
+      return [`${at}:cluster/${name}`, `${at}:podidentityassociation/${name}/*`];
+    });
 }
 
 // A Serverless variable, resolved after this file returns (not a JS template).
@@ -120,4 +148,4 @@ function alarms() {
   return { Resources };
 }
 
-module.exports = { fleet, alarms, eksClusterArns };
+module.exports = { fleet, alarms, eksClusterArns, eksPodIdentityArns };

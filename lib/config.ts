@@ -61,7 +61,7 @@ export interface Config {
   readonly stsEndpoint?: string;
   /** `PREFLIGHT_ASSUMABLE_ROLES`: the ARN patterns the packaged policy lets the preflight assume (absent: unchecked locally). */
   readonly preflightAssumableRoles?: readonly string[];
-  /** `EKS_ENDPOINT`: DescribeCluster's endpoint override (tests, VPC endpoints). */
+  /** `EKS_ENDPOINT`: DescribeCluster's and the Pod Identity lookup's endpoint override (tests, VPC endpoints). */
   readonly eksEndpoint?: string;
   /**
    * `OWN_SECRETS_ARN` and `ASSUMABLE_ROLE_ARNS` as serverless.yml resolves them: the fleet must stay

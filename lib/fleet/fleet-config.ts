@@ -6,6 +6,12 @@ export type ClusterAuth =
   | { readonly tokenSecret: string }
   | { readonly eks: { readonly clusterName: string; readonly region: string; readonly roleArn?: string } };
 
+/** External Secrets Operator's controller ServiceAccount on a cluster. */
+export interface EsoController {
+  readonly namespace: string;
+  readonly serviceAccount: string;
+}
+
 export const SECRET_POLICIES = ['block', 'warn', 'off'] as const;
 export type SecretPolicy = (typeof SECRET_POLICIES)[number];
 
@@ -34,6 +40,8 @@ export interface ClusterConfig {
   readonly secretPolicy?: SecretPolicy;
   /** Role the ExternalSecret preflight assumes for stores on this cluster that name no identity of their own. */
   readonly preflightRoleArn?: string;
+  /** Where ESO's controller runs (its ServiceAccount's IRSA or Pod Identity role serves stores without `auth`). */
+  readonly eso?: EsoController;
   /** The Argo CD API server of this cluster's Argo CD (the rollout page's links to `{argocdUrl}/applications/{ns}/{name}`; rendered manifests with a token). */
   readonly argocdUrl?: string;
   /** Secrets Manager secret holding an Argo CD API token (`applications, get`): plain, or `{"token": "..."}`. */

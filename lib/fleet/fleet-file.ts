@@ -4,6 +4,7 @@ import { SEVERITIES } from '../audit/types.js';
 import { statusTargetProblem } from '../commit-status/status-target.js';
 import { FleetConfigError } from '../errors.js';
 import { type AwsScopes, preflightRoleInScope, roleInScope, secretInScope } from './aws-scopes.js';
+import { esoBlock } from './eso-block.js';
 import {
   awsRegion,
   base64Pem,
@@ -44,6 +45,7 @@ const CLUSTER_KEYS = [
   'timeoutMs',
   'secretPolicy',
   'preflightRoleArn',
+  'eso',
   'argocdUrl',
   'argocdTokenSecret',
   'argocdToken',
@@ -176,6 +178,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string, ids: IdChe
   const timeoutMs = fields.integer('timeoutMs', 100, 300_000);
   const secretPolicy = fields.oneOf('secretPolicy', SECRET_POLICIES);
   const preflightRoleArn = fields.string('preflightRoleArn', ids.preflightRole);
+  const eso = esoBlock(reader, fields);
   const argocd = argocdBlock(reader, fields);
   const flux = namespaceBlock(reader, fields, 'flux');
   const labels = fields.has('labels')
@@ -193,6 +196,7 @@ function cluster(reader: YamlReader, node: Node | null, path: string, ids: IdChe
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(secretPolicy === undefined ? {} : { secretPolicy }),
     ...(preflightRoleArn === undefined ? {} : { preflightRoleArn }),
+    ...(eso === undefined ? {} : { eso }),
     ...argocdApi(fields, ids),
     ...(labels === undefined ? {} : { labels }),
   };

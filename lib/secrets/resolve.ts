@@ -68,7 +68,11 @@ export async function resolveReferences(
     bound.map(async (b) => {
       const target = await targetOf(b.store);
       return target.ok
-        ? { ready: true as const, b: { ...b, store: { ...b.store, target: target.target } } }
+        ? {
+            ready: true as const,
+            b: { ...b, store: { ...b.store, target: target.target } },
+            note: target.note,
+          }
         : { ready: false as const, b, target };
     }),
   );
@@ -78,7 +82,22 @@ export async function resolveReferences(
     ),
   );
   return mapWithLimit(settled, deps.concurrency ?? 8, (s) =>
-    s.ready ? resolveOne(s.b, fetcher) : Promise.resolve([identityCheck(s.b, s.target)]),
+    s.ready
+      ? resolveOne(s.b, fetcher).then((checks) => withNote(checks, s.note))
+      : Promise.resolve([identityCheck(s.b, s.target)]),
+  );
+}
+
+/**
+ * Checks read with a stand-in for ESO's identity carry why (`identity: …`); a refusal is then `unchecked`,
+ * never a misleading `access-denied`: it says nothing about what ESO may read.
+ */
+function withNote(checks: SecretCheck[], note: string | undefined): SecretCheck[] {
+  if (note === undefined) return checks;
+  return checks.map((c) =>
+    c.outcome === 'access-denied'
+      ? { ...c, outcome: 'unchecked', message: `${note}: ${c.message ?? 'access denied'}` }
+      : { ...c, message: c.message === undefined ? note : `${c.message}; ${note}` },
   );
 }
 

@@ -46,6 +46,8 @@ export async function storeCoverage(
     }
     const target = await storeTarget(resolved.store, deps.identity);
     if (!target.ok) return { store, reason: target.message };
+    // Read with a stand-in for ESO's controller: not ESO's identity, so not covered.
+    if (target.note !== undefined) return { store, reason: target.note };
     try {
       await deps.probe(target.target);
       return { store };

@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type PodIdentityApi, podIdentityApi } from './eks-pod-identity.js';
 
 /** What the double answers DescribeCluster with for one cluster. */
 export interface EksClusterRecord {
@@ -22,6 +23,8 @@ export interface EksDouble {
   readonly endpoint: string;
   readonly clusters: Map<string, EksClusterRecord>;
   readonly calls: EksCall[];
+  /** List/DescribePodIdentityAssociation (`eks-pod-identity.ts`); a cluster in `clusters` exists for it too. */
+  readonly podIdentity: PodIdentityApi;
   /** While set, requests are read but never answered (a hung endpoint). */
   hang: boolean;
   close(): Promise<void>;
@@ -41,12 +44,14 @@ export async function startEksDouble(): Promise<EksDouble> {
   const calls: EksCall[] = [];
   const hung = new Set<ServerResponse>();
   const state = { hang: false };
+  const pods = podIdentityApi((name) => clusters.has(name));
   const server = createServer((request, response) => {
     if (state.hang) {
       hung.add(response);
       return;
     }
     const url = new URL(request.url ?? '/', 'http://eks.local');
+    if (pods.route(request, response, url)) return;
     const match = /^\/clusters\/([^/]+)$/.exec(url.pathname);
     if (request.method !== 'GET' || match === null) {
       return fail(
@@ -97,6 +102,7 @@ export async function startEksDouble(): Promise<EksDouble> {
     endpoint: `http://127.0.0.1:${port}`,
     clusters,
     calls,
+    podIdentity: { associate: pods.associate, denied: pods.denied, calls: pods.calls },
     get hang() {
       return state.hang;
     },
