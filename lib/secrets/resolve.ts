@@ -89,14 +89,20 @@ export async function resolveReferences(
 }
 
 /**
- * Checks read with a stand-in for ESO's identity carry why (`identity: …`); a refusal is then `unchecked`,
- * never a misleading `access-denied`: it says nothing about what ESO may read.
+ * Checks read with a stand-in for ESO's identity carry why (`identity: …`). A refusal is then `unchecked`,
+ * never a misleading `access-denied`: it says nothing about what ESO may read. So is a secret the stand-in
+ * does not find: a name resolves in the reader's own account, and ESO's role may live in another, so it
+ * must not block a deploy on a guess.
  */
 function withNote(checks: SecretCheck[], note: string | undefined): SecretCheck[] {
   if (note === undefined) return checks;
   return checks.map((c) =>
-    c.outcome === 'access-denied'
-      ? { ...c, outcome: 'unchecked', message: `${note}: ${c.message ?? 'access denied'}` }
+    c.outcome === 'access-denied' || c.outcome === 'missing-secret'
+      ? {
+          ...c,
+          outcome: 'unchecked',
+          message: `${note}: ${c.message ?? (c.outcome === 'access-denied' ? 'access denied' : 'not found')}`,
+        }
       : { ...c, message: c.message === undefined ? note : `${c.message}; ${note}` },
   );
 }

@@ -220,6 +220,18 @@ describe("stores without auth read with ESO's controller identity (IRSA or EKS P
     ]);
   });
 
+  it('does not block on a secret the stand-in identity cannot find: ESO may read it in another account', async () => {
+    const result = await run(input('none', 'shop/not-there-at-all'));
+    expect(result.checks.map((c) => [c.outcome, c.message])).toEqual([
+      [
+        'unchecked',
+        expect.stringMatching(
+          /^identity: the orchestrator's own, not ESO's controller's on cluster none .*: /,
+        ),
+      ],
+    ]);
+  });
+
   it("lets the cluster's explicit preflightRoleArn win over the discovery", async () => {
     const before = sm.double.requests.length;
     const calls = eks.podIdentity.calls.length;
