@@ -3,11 +3,11 @@ import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { App } from '../lib/app.js';
+import { createRuntime } from '../lib/composition/runtime-local.js';
 import { loadConfig } from '../lib/config.js';
 import type { FleetConfig } from '../lib/fleet/fleet-config.js';
 import { type Logger, type Metrics, noMetrics } from '../lib/ports.js';
 import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
-import { createRuntime } from '../lib/runtime-local.js';
 
 export interface BenchWorld {
   readonly app: App;

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
+import { createReconcileApp } from '../lib/composition/runtime-fleet-apps.js';
 import { lambdaApp } from '../lib/lambda-app.js';
-import { createReconcileApp } from '../lib/runtime-fleet-apps.js';
 
 const app = lambdaApp(createReconcileApp);
 

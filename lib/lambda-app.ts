@@ -1,5 +1,5 @@
+import type { RuntimeOverrides } from './composition/runtime.js';
 import { type Config, loadConfigFromProcess } from './config.js';
-import type { RuntimeOverrides } from './runtime.js';
 
 /**
  * One function's App, built once per cold start by its own builder (`createWebhookApp`, ...), so the bundle

@@ -1,11 +1,11 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsRequestHandler } from '../../lib/aws/http-handler.js';
+import type { RuntimeOverrides } from '../../lib/composition/runtime.js';
 import type { Config } from '../../lib/config.js';
 import type { AppSource } from '../../lib/handlers.js';
 import { fanoutHandler, trackHandler } from '../../lib/handlers.js';
 import type { Logger, Queue } from '../../lib/ports.js';
 import type { FanoutMessage, PointerMessage, TrackMessage } from '../../lib/queue/messages.js';
-import type { RuntimeOverrides } from '../../lib/runtime.js';
 import { MemoryQueue } from './memory-queue.js';
 import { type SqsPoller, startSqsPoller } from './sqs-poller.js';
 

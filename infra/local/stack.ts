@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { App } from '../../lib/app.js';
+import { createRuntime } from '../../lib/composition/runtime-local.js';
 import { type Config, type Env, loadConfig } from '../../lib/config.js';
 import { errorMessage } from '../../lib/errors.js';
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
 import { apiHandler, webhookHandler } from '../../lib/handlers.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Logger } from '../../lib/ports.js';
-import { createRuntime } from '../../lib/runtime-local.js';
 import type { ControllerOptions } from '../simulator/argocd-controller.js';
 import { type DefaultWorld, startDefaultWorld } from './default-world.js';
 import { ensureTable, localDynamoClient, startDynalite } from './dynamodb.js';

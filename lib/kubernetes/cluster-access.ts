@@ -4,13 +4,10 @@ import type { Clock, SecretReader } from '../ports.js';
 import type { DescribeEksCluster } from './eks-describe.js';
 import type { AwsCredentialsProvider } from './eks-token.js';
 import { createEksTokenSource } from './eks-token-source.js';
-import { parseTokenSecret } from './kubeconfig-secret.js';
 
-export interface TokenSource {
-  token(): Promise<string>;
-  /** Forget the cached token (the cluster answered 401): the next call fetches or generates a new one. */
-  invalidate(): void;
-}
+export type { TokenSource } from './token-source.js';
+
+import { parseTokenSecret } from './kubeconfig-secret.js';
 
 /** Where and how to reach a cluster right now. */
 export interface ClusterAccess {

@@ -1,6 +1,6 @@
 import type { Clock } from '../ports.js';
-import type { TokenSource } from './cluster-access.js';
 import { type AwsCredentialsProvider, createEksToken, EKS_TOKEN_VALIDITY_MS } from './eks-token.js';
+import type { TokenSource } from './token-source.js';
 
 /**
  * Reuse a token for 10 of its 15 minutes: the 5 left cover clock skew between Lambda and the cluster and

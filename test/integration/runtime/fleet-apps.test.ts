@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import type { FleetApp } from '../../../lib/app.js';
+import type { RuntimeOverrides } from '../../../lib/composition/runtime.js';
+import {
+  createFanoutApp,
+  createReconcileApp,
+  createTrackApp,
+} from '../../../lib/composition/runtime-fleet-apps.js';
 import { loadConfig } from '../../../lib/config.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { PushMessage, TrackMessage } from '../../../lib/queue/messages.js';
-import type { RuntimeOverrides } from '../../../lib/runtime.js';
-import { createFanoutApp, createReconcileApp, createTrackApp } from '../../../lib/runtime-fleet-apps.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 const FLEET = 'clusters:\n  - name: hub\n    server: https://hub.example\n    auth: { tokenSecret: hub }\n';

@@ -5,12 +5,12 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { githubPush } from '../../../infra/local/sample-push.js';
+import { createRuntime } from '../../../lib/composition/runtime-local.js';
 import { loadConfig } from '../../../lib/config.js';
 import { FleetConfigError } from '../../../lib/errors.js';
 import { fanoutHandler } from '../../../lib/handlers.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
 import type { PushMessage, TrackMessage } from '../../../lib/queue/messages.js';
-import { createRuntime } from '../../../lib/runtime-local.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 const SECRET = 'cold-start-secret';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPodIdentityReader } from '../../../lib/aws/eks-pod-identity.js';
+import { preflightIdentity } from '../../../lib/composition/runtime-preflight-identity.js';
 import type { Config } from '../../../lib/config.js';
 import { DEFAULT_ESO_CONTROLLER } from '../../../lib/fleet/eso-block.js';
 import { SERVICE_ACCOUNTS } from '../../../lib/kubernetes/resources.js';
 import { serviceAccountAnnotations } from '../../../lib/kubernetes/service-accounts.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
-import { preflightIdentity } from '../../../lib/runtime-preflight-identity.js';
 import { type ControllerCluster, controllerRoles } from '../../../lib/secrets/controller-identity.js';
 import { type PreflightInput, preflightApp } from '../../../lib/secrets/preflight.js';
 import { storeCoverage } from '../../../lib/secrets/store-coverage.js';

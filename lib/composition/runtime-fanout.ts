@@ -1,16 +1,18 @@
-import { parseApplication } from './argocd/application.js';
-import { pinnedRepositoryUrls } from './argocd/pin.js';
-import { createArgoCdApis, createRenderCache } from './argocd-api/renderers.js';
-import { destinationCluster } from './fleet/destination.js';
-import { compareCommits } from './git/compare.js';
-import { createGitReaderPool, type GitReader } from './git/manifests.js';
-import { CLUSTER_SECRET_STORES, SECRET_STORES } from './kubernetes/resources.js';
-import { createMatchIndexCache } from './matching/index-cache.js';
-import { canonicalRepoKey } from './matching/repo-url.js';
-import { unpinFleet } from './release/unpin.js';
-import { createAppPreflight } from './rollouts/app-preflight.js';
-import { changedFilesResolver } from './rollouts/changed-files.js';
-import { fanout } from './rollouts/fanout.js';
+import { parseApplication } from '../argocd/application.js';
+import { pinnedRepositoryUrls } from '../argocd/pin.js';
+import { createArgoCdApis, createRenderCache } from '../argocd-api/renderers.js';
+import { destinationCluster } from '../fleet/destination.js';
+import { compareCommits } from '../git/compare.js';
+import { createGitReaderPool, type GitReader } from '../git/manifests.js';
+import { CLUSTER_SECRET_STORES, SECRET_STORES } from '../kubernetes/resources.js';
+import { createMatchIndexCache } from '../matching/index-cache.js';
+import { canonicalRepoKey } from '../matching/repo-url.js';
+import { unpinFleet } from '../release/unpin.js';
+import { createAppPreflight } from '../rollouts/app-preflight.js';
+import { changedFilesResolver } from '../rollouts/changed-files.js';
+import { fanout } from '../rollouts/fanout.js';
+import { createResolutionCache } from '../secrets/secret-fetcher.js';
+import type { PushEvent } from '../webhook/push-event.js';
 import {
   type FleetBuilder,
   type FleetContext,
@@ -19,8 +21,6 @@ import {
   gitCacheDir,
 } from './runtime-fleet.js';
 import { preflightIdentity } from './runtime-preflight-identity.js';
-import { createResolutionCache } from './secrets/secret-fetcher.js';
-import type { PushEvent } from './webhook/push-event.js';
 
 /** The fanout Lambda's part of the fleet (`functions/fanout.ts`). */
 export const fanoutFunctions: FleetBuilder = async (shared) => ({

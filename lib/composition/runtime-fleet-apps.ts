@@ -1,5 +1,5 @@
-import type { FleetApp } from './app.js';
-import type { Config } from './config.js';
+import type { FleetApp } from '../app.js';
+import type { Config } from '../config.js';
 import { createFleetApp, type RuntimeOverrides } from './runtime.js';
 
 // Each fleet Lambda's builder: its own part of the fleet (runtime-fanout.ts, ...) is loaded on its first

@@ -1,110 +1,48 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { ControlApiDeps } from './api/control-routes.js';
-import type { FindingsReader } from './api/findings-reader.js';
-import { handleApi } from './api/handle-api.js';
-import type { ApiApp, FleetApp, WebhookApp } from './app.js';
-import { createCachedSecretReader } from './aws/cached-secrets.js';
-import { createFleetTextReader } from './aws/fleet-text.js';
-import { awsRequestHandler, WEBHOOK_AWS } from './aws/http-handler.js';
-import { createSecretReader } from './aws/secret-reader.js';
-import { createSecretsManagerApi } from './aws/secrets-manager.js';
-import type { Config } from './config.js';
-import { ConfigError, errorMessage } from './errors.js';
-import type { FleetConfig } from './fleet/fleet-config.js';
-import { createFleetSource, type FleetSource, fixedFleetSource } from './fleet/fleet-source.js';
-import type { FleetMode } from './fleet/yaml-reader.js';
-import { createLogger } from './logger.js';
-import { createEmfMetrics } from './observability/emf-metrics.js';
-import {
-  type Clock,
-  type Logger,
-  type Metrics,
-  type PayloadStore,
-  type Queue,
-  type SecretReader,
-  systemClock,
-} from './ports.js';
-import type { FanoutMessage, PointerMessage, TrackMessage } from './queue/messages.js';
-import { offloadQueue, resolveQueueBody } from './queue/offload-queue.js';
-import { sqsQueue } from './queue/sqs-queue.js';
-import { type ControlEngine, createReleaseControl } from './release/control.js';
-import { createReleaseEngine, type ReleaseEngine } from './release/engine.js';
-import type { RolloutReader } from './rollouts/rollout-store.js';
+import type { ControlApiDeps } from '../api/control-routes.js';
+import { handleApi } from '../api/handle-api.js';
+import type { ApiApp, FleetApp, WebhookApp } from '../app.js';
+import { createCachedSecretReader } from '../aws/cached-secrets.js';
+import { createFleetTextReader } from '../aws/fleet-text.js';
+import { awsRequestHandler, WEBHOOK_AWS } from '../aws/http-handler.js';
+import { createSecretReader } from '../aws/secret-reader.js';
+import { createSecretsManagerApi } from '../aws/secrets-manager.js';
+import type { Config } from '../config.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import type { FleetConfig } from '../fleet/fleet-config.js';
+import { createFleetSource, type FleetSource, fixedFleetSource } from '../fleet/fleet-source.js';
+import { createLogger } from '../logger.js';
+import { createEmfMetrics } from '../observability/emf-metrics.js';
+import { type Logger, type PayloadStore, type Queue, type SecretReader, systemClock } from '../ports.js';
+import type { FanoutMessage, PointerMessage, TrackMessage } from '../queue/messages.js';
+import { offloadQueue, resolveQueueBody } from '../queue/offload-queue.js';
+import { sqsQueue } from '../queue/sqs-queue.js';
+import { type ControlEngine, createReleaseControl } from '../release/control.js';
+import { createReleaseEngine, type ReleaseEngine } from '../release/engine.js';
+import type { RolloutReader } from '../rollouts/rollout-store.js';
+import { dynamoControlStore } from '../store/control.js';
+import { dynamoDeliveryStore } from '../store/deliveries.js';
+import { createTableRef, type TableRef } from '../store/dynamo.js';
+import { dynamoFindingsReader, dynamoFindingsStore } from '../store/findings.js';
+import { dynamoFreezeStore } from '../store/freezes.js';
+import { dynamoLoginStates } from '../store/login-states.js';
+import { dynamoOpenRollouts } from '../store/open-rollouts.js';
+import { dynamoPayloadStore } from '../store/payloads.js';
+import { dynamoReleaseRecords } from '../store/release-records.js';
+import { dynamoRolloutIndex } from '../store/rollout-index.js';
+import { dynamoRolloutReader } from '../store/rollout-items.js';
+import { dynamoRolloutWriter } from '../store/rollouts.js';
+import { uiAccess } from '../ui-auth/ui-access.js';
+import { handleWebhook } from '../webhook/handle-webhook.js';
+import { webhookSecretSource } from '../webhook/secret-source.js';
 import type { FleetBuilder, FleetFunctions } from './runtime-fleet.js';
-import type { SecretsManagerApi } from './secrets/secrets-manager-api.js';
-import { dynamoControlStore } from './store/control.js';
-import { dynamoDeliveryStore } from './store/deliveries.js';
-import { createTableRef, type TableRef } from './store/dynamo.js';
-import { dynamoFindingsReader, dynamoFindingsStore } from './store/findings.js';
-import { dynamoFreezeStore } from './store/freezes.js';
-import { dynamoLoginStates } from './store/login-states.js';
-import { dynamoOpenRollouts } from './store/open-rollouts.js';
-import { dynamoPayloadStore } from './store/payloads.js';
-import { dynamoReleaseRecords } from './store/release-records.js';
-import { dynamoRolloutIndex } from './store/rollout-index.js';
-import { dynamoRolloutReader } from './store/rollout-items.js';
-import { type DynamoRolloutWriter, dynamoRolloutWriter } from './store/rollouts.js';
-import { uiAccess } from './ui-auth/ui-access.js';
-import { handleWebhook } from './webhook/handle-webhook.js';
-import { webhookSecretSource } from './webhook/secret-source.js';
+import type { RuntimeBase, RuntimeOverrides, SharedRuntime } from './runtime-model.js';
 
-/** What the local stack and tests swap in; everything else is built from the config. */
-export interface RuntimeOverrides {
-  readonly logger?: Logger;
-  readonly metrics?: Metrics;
-  readonly clock?: Clock;
-  /** Raw queues (the in-process ones); the runtime wraps them as it wraps SQS (offloading, delays). */
-  readonly pushQueue?: Queue<FanoutMessage | PointerMessage>;
-  readonly trackQueue?: Queue<TrackMessage | PointerMessage>;
-  /** The fleet itself (the local simulator), instead of reading FLEET_CONFIG. */
-  readonly fleet?: FleetConfig;
-  /** Which fleet-file rules apply (default `deployed`; the local stack passes `local`). */
-  readonly fleetMode?: FleetMode;
-  readonly secretReader?: SecretReader;
-  readonly findings?: FindingsReader;
-  /** Where fetched Git commits are kept (default: the OS temp dir, `/tmp` in Lambda). */
-  readonly gitCacheDir?: string;
-  /** Where people reach the pages, when only known after start (the local stack's port); PUBLIC_URL wins. */
-  readonly publicUrl?: () => string | undefined;
-  /**
-   * The control routes' engine callbacks (re-evaluate held apps, look at the waves, send retry work items).
-   * Without one the routes write the control state only, and `retry` answers 409 (not enabled).
-   */
-  readonly controlEngine?: Partial<ControlEngine>;
-  /** `POST /unpin`: restores followed revisions (`control: pin`); without it the route answers 409. */
-  readonly unpin?: (repo?: string) => Promise<{ readonly queued: boolean }>;
-}
-
-/** What every function's composition starts from: the config, the overrides and the cross-cutting ports. */
-export interface RuntimeBase {
-  readonly config: Config;
-  readonly overrides: RuntimeOverrides;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-  readonly clock: Clock;
-  /** The SDK's tries per AWS call (its default 3; the webhook's are fewer). */
-  readonly awsMaxAttempts?: number;
-}
+export type { RuntimeOverrides } from './runtime-model.js';
 
 const RECORD_TTL_SECONDS = 90 * 24 * 3600;
 /** Outlives a message on any queue: 4 days' retention, then up to 14 days in a dead-letter queue. */
 const PAYLOAD_TTL_SECONDS = 15 * 24 * 3600;
-
-/** What the fleet functions (fanout, track, reconcile) share, built once per cold start. */
-export interface SharedRuntime extends RuntimeBase {
-  readonly table: TableRef;
-  readonly secretsManager: SecretsManagerApi;
-  readonly secretReader: SecretReader;
-  /** The same secrets through Powertools Parameters (TTL cache): the Slack credential. */
-  readonly cachedSecrets: SecretReader;
-  readonly pushQueue: Queue<FanoutMessage>;
-  readonly trackQueue: Queue<TrackMessage>;
-  readonly rollouts: DynamoRolloutWriter;
-  readonly reader: RolloutReader;
-  readonly findings: ReturnType<typeof dynamoFindingsStore>;
-  /** The validated fleet (FLEET_SOURCE, FLEET_CONFIG or the override), cached and re-read on its TTL. */
-  readonly fleetSource: FleetSource;
-}
 
 export function runtimeBase(config: Config, overrides: RuntimeOverrides = {}): RuntimeBase {
   return {

@@ -1,20 +1,20 @@
-import { argocdNamespaces, type FleetConfig } from './fleet/fleet-config.js';
-import { APP_PROJECTS, type KubeResource } from './kubernetes/resources.js';
-import type { Clock, Logger, Queue } from './ports.js';
-import type { FanoutMessage } from './queue/messages.js';
-import { createUngatedInstances } from './reconcile/argocd-gate.js';
-import { createReleaseEngine, type ReleaseEngine } from './release/engine.js';
-import type { HoldContext } from './release/holds.js';
-import type { ControlStore, FreezeStore } from './release/ports.js';
-import { syncWindowsOf } from './release/sync-window-holds.js';
-import type { Freeze, UngatedInstance } from './rollouts/model.js';
-import type { OpenRollouts } from './rollouts/rollout-store.js';
-import { planWaves, waveOf } from './rollouts/waves.js';
-import { dynamoControlStore } from './store/control.js';
-import type { TableRef } from './store/dynamo.js';
-import { dynamoFindingsReader } from './store/findings.js';
-import { dynamoFreezeStore } from './store/freezes.js';
-import { dynamoReleaseRecords } from './store/release-records.js';
+import { argocdNamespaces, type FleetConfig } from '../fleet/fleet-config.js';
+import { APP_PROJECTS, type KubeResource } from '../kubernetes/resources.js';
+import type { Clock, Logger, Queue } from '../ports.js';
+import type { FanoutMessage } from '../queue/messages.js';
+import { createUngatedInstances } from '../reconcile/argocd-gate.js';
+import { createReleaseEngine, type ReleaseEngine } from '../release/engine.js';
+import type { HoldContext } from '../release/holds.js';
+import type { ControlStore, FreezeStore } from '../release/ports.js';
+import { syncWindowsOf } from '../release/sync-window-holds.js';
+import type { Freeze, UngatedInstance } from '../rollouts/model.js';
+import type { OpenRollouts } from '../rollouts/rollout-store.js';
+import { planWaves, waveOf } from '../rollouts/waves.js';
+import { dynamoControlStore } from '../store/control.js';
+import type { TableRef } from '../store/dynamo.js';
+import { dynamoFindingsReader } from '../store/findings.js';
+import { dynamoFreezeStore } from '../store/freezes.js';
+import { dynamoReleaseRecords } from '../store/release-records.js';
 
 /** How long a container trusts the freezes it read: a new freeze holds pushes within this. */
 const FREEZES_TTL_MS = 10_000;

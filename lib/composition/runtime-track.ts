@@ -1,8 +1,8 @@
-import { EXTERNAL_SECRETS } from './kubernetes/resources.js';
-import { postSyncCheck } from './rollouts/post-sync-check.js';
-import { liveKey, trackCluster } from './rollouts/track.js';
+import { EXTERNAL_SECRETS } from '../kubernetes/resources.js';
+import { postSyncCheck } from '../rollouts/post-sync-check.js';
+import { liveKey, trackCluster } from '../rollouts/track.js';
+import { dynamoAppTransitions } from '../store/app-transitions.js';
 import { type FleetBuilder, type FleetContext, type FleetFunctions, fleetContext } from './runtime-fleet.js';
-import { dynamoAppTransitions } from './store/app-transitions.js';
 
 /** The track Lambda's part of the fleet (`functions/track.ts`): no Git, no preflight, no audit. */
 export const trackFunctions: FleetBuilder = async (shared) => ({

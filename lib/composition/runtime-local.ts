@@ -1,5 +1,5 @@
-import type { App } from './app.js';
-import type { Config } from './config.js';
+import type { App } from '../app.js';
+import type { Config } from '../config.js';
 import {
   createApiApp,
   createFleetApp,

@@ -1,10 +1,10 @@
-import { createPodIdentityReader } from './aws/eks-pod-identity.js';
-import { DEFAULT_ESO_CONTROLLER } from './fleet/eso-block.js';
-import { createAwsCredentials } from './kubernetes/aws-credentials.js';
-import { serviceAccountAnnotations } from './kubernetes/service-accounts.js';
+import { createPodIdentityReader } from '../aws/eks-pod-identity.js';
+import { DEFAULT_ESO_CONTROLLER } from '../fleet/eso-block.js';
+import { createAwsCredentials } from '../kubernetes/aws-credentials.js';
+import { serviceAccountAnnotations } from '../kubernetes/service-accounts.js';
+import { controllerRoles } from '../secrets/controller-identity.js';
+import type { IdentityDeps } from '../secrets/store-identity.js';
 import type { FleetContext } from './runtime-fleet.js';
-import { controllerRoles } from './secrets/controller-identity.js';
-import type { IdentityDeps } from './secrets/store-identity.js';
 
 /**
  * Whose credentials the preflight (fanout) and its coverage report (reconcile) read each store with: its

@@ -1,12 +1,15 @@
-import { createArgoCdApis, createRenderCache, createRenderMemo } from './argocd-api/renderers.js';
-import { errorMessage } from './errors.js';
-import { createGitReaderPool } from './git/manifests.js';
-import { CLUSTER_SECRET_STORES, SECRET_STORES } from './kubernetes/resources.js';
-import { postToSlack } from './notify/slack-target.js';
-import { countReconcile } from './observability/reconcile-metrics.js';
-import { summarizePass } from './reconcile/report.js';
-import { runReconcile } from './reconcile/run-reconcile.js';
-import { sweepRollouts } from './rollouts/sweep.js';
+import { createArgoCdApis, createRenderCache, createRenderMemo } from '../argocd-api/renderers.js';
+import { errorMessage } from '../errors.js';
+import { createGitReaderPool } from '../git/manifests.js';
+import { CLUSTER_SECRET_STORES, SECRET_STORES } from '../kubernetes/resources.js';
+import { postToSlack } from '../notify/slack-target.js';
+import { countReconcile } from '../observability/reconcile-metrics.js';
+import { summarizePass } from '../reconcile/report.js';
+import { runReconcile } from '../reconcile/run-reconcile.js';
+import { sweepRollouts } from '../rollouts/sweep.js';
+import { storeCoverage } from '../secrets/store-coverage.js';
+import { dynamoReconcileMemory, dynamoRolloutExistence } from '../store/reconcile-memory.js';
+import { recordLastPass } from '../store/reconcile-pass.js';
 import {
   type FleetBuilder,
   type FleetContext,
@@ -15,9 +18,6 @@ import {
   gitCacheDir,
 } from './runtime-fleet.js';
 import { preflightIdentity } from './runtime-preflight-identity.js';
-import { storeCoverage } from './secrets/store-coverage.js';
-import { dynamoReconcileMemory, dynamoRolloutExistence } from './store/reconcile-memory.js';
-import { recordLastPass } from './store/reconcile-pass.js';
 
 /** How long past its deadline a rollout may stay open before the sweep finishes it. */
 const SWEEP_GRACE_SECONDS = 60;
