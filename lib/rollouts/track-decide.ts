@@ -2,7 +2,9 @@ import { liveRevisions } from './live-verdict.js';
 import { isTerminal, STATE_RANK, type StoredApp } from './model.js';
 import { observeTarget } from './observe.js';
 import type { AppChange } from './rollout-store.js';
-import type { TrackDeps } from './track.js';
+
+/** What happens once an app has ended (the post-sync check): the changes to record with its end. */
+export type OnEnd = (sha: string, app: StoredApp, live: unknown) => Promise<AppChange>;
 
 export interface LiveView {
   readonly objects: ReadonlyMap<string, unknown>;
@@ -17,7 +19,7 @@ export interface DecideContext {
   readonly live: LiveView;
   /** The commit the rollout's ref points at now, as far as the pushes received tell. */
   readonly head: string | undefined;
-  readonly deps: Pick<TrackDeps, 'onEnd'>;
+  readonly deps: { readonly onEnd?: OnEnd };
   /** The rollout's ref, named in the message of an app that ended at a later commit of it. */
   readonly ref?: string;
   /** Whether the rollout of a later commit has a record of this app that is not superseded. */

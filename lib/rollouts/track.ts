@@ -5,7 +5,6 @@ import type { TrackMessage } from '../queue/messages.js';
 import { isInFlight, type RolloutSummary, type StoredApp, type TargetKind } from './model.js';
 import { movedOnTo } from './ref-head.js';
 import type {
-  AppChange,
   AppStateWriter,
   AppTransitions,
   ClusterLeases,
@@ -16,7 +15,7 @@ import type {
   SyncedSummary,
   TrackedRollout,
 } from './rollout-store.js';
-import { decideApp, type LiveView } from './track-decide.js';
+import { decideApp, type LiveView, type OnEnd } from './track-decide.js';
 import { type WriteOutcome, writeChanges } from './track-writes.js';
 
 export interface LiveLister {
@@ -34,7 +33,7 @@ export interface TrackDeps {
   readonly refPushes: Pick<RefPushes, 'recent'>;
   readonly live: LiveLister;
   /** Runs once when an app ends (the ExternalSecret post-sync check); returns fields to record with the end. */
-  readonly onEnd?: (sha: string, app: StoredApp, live: unknown) => Promise<AppChange>;
+  readonly onEnd?: OnEnd;
   /** Keeps the commit's Slack message current; never throws. */
   readonly notify: (sha: string) => Promise<void>;
   /** Release control looks at the rollout's waves after its apps changed (never throws). */

@@ -1,7 +1,7 @@
 import { failureOutcome, toAwsFailure } from './aws-failure.js';
+import type { BoundReference } from './bound-reference.js';
 import type { FindSpec, SecretReference } from './external-secret.js';
 import { compileGoRegexp } from './go-regexp.js';
-import type { BoundReference } from './resolve.js';
 import type { SecretCheck } from './secret-check.js';
 import type { SecretFetcher } from './secret-fetcher.js';
 import type { AwsTarget, BatchError, SecretFilter } from './secrets-manager-api.js';

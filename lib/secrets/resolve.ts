@@ -1,7 +1,8 @@
 import type { Logger } from '../ports.js';
 import { failureOutcome } from './aws-failure.js';
+import type { BoundReference, CheckableReference } from './bound-reference.js';
 import { mapWithLimit } from './concurrency.js';
-import type { ExternalSecretDoc, RemoteRef, SecretReference } from './external-secret.js';
+import type { RemoteRef } from './external-secret.js';
 import { resolveFind } from './find.js';
 import type { JsonValue } from './gjson-path.js';
 import { lookupProperty } from './property.js';
@@ -17,16 +18,12 @@ import {
 import type { SecretsManagerApi } from './secrets-manager-api.js';
 import { type IdentityDeps, type StoreTarget, storeTarget } from './store-identity.js';
 import type { ResolvedStore } from './store-resolution.js';
+
+export type { BoundReference, CheckableReference } from './bound-reference.js';
+
 import { checkDataValue, checkExtractValue } from './value-checks.js';
 
-export type CheckableReference = Exclude<SecretReference, { type: 'invalid' }>;
-
 /** A reference whose store is known. */
-export interface BoundReference {
-  readonly externalSecret: ExternalSecretDoc;
-  readonly reference: CheckableReference;
-  readonly store: ResolvedStore;
-}
 
 export interface ResolveDeps {
   readonly api: SecretsManagerApi;
