@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
-import { defaultPush } from '../../../infra/simulator/default-push.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitDefaultChange } from './support/default-change.js';
 
 interface RolloutBody {
   readonly status: string;
@@ -23,22 +21,9 @@ describe('retry after the rollout deadline (through the local stack)', () => {
   afterAll(async () => stack?.close());
 
   it('moves the deadline on when a retry refreshes apps, so they end as they really end', async () => {
-    const world = stack.world;
-    if (world === undefined) throw new Error('no simulated world');
-    const push = defaultPush();
-    const commit = await world.commit(push.repository, push.changes, push.message, push.branch);
-    const sample = {
-      repoUrl: world.repoUrl('platform'),
-      fullName: 'example/platform',
-      branch: push.branch,
-      before: commit.before,
-      after: commit.after,
-      changed: commit.changed,
-      message: push.message,
-    };
-    expect(
-      (await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET, 'retry-dl'))).status,
-    ).toBe(202);
+    const { after, delivery } = await commitDefaultChange(stack, 'retry-dl');
+    expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
+    const commit = { after };
     const done = (await stack.rolloutWhenDone(commit.after)) as unknown as RolloutBody;
     const failed = done.apps.find((a) => a.cluster === 'spoke-c' && a.name === 'web-e2e');
     expect(failed?.state).toBe('failed');
