@@ -80,6 +80,12 @@ export function createReleaseControl(deps: ReleaseControlDeps): ReleaseControl {
       if (state.aborted === true) return conflict('the rollout is aborted');
       if (state.paused !== true && state.halted !== true)
         return conflict('the rollout is neither halted nor paused');
+      if (options.skipFailed === true && state.halted === true) {
+        // Written on the halted wave before the flag clears: a poll that judges it in between (its apps
+        // still moving) honours the operator's word instead of halting it again.
+        const index = (state.waves ?? []).findIndex((w) => w.state === 'halted');
+        if (index >= 0) await store.moveWave(sha, index, ['halted'], { state: 'halted', skipFailed: true });
+      }
       // Only one of two racing resumes clears a flag; the other has nothing left to resume.
       const unpaused = state.paused === true && (await store.setFlag(sha, 'paused', false));
       const unhalted = state.halted === true && (await store.setFlag(sha, 'halted', false));

@@ -86,7 +86,11 @@ export function createGate(
       maxUnhealthy: { count: 0 },
     };
     const now = deps.clock.now();
-    const skipFailed = options.skipFailed === true && wave.state === 'halted';
+    const skipFailed = wave.state === 'halted' && (options.skipFailed === true || wave.skipFailed === true);
+    if (skipFailed && wave.skipFailed !== true) {
+      // The operator's word outlives this message: apps still moving end later, judged by a poll.
+      await deps.control.moveWave(sha, index, ['halted'], { state: 'halted', skipFailed: true });
+    }
     const judged = judgeWave(definition, summary.waveViews?.[wave.name], now, { skipFailed });
     switch (judged.kind) {
       case 'wait':

@@ -247,6 +247,11 @@ export interface WaveProgress {
   readonly soakUntil?: string;
   /** Why the wave halted (counts and the first apps), or what superseded it. */
   readonly reason?: string;
+  /**
+   * A resume with `skipFailed` let this halted wave pass by its failures. Kept on the wave: the apps still
+   * moving when the operator resumed end later, and every judgement from then on honours it.
+   */
+  readonly skipFailed?: boolean;
 }
 
 export const OPERATOR_ACTIONS = ['pause', 'resume', 'abort', 'retry', 'open-wave', 'halt'] as const;

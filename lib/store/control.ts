@@ -10,7 +10,7 @@ export const MAX_ACTIONS = 100;
 /** Rounds of "drop the oldest, append" before giving up (only other recorders racing for the same slot). */
 const MAX_APPEND_ROUNDS = 5;
 
-const WAVE_FIELDS = ['name', 'clusters', 'openedAt', 'doneAt', 'soakUntil', 'reason'] as const;
+const WAVE_FIELDS = ['name', 'clusters', 'openedAt', 'doneAt', 'soakUntil', 'reason', 'skipFailed'] as const;
 
 /**
  * Release control's state on the rollout's summary item (`waves`, `paused`, `aborted`, `halted`, `actions`),

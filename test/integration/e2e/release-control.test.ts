@@ -260,7 +260,8 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
       async () => app(await rollout(sha), 'hub', 'web-spoke-a')?.state === 'synced',
     );
     r = await rollout(sha);
-    expect(app(r, 'hub', 'web-spoke-a')?.refreshedAt).toBeDefined();
+    const released = app(r, 'hub', 'web-spoke-a');
+    expect(released?.refreshedAt, JSON.stringify(released)).toBeDefined();
   }, 90_000);
 
   it('a held app Argo CD polled to the commit by itself (advisory) is followed to its end when its wave opens', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../lib/logger.js';
 import type { BatchEntry, Queue, SendOptions } from '../../../lib/ports.js';
 import type { FanoutMessage } from '../../../lib/queue/messages.js';
+import { createReleaseControl } from '../../../lib/release/control.js';
 import { createReleaseEngine } from '../../../lib/release/engine.js';
 import type { ReleaseWave } from '../../../lib/release/wave-judge.js';
 import type { AppState } from '../../../lib/rollouts/model.js';
@@ -9,6 +10,7 @@ import { dynamoControlStore } from '../../../lib/store/control.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoOpenRollouts } from '../../../lib/store/open-rollouts.js';
 import { dynamoReleaseRecords } from '../../../lib/store/release-records.js';
+import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
@@ -156,6 +158,37 @@ describe('release control under racing pollers and lost messages (dynalite)', ()
     expect(sent.filter((s) => s.message.type === 'cluster')).toHaveLength(0);
     const summary = await dynamoReleaseRecords(ref).viewSummary(sha);
     expect(summary?.actions?.filter((a) => a.action === 'halt')).toHaveLength(1);
+  });
+
+  it('a resume with skipFailed while a canary app still moves holds: the poll that sees it end opens the next wave', async () => {
+    const sha = await rollout(['failed', 'syncing']);
+    const { release, control, sent } = engine();
+    await release.initWaves(sha);
+    expect(await release.advance(sha)).toEqual({ sha, halted: 'canary' });
+    const operator = createReleaseControl({
+      store: control,
+      apps: (s) => dynamoRolloutReader(ref).listApps(s),
+      clock: { now: () => new Date('2026-12-02T10:05:00.000Z') },
+      gate: async (s, options) => {
+        await release.onGate({ type: 'gate', sha: s, ...(options.skipFailed ? { skipFailed: true } : {}) });
+      },
+    });
+    expect((await operator.resume(sha, 'token', { skipFailed: true })).kind).toBe('ok');
+    // canary-1 still syncs: the gate message waits, and the wave keeps the operator's word.
+    let state = await control.read(sha);
+    expect(state?.halted).toBeUndefined();
+    expect(state?.waves?.[0]).toMatchObject({ state: 'halted', skipFailed: true });
+    // It ends; a poll (no skipFailed of its own) judges the wave again: it passes instead of halting anew.
+    const writer = dynamoRolloutWriter(ref, 86400);
+    const moving = (await dynamoRolloutReader(ref).listApps(sha)).find((a) => a.name === 'canary-1');
+    const target = { cluster: 'hub', namespace: 'argocd', name: 'canary-1', kind: 'Application' as const };
+    await writer.transition(sha, target, { state: 'synced' }, moving?.version ?? 0);
+    await writer.syncSummary(sha);
+    expect(await release.advance(sha)).toEqual({ sha, opened: 'rest' });
+    state = await control.read(sha);
+    expect(state?.halted).toBeUndefined();
+    expect(state?.waves?.map((w) => w.state)).toEqual(['done', 'open']);
+    expect(sent.some((s) => s.message.type === 'cluster' && s.message.release === true)).toBe(true);
   });
 
   it('a newer commit during a soak: the older rollout’s waiting wave ends superseded and its held apps are released to end', async () => {
