@@ -18,6 +18,7 @@ import type { AppTarget } from '../rollouts/model.js';
  * | push of a ref (TTL)   | REF#<repo key>#<ref>        | <receivedAt>#<sha>                   |                                      |
  * | queue payload (TTL)   | PAYLOAD#<sha256 of body>    | CHUNK#<n>                            |                                      |
  * | commit status posted  | ROLLOUT#<sha>               | STATUS#<context>                     |                                      |
+ * | feedback to a host    | ROLLOUT#<sha>               | FEEDBACK#<kind>#<target>             |                                      |
  * | freeze (TTL)          | FREEZES                     | FREEZE#<id>                          |                                      |
  *
  * Rollout summaries also carry gsi2 (`ROLLOUTS` / `<receivedAt>#<sha>`: every rollout, newest first) and
@@ -127,3 +128,10 @@ export const FREEZE_SK_PREFIX = 'FREEZE#';
 export function freezeSk(id: string): string {
   return `${FREEZE_SK_PREFIX}${id}`;
 }
+
+/** What the orchestrator keeps of one thing it shows on the Git host (a check run, a deployment). */
+export function feedbackSk(kind: string, target: string): string {
+  return `FEEDBACK#${kind}#${target}`;
+}
+
+export const FEEDBACK_SK_PREFIX = 'FEEDBACK#';
