@@ -103,7 +103,12 @@ async function rollout(rawSha: string, request: HttpRequest, deps: ApiDeps): Pro
   // Every object whose repository matched, with why it was or was not refreshed (misses included).
   const decisionRecords =
     include === 'decisions' ? { decisionRecords: await deps.rollouts.decisions(sha) } : {};
-  return json(200, { ...rolloutJson(found), ...decisionRecords });
+  const feedback = (await deps.rollouts.feedback?.(sha)) ?? [];
+  return json(200, {
+    ...rolloutJson(found),
+    ...(feedback.length > 0 ? { feedback } : {}),
+    ...decisionRecords,
+  });
 }
 
 /** `GET /rollouts/{sha}/apps/{cluster}/{namespace}/{name}/secrets`: every check, past the record's summary. */

@@ -9,7 +9,7 @@ export interface FeedbackEntry {
   readonly kind: FeedbackKind;
   /** What on the host: the status context, `gitops-sync` for the check run, the environment of a deployment. */
   readonly target: string;
-  /** What the host shows now, in the host's words (`in_progress`, `success`, `inactive`, ...). */
+  /** What the host shows now (`pending`, `in_progress`, `success`, `failure`, `inactive`, ...); `not posted` after a failed try. */
   readonly state: string;
   /** The host's last error, when the last try failed (no token, no body: never a secret). */
   readonly error?: string;

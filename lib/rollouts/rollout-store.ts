@@ -1,3 +1,4 @@
+import type { FeedbackEntry } from '../feedback/model.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import type {
@@ -228,6 +229,8 @@ export interface RolloutReader {
    * when the rollout has no record of the app.
    */
   secretChecks?(sha: string, target: AppTarget): Promise<readonly SecretCheck[] | undefined>;
+  /** What the rollout shows on the Git host (statuses, check run, deployments) and the hosts' last errors. */
+  feedback?(sha: string): Promise<readonly FeedbackEntry[]>;
   history(
     target: Pick<AppTarget, 'cluster' | 'namespace' | 'name'>,
     page: { limit: number; cursor?: string },

@@ -9,6 +9,7 @@ import type {
 import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
 import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
+import { readFeedback } from './feedback-items.js';
 import { appSk, clusterAppsPrefix, GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
 import { checksFromChunks, secretChunkPrefix } from './secret-chunks.js';
 
@@ -150,6 +151,7 @@ export function dynamoRolloutReader(table: TableRef): RolloutReader {
     },
     summary,
     listApps,
+    feedback: (sha) => readFeedback(table, sha),
     async decisions(sha) {
       return latestDecisions(await queryAll(table, rolloutPk(sha), 'DECISIONS#'));
     },

@@ -221,6 +221,16 @@ describe('commit statuses on Bitbucket Server, Azure DevOps and Gitea, through d
     expect(await posted.lastError(sha, 'gitops-sync')).toMatchObject({ error: 'HTTP 401' });
     expect(counted).toEqual([{ name: 'CommitStatusFailed', dimensions: { host: 'bitbucket-server' } }]);
     expect((await reader.get(sha))?.status).toBe('succeeded');
+    // The rollout's `feedback` (GET /rollouts/{sha}) says the same.
+    expect(await reader.feedback?.(sha)).toEqual([
+      {
+        kind: 'commit-status',
+        target: 'gitops-sync',
+        state: 'not posted',
+        error: 'HTTP 401',
+        errorAt: expect.any(String),
+      },
+    ]);
     const logged = JSON.stringify(logLines);
     for (const secret of SECRETS) expect(logged).not.toContain(secret);
 
@@ -228,6 +238,9 @@ describe('commit statuses on Bitbucket Server, Azure DevOps and Gitea, through d
     await notice(sha);
     expect(api.statuses.filter((s) => s.sha === sha).map((s) => s.state)).toEqual(['SUCCESSFUL']);
     expect(await posted.lastError(sha, 'gitops-sync')).toBeUndefined();
+    expect(await reader.feedback?.(sha)).toEqual([
+      { kind: 'commit-status', target: 'gitops-sync', state: 'success' },
+    ]);
   });
 
   it.each(cases)(
