@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { monthlyCost, type Standing, type Usage } from './cost-model.js';
+import { costOf, monthlyCost, type Standing, type Usage } from './cost-model.js';
 import type { BenchOptions, Metric } from './report.js';
 
 interface ChildLine {
@@ -68,6 +68,21 @@ export async function benchCost(options: BenchOptions): Promise<Metric[]> {
       unit: 'USD',
       note: `Lambda ${usd(perPush.lambda)}, DynamoDB ${usd(perPush.dynamodb)} (${line.push.dynamoRequests} requests, ${round(line.push.dynamoReadUnits)} RRU, ${round(line.push.dynamoWriteUnits)} WRU), SQS ${usd(perPush.sqs)}, API ${usd(perPush.apiGateway)}, logs ${usd(perPush.cloudwatchLogs)}`,
     });
+    // Where the standing cost goes: one reconcile pass and one sweep, each priced as billed.
+    const passes = [
+      ['reconcile pass', line.reconcile, standing.reconcilePassesPerMonth],
+      ['sweep', line.sweep, standing.sweepPassesPerMonth],
+    ] as const;
+    for (const [what, usage, perMonth] of passes) {
+      const pass = costOf(usage);
+      metrics.push({
+        scenario: 'cost',
+        metric: `${label}: one ${what} (${perMonth.toLocaleString('en')} a month)`,
+        value: pass.total,
+        unit: 'USD',
+        note: `a month ${usd(pass.total * perMonth)}: Lambda ${usd(pass.lambda)}, DynamoDB ${usd(pass.dynamodb)} (${round(usage.dynamoReadUnits)} RRU, ${round(usage.dynamoWriteUnits)} WRU), logs ${usd(pass.cloudwatchLogs)}`,
+      });
+    }
     for (const perDay of PUSHES_PER_DAY) {
       const stored = (perDay * 30 * line.refreshedApps * STORED_BYTES_PER_APP_PUSH) / 1024 ** 3;
       const month = monthlyCost(line.push, perDay, { ...standing, storedGb: stored });
