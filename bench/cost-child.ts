@@ -33,8 +33,11 @@ interface Tally {
   sqsRequests: number;
   httpApiRequests: number;
   logBytes: number;
+  /** Write units by request and item kind (`UpdateItem #SUMMARY`): where a push's money goes. */
+  writeUnitsBy: Record<string, number>;
 }
 const fresh = (): Tally => ({
+  writeUnitsBy: {},
   functions: {},
   dynamoReadUnits: 0,
   dynamoWriteUnits: 0,
@@ -66,10 +69,24 @@ DynamoDBClient.prototype.send = async function (this: DynamoDBClient, ...args: P
       0,
     );
     if (READS.has(action)) t.dynamoReadUnits += units;
-    else t.dynamoWriteUnits += units + gsiWrites(action, command.input);
+    else {
+      const billed = units + gsiWrites(action, command.input);
+      t.dynamoWriteUnits += billed;
+      const what = `${action} ${itemKind(command.input)}`;
+      t.writeUnitsBy[what] = (t.writeUnitsBy[what] ?? 0) + billed;
+    }
   }
   return output as never;
 } as unknown as typeof send;
+
+/** The kind of item a write is for: its sort key up to the first `#` after the first character. */
+function itemKind(input: Record<string, unknown>): string {
+  const key = (input.Key ?? input.Item) as Record<string, { S?: string }> | undefined;
+  const sk = key?.sk?.S;
+  if (sk === undefined) return input.RequestItems === undefined ? '?' : 'batch';
+  const end = sk.indexOf('#', 1);
+  return end < 0 ? sk : sk.slice(0, end);
+}
 
 /** One write unit per index an item's write puts or changes keys of (items here are small: 1 KB each). */
 function gsiWrites(action: string, input: Record<string, unknown>): number {
@@ -194,6 +211,12 @@ function withScaled(a: Tally, b: Tally, scale: number): Tally {
     sqsRequests: a.sqsRequests + b.sqsRequests * scale,
     httpApiRequests: a.httpApiRequests,
     logBytes: a.logBytes + b.logBytes * scale,
+    writeUnitsBy: Object.fromEntries(
+      [...new Set([...Object.keys(a.writeUnitsBy), ...Object.keys(b.writeUnitsBy)])].map((k) => [
+        k,
+        (a.writeUnitsBy[k] ?? 0) + (b.writeUnitsBy[k] ?? 0) * scale,
+      ]),
+    ),
   };
 }
 
@@ -282,6 +305,7 @@ try {
       pollsPerChain,
       trackScale,
       push: usage(push),
+      pushWriteUnitsBy: push.writeUnitsBy,
       reconcile: usage(tallies.reconcile),
       sweep: usage(tallies.sweep),
       customMetrics: metricNames.size,

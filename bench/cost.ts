@@ -8,6 +8,8 @@ interface ChildLine {
   readonly refreshedApps: number;
   readonly pollsPerChain: number;
   readonly push: Usage & { dynamoRequests: number };
+  /** The push's DynamoDB write units by request and item kind (its track polls included). */
+  readonly pushWriteUnitsBy: Readonly<Record<string, number>>;
   readonly reconcile: Usage;
   readonly sweep: Usage;
   readonly customMetrics: number;
@@ -67,6 +69,16 @@ export async function benchCost(options: BenchOptions): Promise<Metric[]> {
       value: perPush.total,
       unit: 'USD',
       note: `Lambda ${usd(perPush.lambda)}, DynamoDB ${usd(perPush.dynamodb)} (${line.push.dynamoRequests} requests, ${round(line.push.dynamoReadUnits)} RRU, ${round(line.push.dynamoWriteUnits)} WRU), SQS ${usd(perPush.sqs)}, API ${usd(perPush.apiGateway)}, logs ${usd(perPush.cloudwatchLogs)}`,
+    });
+    const top = Object.entries(line.pushWriteUnitsBy)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4);
+    metrics.push({
+      scenario: 'cost',
+      metric: `${label}: a push's DynamoDB write units`,
+      value: round(line.push.dynamoWriteUnits),
+      unit: 'WRU',
+      note: `most: ${top.map(([what, units]) => `${what} ${Math.round((units / line.push.dynamoWriteUnits) * 100)} %`).join(', ')}`,
     });
     // Where the standing cost goes: one reconcile pass and one sweep, each priced as billed.
     const passes = [
