@@ -85,7 +85,7 @@ export function deploymentNotice(deps: DeploymentDeps) {
         deps.logger.warn('deployment: no deployments API for this repository', { sha, repo: rollout.repo });
         return;
       }
-      if (plannedDeployments(rollout, deps.clusters).length === 0) return;
+      if (rollout.apps.length === 0) return;
       const credentials = await deps.credentials(repo);
       if (credentials === undefined) {
         deps.logger.warn('deployment: the repository has no token', { sha, repo: rollout.repo });
@@ -118,8 +118,8 @@ async function movePlanned(pass: Pass, rollout: Rollout, mayCreate: boolean): Pr
         await postStatus(pass, planned, claim.deploymentId);
         continue;
       }
-      // A deployment superseded before it was created is never created.
-      if (!mayCreate || planned.phase === 'inactive') continue;
+      // Created once an app was refreshed, never for apps superseded before it was.
+      if (!mayCreate || !planned.refreshed || planned.phase === 'inactive') continue;
       created = (await create(pass, rollout, planned)) || created;
     } catch (error) {
       pass.deps.logger.warn('deployment failed', {

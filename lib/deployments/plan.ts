@@ -26,6 +26,8 @@ export interface PlannedDeployment {
   readonly phase: DeploymentPhase;
   /** One line: "3/4 synced, 1 failed". */
   readonly description: string;
+  /** An app of it was refreshed at this commit: only then is its deployment created. */
+  readonly refreshed: boolean;
   /** Orders views of the rollout for the status claim: operators' actions, then in progress before final. */
   readonly rank: number;
 }
@@ -81,9 +83,10 @@ export function deploymentPhase(states: readonly AppState[]): DeploymentPhase {
 }
 
 /**
- * One deployment per environment whose apps were refreshed at this commit (the first one reached
- * `refreshed`, `syncing` or later), sorted by environment. An app deploys to its `destination`, else to the
- * cluster holding it. An environment whose apps ended without one being refreshed is left out.
+ * One deployment per environment of the rollout's apps, sorted by environment; an app deploys to its
+ * `destination`, else to the cluster holding it. `refreshed` says whether it may be created: once the first
+ * app reached `refreshed`, `syncing` or later (a superseded app's record may have lost its `refreshedAt`, so
+ * an environment is planned even then, to move a deployment that exists to `inactive`).
  */
 export function plannedDeployments(
   rollout: Pick<Rollout, 'apps' | 'actions'>,
@@ -98,7 +101,6 @@ export function plannedDeployments(
   }
   const base = (rollout.actions?.length ?? 0) * 1000;
   return [...byEnvironment]
-    .filter(([, apps]) => apps.some(wasRefreshed))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([environment, apps]) => {
       const destinations = [...new Set(apps.map((a) => a.destination ?? a.cluster))].sort();
@@ -109,6 +111,7 @@ export function plannedDeployments(
         clusters: destinations,
         production: destinations.some((c) => isProduction(c, clusters)),
         phase,
+        refreshed: apps.some(wasRefreshed),
         description: summaryLine(states),
         rank: base + (phase === 'in_progress' ? 0 : 1),
       };

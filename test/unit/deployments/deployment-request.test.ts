@@ -14,6 +14,7 @@ const planned: PlannedDeployment = {
   production: true,
   phase: 'failure',
   description: '1/2 synced, 1 failed',
+  refreshed: true,
   rank: 1,
 };
 const github = deploymentTarget({ url: 'https://github.com/org/gitops' });

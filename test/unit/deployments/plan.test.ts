@@ -68,7 +68,7 @@ describe('environment names and the production flag, from cluster labels', () =>
 });
 
 describe('planned deployments of a rollout', () => {
-  it('plans one per destination, none for a destination whose apps were not refreshed yet', () => {
+  it('plans one per destination, to be created once one of its apps was refreshed', () => {
     const planned = plannedDeployments(
       {
         apps: [
@@ -82,11 +82,30 @@ describe('planned deployments of a rollout', () => {
     );
     expect(planned).toEqual([
       {
+        environment: 'hub',
+        clusters: ['hub'],
+        production: false,
+        phase: 'in_progress',
+        description: '0/1 synced, 1 matched',
+        refreshed: false,
+        rank: 0,
+      },
+      {
+        environment: 'lab',
+        clusters: ['lab'],
+        production: false,
+        phase: 'in_progress',
+        description: '0/1 synced, 1 held',
+        refreshed: false,
+        rank: 0,
+      },
+      {
         environment: 'staging',
         clusters: ['staging'],
         production: false,
         phase: 'in_progress',
         description: '0/2 synced, 1 matched, 1 refreshed',
+        refreshed: true,
         rank: 0,
       },
     ]);
@@ -110,15 +129,18 @@ describe('planned deployments of a rollout', () => {
 
   it('plans an environment whose apps were refreshed and then superseded as inactive', () => {
     const planned = plannedDeployments({ apps: [app('web', 'superseded', 'staging', true)] }, clusters);
-    expect(planned).toMatchObject([{ environment: 'staging', phase: 'inactive' }]);
+    expect(planned).toMatchObject([{ environment: 'staging', phase: 'inactive', refreshed: true }]);
   });
 
-  it('leaves out an environment whose apps were superseded or blocked before any refresh', () => {
+  it('does not let an environment whose apps were superseded or blocked before any refresh be created', () => {
     const planned = plannedDeployments(
       { apps: [app('web', 'superseded', 'staging'), app('api', 'blocked', 'hub')] },
       clusters,
     );
-    expect(planned).toEqual([]);
+    expect(planned.map((p) => [p.environment, p.phase, p.refreshed])).toEqual([
+      ['hub', 'failure', false],
+      ['staging', 'inactive', false],
+    ]);
   });
 
   it("ranks final above in progress, and every operator's action above both", () => {
