@@ -106,17 +106,17 @@ export function deploymentNotice(deps: DeploymentDeps) {
 async function movePlanned(pass: Pass, rollout: Rollout, mayCreate: boolean): Promise<boolean> {
   let created = false;
   for (const planned of plannedDeployments(rollout, pass.deps.clusters)) {
+    const state = deploymentState(pass.target.host, planned.phase);
+    // GitLab moves a deployment to `running` only as it is created: a retried app's one waits for its end.
+    const createOnly = pass.target.host === 'gitlab' && state === createdState('gitlab');
     try {
-      const claim = await pass.deps.ledger.claimStatus(
-        pass.sha,
-        planned.environment,
-        deploymentState(pass.target.host, planned.phase),
-        planned.rank,
-      );
-      if (claim === 'unchanged') continue;
-      if (claim !== 'not-created') {
-        await postStatus(pass, planned, claim.deploymentId);
-        continue;
+      if (!createOnly) {
+        const claim = await pass.deps.ledger.claimStatus(pass.sha, planned.environment, state, planned.rank);
+        if (claim === 'unchanged') continue;
+        if (claim !== 'not-created') {
+          await postStatus(pass, planned, claim.deploymentId);
+          continue;
+        }
       }
       // Created once an app was refreshed, never for apps superseded before it was.
       if (!mayCreate || !planned.refreshed || planned.phase === 'inactive') continue;

@@ -5,7 +5,8 @@ import type { HostRequest } from '../../../lib/deployments/deployment-request.js
 import { callHost } from '../../../lib/deployments/host-call.js';
 import type { RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
-import type { AppState } from '../../../lib/rollouts/model.js';
+import type { AppState, Rollout } from '../../../lib/rollouts/model.js';
+import type { RolloutReader } from '../../../lib/rollouts/rollout-store.js';
 import { dynamoDeployments } from '../../../lib/store/deployments.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
@@ -27,6 +28,7 @@ describe('deployments as a rollout moves, through dynalite and the GitHub and Gi
   let writer: ReturnType<typeof dynamoRolloutWriter>;
   let ledger: ReturnType<typeof dynamoDeployments>;
   let notice: (sha: string) => Promise<void>;
+  let makeNotice: (rollouts?: Pick<RolloutReader, 'get'>) => (sha: string) => Promise<void>;
   /** Runs before each host call is sent (a racing caller's notice, a move of the rollout). */
   let beforeCall: ((request: HostRequest) => Promise<void>) | undefined;
   const logLines: LogLine[] = [];
@@ -50,22 +52,25 @@ describe('deployments as a rollout moves, through dynalite and the GitHub and Gi
       },
       { url: 'https://github.com/org/quiet', token: GITHUB_TOKEN, apiUrl: api.githubApi, commitStatus: true },
     ];
-    notice = deploymentNotice({
-      rollouts: dynamoRolloutReader(ref),
-      repositories,
-      clusters,
-      credentials: async (repo) => (repo.token === undefined ? undefined : { token: repo.token }),
-      ledger,
-      call: async (request) => {
-        const hook = beforeCall;
-        beforeCall = undefined;
-        await hook?.(request);
-        return callHost(request, { budget: { ...DEFAULT_STATUS_BUDGET, sleep: async () => undefined } });
-      },
-      pageUrl: (sha) => `https://sync.example/ui/rollouts/${sha}`,
-      logger: createMemoryLogger(logLines),
-      metrics: { count: (name, _value, dimensions) => failures.push(`${name}:${dimensions?.host}`) },
-    });
+    const reader = dynamoRolloutReader(ref);
+    makeNotice = (rollouts = reader) =>
+      deploymentNotice({
+        rollouts,
+        repositories,
+        clusters,
+        credentials: async (repo) => (repo.token === undefined ? undefined : { token: repo.token }),
+        ledger,
+        call: async (request) => {
+          const hook = beforeCall;
+          beforeCall = undefined;
+          await hook?.(request);
+          return callHost(request, { budget: { ...DEFAULT_STATUS_BUDGET, sleep: async () => undefined } });
+        },
+        pageUrl: (sha) => `https://sync.example/ui/rollouts/${sha}`,
+        logger: createMemoryLogger(logLines),
+        metrics: { count: (name, _value, dimensions) => failures.push(`${name}:${dimensions?.host}`) },
+      });
+    notice = makeNotice();
   });
   afterAll(async () => {
     await api.close();
@@ -238,5 +243,29 @@ describe('deployments as a rollout moves, through dynalite and the GitHub and Gi
     await notice(sha);
     expect(byEnvironment(sha)).toEqual({ hub: ['running', 'success'] });
     expect(await ledger.entries(sha)).toEqual([{ kind: 'deployment', target: 'hub', state: 'success' }]);
+  });
+
+  it("leaves a failed GitLab deployment as it is while a retry runs, and moves it to the retry's end", async () => {
+    const { sha, move } = await rollout('group/deploy', 'https://gitlab.example/group/deploy');
+    await move({ 'staging/web': 'refreshed' });
+    await move({ 'staging/web': 'failed' });
+    const stored = await dynamoRolloutReader(
+      createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint }),
+    ).get(sha);
+    if (stored === undefined) throw new Error('no rollout');
+    const retried = (state: AppState): Rollout => ({
+      ...stored,
+      actions: [{ action: 'retry', by: 'token', at: new Date().toISOString() }],
+      apps: stored.apps.map((a) => ({ ...a, state })),
+    });
+    let view = retried('syncing');
+    const retryNotice = makeNotice({ get: async () => view });
+    const sent = api.requests.length;
+    await retryNotice(sha);
+    expect(api.requests.length).toBe(sent);
+    view = retried('synced');
+    await retryNotice(sha);
+    expect(byEnvironment(sha)).toEqual({ staging: ['running', 'failed', 'success'] });
+    expect(await ledger.entries(sha)).toEqual([{ kind: 'deployment', target: 'staging', state: 'success' }]);
   });
 });
