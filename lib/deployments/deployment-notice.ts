@@ -15,7 +15,7 @@ import {
   type HostRequest,
 } from './deployment-request.js';
 import { deploymentIdOf } from './host-call.js';
-import { type PlannedDeployment, plannedDeployments } from './plan.js';
+import { inProgressRank, type PlannedDeployment, plannedDeployments } from './plan.js';
 
 /** What a status claim found: the deployment to move, none created yet, or nothing to post. */
 export type StatusClaim = { readonly deploymentId: string } | 'not-created' | 'unchanged';
@@ -153,7 +153,7 @@ async function create(pass: Pass, rollout: Rollout, planned: PlannedDeployment):
   await deps.ledger.settleCreate(sha, planned.environment, claim, {
     deploymentId,
     state,
-    rank: planned.rank - (planned.rank % 1000),
+    rank: inProgressRank(planned),
   });
   deps.logger.info('deployment created', { sha, environment: planned.environment, deploymentId });
   return true;

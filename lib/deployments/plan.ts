@@ -64,6 +64,14 @@ function wasRefreshed(app: AppRecord): boolean {
   return RAN.has(app.state) || app.refreshedAt !== undefined;
 }
 
+/** Operators' actions only grow: each outranks every phase of the views before it. */
+const RANK_PER_ACTION = 1000;
+
+/** The rank of the in-progress view this one belongs to: what a deployment created now starts at. */
+export function inProgressRank(planned: Pick<PlannedDeployment, 'rank'>): number {
+  return planned.rank - (planned.rank % RANK_PER_ACTION);
+}
+
 const ERRORED: ReadonlySet<AppState> = new Set(['error', 'timeout']);
 
 /**
@@ -99,7 +107,7 @@ export function plannedDeployments(
     if (list === undefined) byEnvironment.set(environment, [app]);
     else list.push(app);
   }
-  const base = (rollout.actions?.length ?? 0) * 1000;
+  const base = (rollout.actions?.length ?? 0) * RANK_PER_ACTION;
   return [...byEnvironment]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([environment, apps]) => {
