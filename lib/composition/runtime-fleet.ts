@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { App } from '../app.js';
 import { commitStatusNotice } from '../commit-status/commit-status-notice.js';
 import { postStatus } from '../commit-status/post-status.js';
+import { deploymentNotice } from '../deployments/deployment-notice.js';
+import { callHost } from '../deployments/host-call.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import { createFleetGateway } from '../fleet/fleet-gateway.js';
 import type { FleetGateway } from '../fleet/gateway.js';
@@ -14,6 +16,7 @@ import { createSlackTarget } from '../notify/slack-target.js';
 import { rolloutNotice } from '../rollouts/rollout-notice.js';
 import { dynamoClusterLeases } from '../store/cluster-leases.js';
 import { dynamoPostedStatuses } from '../store/commit-statuses.js';
+import { dynamoDeployments } from '../store/deployments.js';
 import { dynamoOpenRollouts } from '../store/open-rollouts.js';
 import { dynamoRefPushes } from '../store/ref-pushes.js';
 import { createSlackRefs } from '../store/slack-refs.js';
@@ -28,6 +31,8 @@ export type FleetBuilder = (shared: SharedRuntime) => Promise<Partial<FleetFunct
 
 const TRACKER_TTL_SECONDS = 7 * 24 * 3600;
 const REF_PUSH_TTL_SECONDS = 24 * 3600;
+/** How long what was shown on the Git host (statuses, deployments) is remembered under the rollout. */
+const FEEDBACK_TTL_SECONDS = 90 * 24 * 3600;
 
 /**
  * What fanout, track and reconcile share for one fleet: the cluster clients, the stores, the notices. Each
@@ -48,7 +53,7 @@ export interface FleetContext extends SharedRuntime {
   /** Release control: waves, holds, the gate. */
   readonly release: ReleaseParts;
   credentials(repo: RepositoryConfig): Promise<GitCredentials | undefined>;
-  /** The Slack message and the commit status of a rollout, side by side; never throws. */
+  /** The Slack message, the commit status and the deployments of a rollout, side by side; never throws. */
   notify(sha: string): Promise<void>;
   /** A best-effort list for the preflight and the post-sync check: an unreadable list is an empty one. */
   listIn(cluster: string, resources: readonly KubeResource[], namespace?: string): Promise<unknown[]>;
@@ -89,8 +94,20 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     rollouts: reader,
     repositories: fleetConfig.repositories,
     credentials,
-    posted: dynamoPostedStatuses(table, 90 * 24 * 3600),
+    posted: dynamoPostedStatuses(table, FEEDBACK_TTL_SECONDS),
     post: (request) => postStatus(request),
+    pageUrl,
+    logger,
+    metrics,
+  });
+  const deployNotice = deploymentNotice({
+    rollouts: reader,
+    repositories: fleetConfig.repositories,
+    clusters: fleetConfig.clusters,
+    // The seam for a GitHub App installation token (SPEC: deployments use it when `githubApp` is set).
+    credentials,
+    ledger: dynamoDeployments(table, FEEDBACK_TTL_SECONDS),
+    call: (request) => callHost(request),
     pageUrl,
     logger,
     metrics,
@@ -113,7 +130,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     chainLeaseSeconds: Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5),
     credentials,
     notify: async (sha) => {
-      await Promise.all([slackNotice(sha), statusNotice(sha)]);
+      await Promise.all([slackNotice(sha), statusNotice(sha), deployNotice(sha)]);
     },
     listIn: (cluster, resources, namespace) => listBestEffort(clients, cluster, resources, namespace),
     part<T>(name: string, make: () => T): T {

@@ -83,6 +83,8 @@ export interface RepositoryConfig {
   readonly commitStatus?: boolean;
   /** With `commitStatus`: one more status per cluster (context `gitops-sync/<cluster>`). */
   readonly commitStatusPerCluster?: boolean;
+  /** A GitHub or GitLab deployment per commit and environment (destination cluster), moved as its apps move. */
+  readonly deployments?: boolean;
   /** Slack channel for this repository's rollout messages (bot mode; default `SLACK_CHANNEL`). */
   readonly slackChannel?: string;
   /** How holds apply to this repository's apps; absent when the file gives none (read it with `repositoryControl`). */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, type Node } from 'yaml';
 import { SEVERITIES } from '../audit/types.js';
 import { statusTargetProblem } from '../commit-status/status-target.js';
+import { deploymentTargetProblem } from '../deployments/deployment-request.js';
 import { FleetConfigError } from '../errors.js';
 import { type AwsScopes, preflightRoleInScope, roleInScope, secretInScope } from './aws-scopes.js';
 import { esoBlock } from './eso-block.js';
@@ -62,6 +63,7 @@ const REPOSITORY_KEYS = [
   'slackChannel',
   'commitStatus',
   'commitStatusPerCluster',
+  'deployments',
   'control',
 ] as const;
 const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region', 'role', 'prefix'] as const;
@@ -308,6 +310,16 @@ function repository(reader: YamlReader, node: Node | null, path: string, ids: Id
         })
       : undefined;
   if (noStatus !== undefined) fields.fail('commitStatus', noStatus);
+  const deployments = flag(fields, 'deployments');
+  const noDeployments =
+    deployments === true && repositoryUrl(url) === undefined
+      ? deploymentTargetProblem({
+          url,
+          ...(provider === undefined ? {} : { provider }),
+          ...(apiUrl === undefined ? {} : { apiUrl }),
+        })
+      : undefined;
+  if (noDeployments !== undefined) fields.fail('deployments', noDeployments);
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
@@ -316,6 +328,7 @@ function repository(reader: YamlReader, node: Node | null, path: string, ids: Id
     ...(apiUrl === undefined ? {} : { apiUrl }),
     ...(commitStatus === undefined ? {} : { commitStatus }),
     ...(commitStatusPerCluster === undefined ? {} : { commitStatusPerCluster }),
+    ...(deployments === undefined ? {} : { deployments }),
     ...(slackChannel === undefined ? {} : { slackChannel }),
     ...(control === undefined ? {} : { control }),
   };

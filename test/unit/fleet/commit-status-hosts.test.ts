@@ -55,3 +55,31 @@ describe('validate: commitStatus on every host that has a status API, refused wh
     expect(result.ok ? [] : result.problems).toEqual([]);
   });
 });
+
+describe('validate: deployments only on GitHub and GitLab', () => {
+  it.each([
+    { host: 'GitHub', repo: '  - url: https://github.com/org/gitops\n' },
+    { host: 'GitLab', repo: '  - url: https://gitlab.example/group/gitops\n    provider: gitlab\n' },
+  ])('accepts deployments: true on $host', ({ repo }) => {
+    const result = checkFleetFile(fleet(`${repo}    tokenSecret: gitops-sync/git\n    deployments: true\n`));
+    expect(result.ok ? [] : result.problems).toEqual([]);
+  });
+
+  it.each([
+    {
+      host: 'Bitbucket Server',
+      repo: '  - url: https://bitbucket.example/scm/PLAT/gitops.git\n',
+      problem:
+        /repositories\[0\]\.deployments: is not possible on bitbucket-server \(deployments exist on GitHub and GitLab only\)/,
+    },
+    {
+      host: 'an unknown host',
+      repo: '  - url: https://git.example/org/gitops\n',
+      problem: /repositories\[0\]\.deployments: cannot tell the Git host from git\.example: set provider/,
+    },
+  ])('refuses deployments: true on $host, saying why', ({ repo, problem }) => {
+    const result = checkFleetFile(fleet(`${repo}    deployments: true\n`));
+    expect(result.ok).toBe(false);
+    expect(result.ok ? '' : result.problems.join('\n')).toMatch(problem);
+  });
+});
