@@ -79,6 +79,13 @@ describe('deployments of a rollout through the local stack and the GitHub deploy
       expect(deployment.body.production_environment).toBe(deployment.environment === 'production');
       expect(deployment.authorization).toBe(`Bearer ${TOKEN}`);
     }
+    // The rollout's feedback says what each environment shows on the host.
+    const read = (await stack.get(`/rollouts/${commit.after}`)).body as {
+      feedback?: { kind: string; target: string; state: string; error?: string }[];
+    };
+    const shown = (read.feedback ?? []).filter((f) => f.kind === 'deployment');
+    expect(shown.map((f) => [f.target, f.state]).sort()).toEqual(expected.map((e) => [e, 'success']));
+    expect(shown.every((f) => f.error === undefined)).toBe(true);
     expect(stack.logLines.map((l) => JSON.stringify(l)).join('\n')).not.toContain(TOKEN);
   });
 });
