@@ -30,7 +30,7 @@ const CONCURRENCY = 10; // REFRESH_CONCURRENCY's default
 const PAGE = 500;
 
 /** Issue 11's sizes; `--quick` keeps their shape (one hub, many clusters) at a fraction of the apps. */
-function sizes(quick: boolean): Size[] {
+function sizes(quick: boolean, fleetSize?: string): Size[] {
   const s = (
     name: string,
     clusters: number,
@@ -56,6 +56,10 @@ function sizes(quick: boolean): Size[] {
         s('5,000 apps / 50 clusters', 50, 5000, 20, true, 1),
         s('5,000 apps / 1 hub', 1, 5000, 20, true, 1, true),
         s('20,000 apps / 50 clusters', 50, 20000, 0, true, 1, true),
+        // Only when asked (`--fleet-size=100k`): the doubles alone hold ~2 GB of realistic objects.
+        ...(fleetSize === '100k'
+          ? [s('100k: 100,000 apps / 200 clusters', 200, 100_000, 0, true, 1, true)]
+          : []),
       ];
 }
 
@@ -167,7 +171,7 @@ const WHY = {
 export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
   const metrics: Metric[] = [];
   await buildChild();
-  for (const size of sizes(options.quick)) {
+  for (const size of sizes(options.quick, options.fleetSize)) {
     if (options.fleetSize !== undefined && !size.name.includes(options.fleetSize)) continue;
     process.stderr.write(`  fleet: ${size.name}...\n`);
     let measured: Awaited<ReturnType<typeof runSize>>;
