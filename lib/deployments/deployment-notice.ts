@@ -9,12 +9,13 @@ import {
   createDeploymentRequest,
   createdState,
   type DeploymentTarget,
+  deploymentIdOf,
   deploymentState,
   deploymentStatusRequest,
   deploymentTarget,
   type HostRequest,
 } from './deployment-request.js';
-import { deploymentIdOf } from './host-call.js';
+
 import { inProgressRank, type PlannedDeployment, plannedDeployments } from './plan.js';
 
 /** What a status claim found: the deployment to move, none created yet, or nothing to post. */

@@ -165,3 +165,9 @@ export function deploymentStatusRequest(
     { state, description: fitDescription('github', planned.description), ...links },
   );
 }
+
+/** The `id` of a created deployment (a number on both hosts), as text. */
+export function deploymentIdOf(answer: unknown): string | undefined {
+  const id = (answer as { id?: unknown } | null)?.id;
+  return typeof id === 'number' || (typeof id === 'string' && id !== '') ? String(id) : undefined;
+}

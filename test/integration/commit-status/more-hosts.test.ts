@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commitStatusNotice } from '../../../lib/commit-status/commit-status-notice.js';
-import { postStatus, type StatusRetryBudget } from '../../../lib/commit-status/post-status.js';
+import { postStatus } from '../../../lib/commit-status/post-status.js';
 import type { RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
 import type { GitCredentials } from '../../../lib/git/credentials.js';
+import type { HostCallBudget } from '../../../lib/http/host-call.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
 import type { AppState } from '../../../lib/rollouts/model.js';
 import { dynamoPostedStatuses } from '../../../lib/store/commit-statuses.js';
@@ -114,7 +115,7 @@ describe('commit statuses on Bitbucket Server, Azure DevOps and Gitea, through d
       { url: hosts['azure-devops'].url, apiUrl: api.azureCollection, commitStatus: true },
       { url: hosts.gitea.url, provider: 'gitea', apiUrl: api.giteaApi, commitStatus: true },
     ];
-    const budget: StatusRetryBudget = {
+    const budget: HostCallBudget = {
       maxAttempts: 3,
       maxWaitMs: 5_000,
       backoffMs: 10,

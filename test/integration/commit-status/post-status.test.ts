@@ -1,16 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusRequest } from '../../../lib/commit-status/host-request.js';
-import {
-  CommitStatusError,
-  postStatus,
-  type StatusRetryBudget,
-} from '../../../lib/commit-status/post-status.js';
+import { postStatus } from '../../../lib/commit-status/post-status.js';
+import { type HostCallBudget, HostCallError } from '../../../lib/http/host-call.js';
 import { type ProviderApiDouble, startProviderApi } from '../../helpers/git-provider-api.js';
 
 const SHA = 'c'.repeat(40);
 const TOKEN = 'ghp_never-in-an-error';
 const waits: number[] = [];
-const budget: StatusRetryBudget = {
+const budget: HostCallBudget = {
   maxAttempts: 3,
   maxWaitMs: 3_000,
   backoffMs: 10,
@@ -66,7 +63,7 @@ describe('posting a commit status over HTTP', () => {
   it('retries a 5xx a bounded number of times, then gives up with the status only', async () => {
     api.answer(path, { status: 502 });
     const error = await postStatus(request(), { budget }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CommitStatusError);
+    expect(error).toBeInstanceOf(HostCallError);
     expect((error as Error).message).toBe('HTTP 502');
     expect(api.requests).toHaveLength(3);
   });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_STATUS_BUDGET } from '../../../lib/commit-status/post-status.js';
 import { deploymentNotice } from '../../../lib/deployments/deployment-notice.js';
 import type { HostRequest } from '../../../lib/deployments/deployment-request.js';
-import { callHost } from '../../../lib/deployments/host-call.js';
 import type { RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
+import { callHost, DEFAULT_HOST_BUDGET } from '../../../lib/http/host-call.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
 import type { AppState, Rollout } from '../../../lib/rollouts/model.js';
 import type { RolloutReader } from '../../../lib/rollouts/rollout-store.js';
@@ -64,7 +63,7 @@ describe('deployments as a rollout moves, through dynalite and the GitHub and Gi
           const hook = beforeCall;
           beforeCall = undefined;
           await hook?.(request);
-          return callHost(request, { budget: { ...DEFAULT_STATUS_BUDGET, sleep: async () => undefined } });
+          return callHost(request, { budget: { ...DEFAULT_HOST_BUDGET, sleep: async () => undefined } });
         },
         pageUrl: (sha) => `https://sync.example/ui/rollouts/${sha}`,
         logger: createMemoryLogger(logLines),

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { StatusRetryBudget } from '../../../lib/commit-status/post-status.js';
 import type { HostRequest } from '../../../lib/deployments/deployment-request.js';
-import { callHost, DeploymentError, deploymentIdOf } from '../../../lib/deployments/host-call.js';
+import { deploymentIdOf } from '../../../lib/deployments/deployment-request.js';
+import { callHost, type HostCallBudget, HostCallError } from '../../../lib/http/host-call.js';
 import { type DeploymentsDouble, startDeploymentsApi } from '../../helpers/deployments-api.js';
 
 const TOKEN = 'ghp_never-in-an-error';
 const waits: number[] = [];
-const budget: StatusRetryBudget = {
+const budget: HostCallBudget = {
   maxAttempts: 3,
   maxWaitMs: 3_000,
   backoffMs: 10,
@@ -53,7 +53,7 @@ describe('one deployments API call over HTTP', () => {
   it('gives up after the attempts, naming the HTTP status only', async () => {
     api.answer(`POST ${path}`, [{ status: 502 }, { status: 502 }, { status: 502 }]);
     const error = await callHost(create(), { budget }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DeploymentError);
+    expect(error).toBeInstanceOf(HostCallError);
     expect((error as Error).message).toBe('HTTP 502');
     expect(api.requests).toHaveLength(3);
   });
