@@ -16,7 +16,7 @@ const budget: HostCallBudget = {
   },
 };
 
-describe('one deployments API call over HTTP', () => {
+describe('one Git host API call over HTTP (statuses, deployments, check runs)', () => {
   let api: DeploymentsDouble;
   beforeAll(async () => {
     api = await startDeploymentsApi({ gitlabToken: 'unused' });
