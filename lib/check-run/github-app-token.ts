@@ -159,7 +159,8 @@ async function readKey(deps: GitHubAppTokenDeps): Promise<string> {
 
 /** An octokit failure as a message with its HTTP status only (octokit's own may carry the request). */
 function failed(step: string, error: unknown): GitHubAppError {
-  const status = (error as { status?: unknown }).status;
-  const http = typeof status === 'number' ? `HTTP ${status}` : 'GitHub unreachable';
+  // octokit reports a request that got no answer as status 500 without a response.
+  const { status, response } = error as { status?: unknown; response?: unknown };
+  const http = typeof status === 'number' && response !== undefined ? `HTTP ${status}` : 'GitHub unreachable';
   return new GitHubAppError(`${step}: ${http}`, status === 401);
 }
