@@ -82,7 +82,7 @@ export function githubCheckRunApi(deps: CheckRunApiDeps): CheckRunApi {
 
 function body(plan: PlannedCheckRun, at: Date): Record<string, unknown> {
   return {
-    status: plan.status,
+    ...(plan.outputOnly === true ? {} : { status: plan.status }),
     ...(plan.conclusion === undefined ? {} : { conclusion: plan.conclusion, completed_at: at.toISOString() }),
     ...(plan.detailsUrl === undefined ? {} : { details_url: plan.detailsUrl }),
     output: { title: plan.title, summary: plan.summary, text: plan.text },

@@ -9,7 +9,7 @@ import { isTerminal, type Rollout } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
 import type { CheckRunApi } from './check-run-api.js';
 import type { CheckRunRecord, CheckRunStore } from './check-run-store.js';
-import { type PlannedCheckRun, planCheckRun } from './plan.js';
+import { type CheckRunConclusion, type PlannedCheckRun, planCheckRun, reopened } from './plan.js';
 
 export interface CheckRunNoticeDeps {
   readonly rollouts: Pick<RolloutReader, 'get'>;
@@ -66,9 +66,9 @@ export function checkRunNotice(deps: CheckRunNoticeDeps) {
       const posted = hashOf(plan);
       const rank = rankOf(rollout);
       const state = plan.conclusion ?? plan.status;
-      const failed = async (step: string, error: unknown) => {
+      const failed = async (step: string, error: unknown, claimed = posted) => {
         deps.metrics?.count('CheckRunFailed', 1, { step });
-        await deps.store.release(sha, posted, errorMessage(error));
+        await deps.store.release(sha, claimed, errorMessage(error));
         log.warn('check run not posted', { step, error: errorMessage(error) });
       };
 
@@ -90,21 +90,27 @@ export function checkRunNotice(deps: CheckRunNoticeDeps) {
         record = await creatorsId(sha);
         if (record?.id === undefined) return; // the creator posts, or the next notice does
       }
-      if (record.posted === posted) return;
-      if (!(await deps.store.claimUpdate(sha, posted, rank))) return;
+      // GitHub keeps a completed check run completed: a view in progress again updates its output only.
+      const view = plan.status === 'in_progress' && COMPLETED.has(record.state) ? reopened(plan) : plan;
+      const viewPosted = view === plan ? posted : hashOf(view);
+      if (record.posted === viewPosted) return;
+      if (!(await deps.store.claimUpdate(sha, viewPosted, rank))) return;
       try {
-        await deps.api.update(target, record.id, plan);
+        await deps.api.update(target, record.id, view);
       } catch (error) {
-        await failed('update', error);
+        await failed('update', error, viewPosted);
         return;
       }
-      await deps.store.confirm(sha, posted, state);
-      log.info('check run updated', { checkRun: record.id, state });
+      const shown = view.outputOnly === true ? record.state : state;
+      await deps.store.confirm(sha, viewPosted, shown);
+      log.info('check run updated', { checkRun: record.id, state: shown });
     } catch (error) {
       log.warn('check run failed', { error: errorMessage(error) });
     }
   };
 }
+
+const COMPLETED: ReadonlySet<string> = new Set<CheckRunConclusion>(['success', 'failure', 'cancelled']);
 
 /** What the check run would show, hashed: an update is sent only when this changes. */
 export function hashOf(plan: PlannedCheckRun): string {

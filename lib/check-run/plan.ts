@@ -30,6 +30,17 @@ export interface PlannedCheckRun {
   readonly detailsUrl?: string;
   /** Empty clears a button shown before (GitHub keeps actions until an update replaces them). */
   readonly actions: readonly CheckRunAction[];
+  /**
+   * The check run is completed already and this view is not: GitHub never moves a completed check run back
+   * to `in_progress`, so only the output and the button are updated (the conclusion changes at the end).
+   */
+  readonly outputOnly?: true;
+}
+
+/** An in-progress view of a rollout whose check run has completed before (a resume after a halt, a retry). */
+export function reopened(plan: PlannedCheckRun): PlannedCheckRun {
+  const { status: _status, conclusion: _conclusion, ...rest } = plan;
+  return { ...rest, status: 'in_progress', title: `running again · ${plan.title}`, outputOnly: true };
 }
 
 const RETRY: CheckRunAction = {

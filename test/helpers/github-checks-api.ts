@@ -28,7 +28,7 @@ export interface SeenJwt {
  * `GET /repos/{o}/{r}/installation` names the installation. The check runs API takes only a live
  * installation token, refuses bodies past GitHub's documented limits (422: `output.summary`/`text` over
  * 65,535 characters, more than 3 actions, label > 20, description > 40, identifier > 20, `conclusion`
- * missing on `completed`) and keeps each run. Canned answers (per path) come first, one each.
+ * missing on `completed`, a completed run moved back to another status) and keeps each run. Canned answers (per path) come first, one each.
  */
 export interface GitHubChecksDouble {
   readonly apiUrl: string;
@@ -152,6 +152,12 @@ export async function startGitHubChecksApi(options: GitHubChecksOptions): Promis
       }
       const run = checkRuns.find((r) => r.id === Number(update?.[2]) && r.repository === update?.[1]);
       if (run === undefined) return { status: 404, body: { message: 'Not Found' } };
+      // GitHub never moves a completed check run back (it keeps status and conclusion): refused here, loudly.
+      if (run.state.status === 'completed' && body.status !== undefined && body.status !== 'completed')
+        return {
+          status: 422,
+          body: { message: 'Validation Failed', errors: ['the check run is completed'] },
+        };
       run.state = { ...run.state, ...body };
       run.bodies.push({ method: 'PATCH', body });
       return { status: 200, body: { id: run.id, ...run.state } };

@@ -5,7 +5,7 @@ import { checkRunNotice } from '../../../lib/check-run/check-run-notice.js';
 import { githubAppTokens } from '../../../lib/check-run/github-app-token.js';
 import type { GitHubAppConfig, RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
-import type { AppState } from '../../../lib/rollouts/model.js';
+import type { AppState, Rollout } from '../../../lib/rollouts/model.js';
 import { dynamoCheckRuns } from '../../../lib/store/check-runs.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
@@ -257,6 +257,63 @@ describe('check runs as a rollout moves, through dynalite and a local GitHub App
     await poller()(sha);
     expect(runsOf(sha)).toHaveLength(1);
     expect(JSON.stringify(logLines)).not.toMatch(/ghs_double|PRIVATE KEY/);
+  });
+
+  it('keeps a completed check run completed when the rollout runs again (a retry), updating its output, then its conclusion', async () => {
+    n += 1;
+    const sha = n.toString(16).padStart(40, 'c');
+    const app = (state: AppState) => ({
+      cluster: 'hub',
+      namespace: 'argocd',
+      name: 'web',
+      kind: 'Application' as const,
+      state,
+    });
+    let view: Rollout = {
+      sha,
+      repo: 'org/gitops',
+      repoUrl: 'https://ghe.example/org/gitops',
+      ref: 'refs/heads/main',
+      refs: ['refs/heads/main'],
+      trigger: 'webhook',
+      receivedAt: new Date().toISOString(),
+      status: 'failed',
+      counts: {},
+      decisions: {},
+      apps: [app('failed')],
+    };
+    const notice = checkRunNotice({
+      rollouts: { get: async () => view },
+      repositories: repositories(github.apiUrl),
+      store: dynamoCheckRuns(ref, 86_400),
+      api: githubCheckRunApi({
+        tokens: githubAppTokens({
+          app: { appId: APP_ID, privateKey: PEM, installationId: INSTALLATION },
+          secrets: noSecrets,
+        }),
+        budget: NO_WAIT,
+      }),
+      pageUrl: () => undefined,
+      logger: createMemoryLogger(logLines),
+    });
+    await notice(sha);
+    const retry = { action: 'retry' as const, by: 'github:octocat', at: new Date().toISOString() };
+    view = { ...view, status: 'in-progress', apps: [app('syncing')], actions: [retry] };
+    await notice(sha);
+    view = { ...view, status: 'succeeded', apps: [app('synced')] };
+    await notice(sha);
+    const [run, ...others] = runsOf(sha);
+    expect(others).toEqual([]);
+    expect(run?.bodies.map((b) => [b.method, b.body.status, b.body.conclusion])).toEqual([
+      ['POST', 'completed', 'failure'],
+      ['PATCH', undefined, undefined],
+      ['PATCH', 'completed', 'success'],
+    ]);
+    expect(run?.bodies[1]?.body).toMatchObject({
+      output: { title: 'running again · 0/1 synced, 1 syncing' },
+      actions: [],
+    });
+    expect(await dynamoCheckRuns(ref, 86_400).read(sha)).toMatchObject({ state: 'success' });
   });
 
   it('posts nothing for a repository without checkRun', async () => {
