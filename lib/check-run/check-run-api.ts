@@ -2,6 +2,7 @@ import { DEFAULT_STATUS_BUDGET, type StatusRetryBudget } from '../commit-status/
 import { AppError } from '../errors.js';
 import type { GitHubRepoRef, InstallationTokens } from './github-app-token.js';
 import { CHECK_RUN_NAME, type PlannedCheckRun } from './plan.js';
+import { retryAfterMs } from './retry-after.js';
 
 /** GitHub's check runs API, as the notice uses it: one create per commit, then updates in place. */
 export interface CheckRunApi {
@@ -132,14 +133,6 @@ async function once(
     throw new CheckRunError(`HTTP ${status}`, true, retryAfter ?? reset);
   }
   throw new CheckRunError(`HTTP ${status}`, false);
-}
-
-/** Seconds or an HTTP date; absent or unreadable: the budget's own backoff. */
-function retryAfterMs(value: string | null): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 /** `x-ratelimit-reset`: epoch seconds when the primary limit resets. */

@@ -1,9 +1,11 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { request as octokitRequest } from '@octokit/request';
+import { DEFAULT_STATUS_BUDGET, type StatusRetryBudget } from '../commit-status/post-status.js';
 import { AppError } from '../errors.js';
 import type { GitHubAppConfig } from '../fleet/fleet-config.js';
 import type { SecretReader } from '../ports.js';
 import { normalizePem, privateKeyProblem } from './private-key.js';
+import { retryAfterMs } from './retry-after.js';
 
 /** A GitHub repository as its API sees it: the REST base (`https://api.github.com`, GHES `…/api/v3`) and `owner/name`. */
 export interface GitHubRepoRef {
@@ -36,8 +38,8 @@ export interface GitHubAppTokenDeps {
   /** The HTTP client octokit uses (tests point it at a local double; default global fetch). */
   readonly fetch?: typeof fetch;
   readonly now?: () => number;
-  /** Per request to GitHub (default 5 s). */
-  readonly timeoutMs?: number;
+  /** Attempts, waits and the per-request timeout of the token calls (default: the commit statuses'). */
+  readonly budget?: StatusRetryBudget;
 }
 
 /** Installation tokens live an hour; one is taken again this long before it ends. */
@@ -54,10 +56,7 @@ export function githubAppTokens(deps: GitHubAppTokenDeps): InstallationTokens & 
   checkKey(): Promise<void>;
 } {
   const now = deps.now ?? Date.now;
-  const timeoutMs = deps.timeoutMs ?? 5_000;
-  const baseFetch = deps.fetch ?? fetch;
-  const timedFetch: typeof fetch = (input, init) =>
-    baseFetch(input, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+  const timedFetch = retryingFetch(deps.fetch ?? fetch, deps.budget ?? DEFAULT_STATUS_BUDGET);
   let key: Promise<string> | undefined;
   const auths = new Map<string, ReturnType<typeof createAppAuth>>();
   const installations = new Map<string, Promise<number>>();
@@ -163,4 +162,36 @@ function failed(step: string, error: unknown): GitHubAppError {
   const { status, response } = error as { status?: unknown; response?: unknown };
   const http = typeof status === 'number' && response !== undefined ? `HTTP ${status}` : 'GitHub unreachable';
   return new GitHubAppError(`${step}: ${http}`, status === 401);
+}
+
+/**
+ * The fetch octokit uses for the token calls: a timeout per attempt, no redirects (the JWT stays with
+ * GitHub), and 429, 5xx and no answer retried within the budget, honouring `Retry-After`.
+ */
+function retryingFetch(baseFetch: typeof fetch, budget: StatusRetryBudget): typeof fetch {
+  return async (input, init) => {
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      let response: Response | undefined;
+      let failure: unknown;
+      try {
+        response = await baseFetch(input, {
+          ...init,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(budget.timeoutMs),
+        });
+      } catch (error) {
+        failure = error;
+      }
+      const retryable = response === undefined || response.status === 429 || response.status >= 500;
+      const wait = retryAfterMs(response?.headers.get('retry-after') ?? null) ?? budget.backoffMs * attempt;
+      if (!retryable || attempt >= budget.maxAttempts || waited + wait > budget.maxWaitMs) {
+        if (response !== undefined) return response;
+        throw failure;
+      }
+      await response?.body?.cancel().catch(() => undefined);
+      await budget.sleep(wait);
+      waited += wait;
+    }
+  };
 }

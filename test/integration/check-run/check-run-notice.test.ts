@@ -42,7 +42,10 @@ describe('check runs as a rollout moves, through dynalite and a local GitHub App
       rollouts: dynamoRolloutReader(ref),
       repositories: repositories(apiUrl ?? github.apiUrl),
       store: dynamoCheckRuns(ref, 86_400),
-      api: githubCheckRunApi({ tokens: githubAppTokens({ app, secrets: noSecrets }), budget: NO_WAIT }),
+      api: githubCheckRunApi({
+        tokens: githubAppTokens({ app, secrets: noSecrets, budget: NO_WAIT }),
+        budget: NO_WAIT,
+      }),
       pageUrl: (sha) => `https://sync.example/ui/rollouts/${sha}`,
       logger: createMemoryLogger(logLines),
       metrics: { count: (name, _value, dimensions) => counted.push({ name, dimensions }) },
@@ -208,16 +211,22 @@ describe('check runs as a rollout moves, through dynalite and a local GitHub App
     expect(after?.state).toBe('success');
   });
 
-  it('retries 5xx, 429 and the secondary rate limit (403 with Retry-After)', async () => {
+  it('retries 5xx, 429 and the secondary rate limit (403 with Retry-After), for the token too', async () => {
     const notice = poller();
     const { sha, move } = await rollout();
     await move({ 'hub/web': 'synced' });
+    const tokens = github.tokens.length;
+    github.answer(`/api/v3/app/installations/${INSTALLATION}/access_tokens`, [
+      { status: 503 },
+      { status: 429, headers: { 'Retry-After': '0' } },
+    ]);
     github.answer('/api/v3/repos/org/gitops/check-runs', [
       { status: 502 },
       { status: 429, headers: { 'Retry-After': '0' } },
     ]);
     await notice(sha);
     expect(runsOf(sha)).toHaveLength(1);
+    expect(github.tokens.length - tokens).toBe(1);
     await move({ 'hub/api': 'failed' });
     const [run] = runsOf(sha);
     github.answer(`/api/v3/repos/org/gitops/check-runs/${run?.id}`, [
@@ -290,6 +299,7 @@ describe('check runs as a rollout moves, through dynalite and a local GitHub App
         tokens: githubAppTokens({
           app: { appId: APP_ID, privateKey: PEM, installationId: INSTALLATION },
           secrets: noSecrets,
+          budget: NO_WAIT,
         }),
         budget: NO_WAIT,
       }),
