@@ -20,6 +20,9 @@ export class CheckRunError extends AppError {
   ) {
     super(message, { code: 'check-run' });
   }
+
+  /** GitHub refused the token (401): worth one fresh installation token. */
+  unauthorized = false;
 }
 
 export interface CheckRunApiDeps {
@@ -49,7 +52,7 @@ export function githubCheckRunApi(deps: CheckRunApiDeps): CheckRunApi {
         return await once(doFetch, url, method, token, body, budget.timeoutMs);
       } catch (thrown) {
         const error = thrown instanceof CheckRunError ? thrown : new CheckRunError('host unreachable', true);
-        if (error.message === 'HTTP 401' && !renewed) {
+        if (error.unauthorized && !renewed) {
           renewed = true;
           token = await deps.tokens.installationToken(repo, { refresh: true });
           continue;
@@ -132,7 +135,9 @@ async function once(
       limited && retryAfter === undefined ? resetMs(response.headers.get('x-ratelimit-reset')) : undefined;
     throw new CheckRunError(`HTTP ${status}`, true, retryAfter ?? reset);
   }
-  throw new CheckRunError(`HTTP ${status}`, false);
+  const refused = new CheckRunError(`HTTP ${status}`, false);
+  refused.unauthorized = status === 401;
+  throw refused;
 }
 
 /** `x-ratelimit-reset`: epoch seconds when the primary limit resets. */

@@ -23,11 +23,7 @@ export interface InstallationTokens {
 
 /** What the App could not do. The message names the step and the HTTP status: never a key or a token. */
 export class GitHubAppError extends AppError {
-  constructor(
-    message: string,
-    readonly status401 = false,
-    options: { cause?: unknown } = {},
-  ) {
+  constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, { code: 'github-app', ...options });
   }
 }
@@ -119,6 +115,9 @@ export function githubAppTokens(deps: GitHubAppTokenDeps): InstallationTokens & 
       if (cached !== undefined && options.refresh !== true) {
         const held = await cached.catch(() => undefined);
         if (held !== undefined && held.expiresAt - RENEW_BEFORE_MS > now()) return held.token;
+        // Another caller is taking the next one already: share it.
+        const newer = tokens.get(cacheKey);
+        if (newer !== undefined && newer !== cached) return (await newer).token;
       }
       const fresh = (async () => {
         const auth = await authFor(repo.apiBaseUrl);
@@ -147,7 +146,7 @@ async function readKey(deps: GitHubAppTokenDeps): Promise<string> {
     try {
       text = await deps.secrets.getSecretString(app.privateKeySecret);
     } catch (error) {
-      throw new GitHubAppError(`${field}: the secret cannot be read`, false, { cause: error });
+      throw new GitHubAppError(`${field}: the secret cannot be read`, { cause: error });
     }
   } else throw new GitHubAppError('githubApp: needs privateKeySecret');
   const pem = normalizePem(text);
@@ -161,7 +160,7 @@ function failed(step: string, error: unknown): GitHubAppError {
   // octokit reports a request that got no answer as status 500 without a response.
   const { status, response } = error as { status?: unknown; response?: unknown };
   const http = typeof status === 'number' && response !== undefined ? `HTTP ${status}` : 'GitHub unreachable';
-  return new GitHubAppError(`${step}: ${http}`, status === 401);
+  return new GitHubAppError(`${step}: ${http}`);
 }
 
 /**
