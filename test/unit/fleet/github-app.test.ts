@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { deployScopes } from '../../../lib/fleet/aws-scopes.js';
 import { checkFleetFile } from '../../../lib/fleet/fleet-file.js';
 
 // Made at test time: no key is ever committed.
@@ -118,5 +119,17 @@ describe('validate: checkRun and the fleet GitHub App', () => {
       '  - url: https://ghe.example/org/gitops\n    provider: github\n    checkRun: true\n',
     );
     expect(problems(text)).toEqual([]);
+  });
+
+  it('checks the key secret against what the deployed policies let the functions read', () => {
+    const scopes = deployScopes('prod', 'eu-west-1');
+    const inside = fleet('githubApp:\n  appId: 1\n  privateKeySecret: gitops-sync/prod/github-app\n');
+    const outside = fleet('githubApp:\n  appId: 1\n  privateKeySecret: team/github-app\n');
+    const judged = (text: string) => {
+      const result = checkFleetFile(text, 'fleet.yaml', { scopes });
+      return result.ok ? [] : result.problems.filter((p) => p.includes('githubApp'));
+    };
+    expect(judged(inside)).toEqual([]);
+    expect(judged(outside)).toEqual([expect.stringMatching(/githubApp\.privateKeySecret: /)]);
   });
 });
