@@ -1,9 +1,13 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from '../app.js';
+import { githubCheckRunApi } from '../check-run/check-run-api.js';
+import { checkRunNotice } from '../check-run/check-run-notice.js';
+import { githubAppTokens, type InstallationTokens } from '../check-run/github-app-token.js';
 import { commitStatusNotice } from '../commit-status/commit-status-notice.js';
 import { postStatus } from '../commit-status/post-status.js';
 import { deploymentNotice } from '../deployments/deployment-notice.js';
+import { errorMessage } from '../errors.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import { createFleetGateway } from '../fleet/fleet-gateway.js';
 import type { FleetGateway } from '../fleet/gateway.js';
@@ -14,6 +18,7 @@ import type { KubeResource } from '../kubernetes/resources.js';
 import { createRolloutNotifier, type SlackTarget } from '../notify/rollout-notifier.js';
 import { createSlackTarget } from '../notify/slack-target.js';
 import { rolloutNotice } from '../rollouts/rollout-notice.js';
+import { dynamoCheckRuns } from '../store/check-runs.js';
 import { dynamoClusterLeases } from '../store/cluster-leases.js';
 import { dynamoPostedStatuses } from '../store/commit-statuses.js';
 import { dynamoDeployments } from '../store/deployments.js';
@@ -53,7 +58,9 @@ export interface FleetContext extends SharedRuntime {
   /** Release control: waves, holds, the gate. */
   readonly release: ReleaseParts;
   credentials(repo: RepositoryConfig): Promise<GitCredentials | undefined>;
-  /** The Slack message, the commit status and the deployments of a rollout, side by side; never throws. */
+  /** The fleet's GitHub App installation tokens (`githubApp`), when it has one. */
+  readonly githubApp?: InstallationTokens;
+  /** The Slack message, the commit status, the check run and the deployments of a rollout; never throws. */
   notify(sha: string): Promise<void>;
   /** A best-effort list for the preflight and the post-sync check: an unreadable list is an empty one. */
   listIn(cluster: string, resources: readonly KubeResource[], namespace?: string): Promise<unknown[]>;
@@ -112,6 +119,28 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     logger,
     metrics,
   });
+  const githubApp =
+    fleetConfig.githubApp === undefined
+      ? undefined
+      : githubAppTokens({ app: fleetConfig.githubApp, secrets: secretReader });
+  if (githubApp !== undefined && fleetConfig.repositories.some((r) => r.checkRun === true)) {
+    // Said once at cold start, not only as each rollout's feedback error: a key that cannot sign.
+    await githubApp.checkKey().catch((error: unknown) => {
+      logger.error('check runs will fail: the GitHub App key is unusable', { error: errorMessage(error) });
+    });
+  }
+  const checkRunNotices =
+    githubApp === undefined
+      ? async () => undefined
+      : checkRunNotice({
+          rollouts: reader,
+          repositories: fleetConfig.repositories,
+          store: dynamoCheckRuns(table, 90 * 24 * 3600, clock),
+          api: githubCheckRunApi({ tokens: githubApp }),
+          pageUrl,
+          logger,
+          metrics,
+        });
   const parts = new Map<string, unknown>();
   const open = dynamoOpenRollouts(table);
   return {
@@ -129,8 +158,9 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     refPushes: dynamoRefPushes(table, REF_PUSH_TTL_SECONDS),
     chainLeaseSeconds: Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5),
     credentials,
+    ...(githubApp === undefined ? {} : { githubApp }),
     notify: async (sha) => {
-      await Promise.all([slackNotice(sha), statusNotice(sha), deployNotice(sha)]);
+      await Promise.all([slackNotice(sha), statusNotice(sha), checkRunNotices(sha), deployNotice(sha)]);
     },
     listIn: (cluster, resources, namespace) => listBestEffort(clients, cluster, resources, namespace),
     part<T>(name: string, make: () => T): T {

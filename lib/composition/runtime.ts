@@ -7,6 +7,7 @@ import { createFleetTextReader } from '../aws/fleet-text.js';
 import { awsRequestHandler, WEBHOOK_AWS } from '../aws/http-handler.js';
 import { createSecretReader } from '../aws/secret-reader.js';
 import { createSecretsManagerApi } from '../aws/secrets-manager.js';
+import { checkRunActions } from '../check-run/retry-action.js';
 import type { Config } from '../config.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
@@ -160,6 +161,11 @@ export function createWebhookApp(fullConfig: Config, overrides: RuntimeOverrides
     },
     sendBatch: (entries) => pushQueue.sendBatch(entries),
   };
+  // A check run's "Retry failed": the same release control as `POST /rollouts/{sha}/retry`.
+  const actions = checkRunActions({
+    control: apiControl(base, table, dynamoRolloutReader(table), () => fleetSource).control,
+    repositories: async () => (await fleetSource.current()).repositories,
+  });
   return {
     logger,
     metrics,
@@ -173,6 +179,7 @@ export function createWebhookApp(fullConfig: Config, overrides: RuntimeOverrides
         logger,
         metrics,
         maxBodyBytes: config.maxBodyBytes,
+        actions,
       }),
   };
 }

@@ -89,6 +89,19 @@ export interface RepositoryConfig {
   readonly slackChannel?: string;
   /** How holds apply to this repository's apps; absent when the file gives none (read it with `repositoryControl`). */
   readonly control?: RepositoryControl;
+  /** A GitHub check run (`gitops-sync`) per commit, through the fleet's `githubApp`. */
+  readonly checkRun?: boolean;
+}
+
+/** The GitHub App the check runs (and deployments) authenticate as: its id, its key, its installation. */
+export interface GitHubAppConfig {
+  readonly appId: number;
+  /** Secrets Manager secret holding the App's private key PEM (PKCS#1 or PKCS#8). */
+  readonly privateKeySecret?: string;
+  /** Literal private key PEM (local/testing only). */
+  readonly privateKey?: string;
+  /** Absent: looked up per repository (`GET /repos/{owner}/{repo}/installation`). */
+  readonly installationId?: number;
 }
 
 /** A repository's `control`, `advisory` unless the fleet file says `pin`. */
@@ -142,6 +155,8 @@ export interface FleetConfig {
   readonly audit?: { readonly digest?: DigestFilter };
   /** Release waves in order; absent: one wave, the whole fleet (no gating). */
   readonly waves?: readonly WaveConfig[];
+  /** The GitHub App of `checkRun: true` repositories. */
+  readonly githubApp?: GitHubAppConfig;
 }
 
 /** The namespaces a cluster's Argo CD keeps Applications in (`namespaces`, else the one `namespace`). */

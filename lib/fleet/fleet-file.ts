@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, type Node } from 'yaml';
 import { SEVERITIES } from '../audit/types.js';
-import { statusTargetProblem } from '../commit-status/status-target.js';
+import { statusTarget, statusTargetProblem } from '../commit-status/status-target.js';
 import { deploymentTargetProblem } from '../deployments/deployment-request.js';
 import { FleetConfigError } from '../errors.js';
 import { type AwsScopes, preflightRoleInScope, roleInScope, secretInScope } from './aws-scopes.js';
@@ -30,11 +30,20 @@ import {
   type StoreOverride,
 } from './fleet-config.js';
 import { wavesOf } from './fleet-waves.js';
+import { githubAppBlock } from './github-app-block.js';
 import { labelMap } from './labels.js';
 import type { Fields, YamlReader } from './yaml-reader.js';
 import { type FleetMode, YamlReader as Reader } from './yaml-reader.js';
 
-const ROOT_KEYS = ['clusters', 'repositories', 'secretPolicy', 'secretStores', 'audit', 'waves'] as const;
+const ROOT_KEYS = [
+  'clusters',
+  'repositories',
+  'secretPolicy',
+  'secretStores',
+  'audit',
+  'waves',
+  'githubApp',
+] as const;
 const CLUSTER_KEYS = [
   'name',
   'server',
@@ -65,6 +74,7 @@ const REPOSITORY_KEYS = [
   'commitStatusPerCluster',
   'deployments',
   'control',
+  'checkRun',
 ] as const;
 const STORE_KEYS = ['kind', 'name', 'namespace', 'cluster', 'service', 'region', 'role', 'prefix'] as const;
 
@@ -135,7 +145,10 @@ function fleetOf(reader: YamlReader, root: Node, ids: IdChecks): FleetConfig {
   const repoNodes = fields.has('repositories')
     ? reader.sequence(fields.node('repositories'), 'repositories')
     : [];
-  const repositories = repoNodes.map((node, i) => repository(reader, node, `repositories[${i}]`, ids));
+  const githubApp = githubAppBlock(reader, fields, ids.secret);
+  const repositories = repoNodes.map((node, i) =>
+    repository(reader, node, `repositories[${i}]`, ids, githubApp !== undefined),
+  );
   unique(reader, repoNodes, repositories, (r) => repoKey(r.url), 'repositories', 'url', 'is listed twice');
   const storeNodes = fields.has('secretStores')
     ? reader.sequence(fields.node('secretStores'), 'secretStores')
@@ -151,6 +164,7 @@ function fleetOf(reader: YamlReader, root: Node, ids: IdChecks): FleetConfig {
     secretStores,
     ...(audit === undefined ? {} : { audit }),
     ...(waves === undefined ? {} : { waves }),
+    ...(githubApp === undefined ? {} : { githubApp }),
   });
 }
 
@@ -284,7 +298,13 @@ function argocdBlock(
   return { namespace: fields.requiredString('namespace', dnsLabel) };
 }
 
-function repository(reader: YamlReader, node: Node | null, path: string, ids: IdChecks): RepositoryConfig {
+function repository(
+  reader: YamlReader,
+  node: Node | null,
+  path: string,
+  ids: IdChecks,
+  hasGitHubApp: boolean,
+): RepositoryConfig {
   const fields = reader.fields(node, path, REPOSITORY_KEYS);
   const url = fields.requiredString('url', repositoryUrl);
   fields.localOnly('url', plainHttp(url));
@@ -320,6 +340,13 @@ function repository(reader: YamlReader, node: Node | null, path: string, ids: Id
         })
       : undefined;
   if (noDeployments !== undefined) fields.fail('deployments', noDeployments);
+  const checkRun = flag(fields, 'checkRun');
+  if (checkRun === true) {
+    const problem = hasGitHubApp
+      ? githubProblem(url, provider, apiUrl)
+      : 'needs a top-level githubApp (appId, privateKeySecret): check runs are posted as a GitHub App';
+    if (problem !== undefined) fields.fail('checkRun', problem);
+  }
   return {
     url,
     ...(tokenSecret === undefined ? {} : { tokenSecret }),
@@ -331,7 +358,27 @@ function repository(reader: YamlReader, node: Node | null, path: string, ids: Id
     ...(deployments === undefined ? {} : { deployments }),
     ...(slackChannel === undefined ? {} : { slackChannel }),
     ...(control === undefined ? {} : { control }),
+    ...(checkRun === undefined ? {} : { checkRun }),
   };
+}
+
+/** Why `checkRun: true` cannot work for this repository: it must be on GitHub (github.com or Enterprise). */
+function githubProblem(
+  url: string,
+  provider: RepositoryConfig['provider'],
+  apiUrl: string | undefined,
+): string | undefined {
+  if (repositoryUrl(url) !== undefined) return undefined; // reported as the url's problem
+  const source = {
+    url,
+    ...(provider === undefined ? {} : { provider }),
+    ...(apiUrl === undefined ? {} : { apiUrl }),
+  };
+  const located = statusTarget(source, 'owner/repo');
+  if (located?.host === 'github') return undefined;
+  return (
+    statusTargetProblem(source) ?? 'is only for GitHub repositories (set provider: github for Enterprise)'
+  );
 }
 
 /** `audit: { digest: { minSeverity, mute: [rule-id] } }`: what the findings digest leaves out. */

@@ -1,3 +1,4 @@
+import type { RequestedAction } from './github-check-run.js';
 import type { PushEvent } from './push-event.js';
 
 /** What the edge knows about a delivery before reading its body. */
@@ -27,4 +28,6 @@ export type ParsedDelivery =
   | (DeliveryHeader & { readonly kind: 'push'; readonly event: PushEvent })
   | (DeliveryHeader & { readonly kind: 'pushes'; readonly events: readonly PushEvent[] })
   | (DeliveryHeader & { readonly kind: 'ping' })
+  /** A button pressed on a check run (GitHub `check_run` `requested_action`), de-duplicated like a push. */
+  | (DeliveryHeader & { readonly kind: 'action'; readonly action: RequestedAction })
   | (DeliveryHeader & { readonly kind: 'ignored'; readonly reason: string });

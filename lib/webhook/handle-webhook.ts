@@ -13,6 +13,7 @@ import {
 import type { PushMessage } from '../queue/messages.js';
 import type { ParsedDelivery } from './delivery.js';
 import { type EnqueueOnceOptions, type EnqueueOutcome, enqueueOnce } from './enqueue-once.js';
+import type { RequestedAction } from './github-check-run.js';
 import { combinedAnswer } from './multi-ref-answer.js';
 import { parseDelivery, parseProvider, WebhookUnauthorizedError } from './parse-delivery.js';
 import { isGitProvider } from './push-event.js';
@@ -32,7 +33,14 @@ export interface WebhookDeps {
   readonly enqueue?: EnqueueOnceOptions;
   /** Longest the webhook spends on its secrets, records and queue before it answers 503 (default 7 s). */
   readonly budgetMs?: number;
+  /** Runs a button pressed on a check run (the Retry of failed apps); absent: such deliveries are ignored. */
+  readonly actions?: (action: RequestedAction) => Promise<ActionOutcome>;
 }
+
+/** What a requested action did: `done` (with a detail for the answer), or why nothing was done. */
+export type ActionOutcome =
+  | { readonly kind: 'done'; readonly detail?: string }
+  | { readonly kind: 'ignored'; readonly reason: string };
 
 export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -118,7 +126,71 @@ async function answer(request: HttpRequest, provider: string, deps: WebhookDeps)
       return accept(delivery, log, deps, deadlineMs);
     case 'pushes':
       return acceptEach(delivery, log, deps, deadlineMs);
+    case 'action':
+      return acceptAction(delivery, log, deps, deadlineMs);
   }
+}
+
+/**
+ * A check run's button, run once per delivery id (the push de-duplication: a redelivery is a duplicate
+ * once the action ran). Its own failure is a 503, so an operator's redelivery runs it again.
+ */
+async function acceptAction(
+  delivery: Extract<ParsedDelivery, { kind: 'action' }>,
+  logger: Logger,
+  deps: WebhookDeps,
+  deadlineMs: number,
+): Promise<HttpResponse> {
+  const { action, deliveryId } = delivery;
+  const log = logger.child({ repo: action.repo.fullName, sha: action.sha, action: action.identifier });
+  const run = deps.actions;
+  if (run === undefined) {
+    log.info('webhook ignored', { reason: 'check run actions are not enabled' });
+    return json(202, { ignored: 'check run actions are not enabled' });
+  }
+  let outcome: ActionOutcome | undefined;
+  let enqueued: EnqueueOutcome;
+  try {
+    const once = enqueueOnce(
+      deps.deliveries,
+      {
+        provider: 'github',
+        deliveryId,
+        event: delivery.eventName,
+        repo: action.repo.urls[0] ?? action.repo.fullName,
+        ref: `check_run:${action.identifier}`,
+        sha: action.sha,
+        receivedAt: deps.clock.now().toISOString(),
+      },
+      async () => {
+        outcome = await run(action);
+      },
+      log,
+      deps.enqueue,
+    );
+    enqueued = await withDeadline(once, deadlineMs, 'webhook action');
+  } catch (error) {
+    log.error('requested action failed', { error: describeError(error) });
+    return unavailable();
+  }
+  if (enqueued === 'duplicate' || outcome === undefined) {
+    log.info('webhook duplicate');
+    return json(200, { duplicate: true });
+  }
+  if (outcome.kind === 'ignored') {
+    log.info('requested action did nothing', { reason: outcome.reason });
+    return json(202, { ignored: outcome.reason });
+  }
+  log.info('requested action done', {
+    by: action.by,
+    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+  });
+  return json(202, {
+    delivery: deliveryId,
+    rollout: action.sha,
+    action: action.identifier,
+    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+  });
 }
 
 /** One push per ref (`multi-ref.ts`), each recorded and enqueued as a delivery of its own. */

@@ -36,6 +36,13 @@ export function readDelivery(
     body ??= jsonBody(input);
   }
   const { events } = provider;
+  if (events.action?.events.includes(eventName) === true) {
+    deliveryId ??= pushDeliveryId(provider, input, body);
+    const read = events.action.read(body ?? jsonBody(input));
+    return 'ignored' in read
+      ? { deliveryId, eventName, kind: 'ignored', reason: read.ignored }
+      : { deliveryId, eventName, kind: 'action', action: read };
+  }
   const isPing = events.ping?.includes(eventName) === true;
   if (isPing || !events.push.includes(eventName)) {
     const delivery = { deliveryId: deliveryId ?? otherEventId(provider, input, idHeaders), eventName };

@@ -1,4 +1,5 @@
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
+import type { RequestedAction } from './github-check-run.js';
 import type { JsonRecord } from './payload-fields.js';
 import type { GitProvider } from './push-event.js';
 
@@ -46,6 +47,11 @@ export interface ProviderEvents {
   readonly push: readonly string[];
   readonly ping?: readonly string[];
   readonly checkPush?: (eventName: string, body: JsonRecord) => string | undefined;
+  /** Events that carry an action requested on something the orchestrator posted (GitHub `check_run`). */
+  readonly action?: {
+    readonly events: readonly string[];
+    readonly read: (body: JsonRecord) => RequestedAction | { readonly ignored: string };
+  };
 }
 
 /** One Git host's webhook: its per-host parts as data and one normaliser; the engine does the rest. */

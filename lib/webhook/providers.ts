@@ -5,6 +5,7 @@ import { normalizeBitbucketServerPush } from './bitbucket-server.js';
 import { normalizeGenericPush } from './generic.js';
 import { normalizeGiteaPush } from './gitea.js';
 import { normalizeGitHubPush } from './github.js';
+import { CHECK_RUN_EVENTS, readCheckRunAction } from './github-check-run.js';
 import { normalizeGitLabPush } from './gitlab.js';
 import { type JsonRecord, quoted } from './payload-fields.js';
 import type { WebhookProvider } from './provider-model.js';
@@ -22,7 +23,11 @@ export const WEBHOOK_PROVIDERS: Readonly<Record<GitProvider, WebhookProvider>> =
     eventName: { header: ['x-github-event'] },
     deliveryId: { header: ['x-github-delivery'] },
     otherEventsId: 'first',
-    events: { push: ['push'], ping: ['ping'] },
+    events: {
+      push: ['push'],
+      ping: ['ping'],
+      action: { events: CHECK_RUN_EVENTS, read: readCheckRunAction },
+    },
     normalize: normalizeGitHubPush,
   },
   gitlab: {

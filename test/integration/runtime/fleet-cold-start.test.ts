@@ -30,7 +30,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function runtimeWith(text: string) {
+async function runtimeWith(text: string, secrets?: Record<string, string>) {
   const path = join(dir, `${Math.random().toString(36).slice(2)}.yaml`);
   await writeFile(path, text);
   const lines: LogLine[] = [];
@@ -48,6 +48,17 @@ async function runtimeWith(text: string) {
       clock: { now: () => new Date(now) },
       pushQueue,
       trackQueue: new MemoryQueue<TrackMessage>('track'),
+      ...(secrets === undefined
+        ? {}
+        : {
+            secretReader: {
+              getSecretString: async (id: string) => {
+                const value = secrets[id];
+                if (value === undefined) throw new Error(`no secret ${id}`);
+                return value;
+              },
+            },
+          }),
     },
   );
   return { app, lines, path, pushQueue, advance: (s: number) => (now += s * 1000) };
@@ -114,5 +125,20 @@ describe('an invalid fleet at cold start', () => {
     );
     await expect(app.fleetReady?.()).rejects.toThrow('is only for the local stack');
     expect(lines.find((l) => l.message === 'fleet is invalid')?.fields.problems).toHaveLength(2);
+  });
+
+  it('says at cold start, at error level, that the GitHub App key of check runs is not a PEM key', async () => {
+    const fleet = `${VALID}repositories:\n  - url: https://github.com/example/platform\n    checkRun: true\ngithubApp:\n  appId: 7\n  privateKeySecret: github-app\n`;
+    const { app, lines } = await runtimeWith(fleet, {
+      hub: 'token',
+      'github-app': 'ghp_pasted-the-wrong-thing',
+    });
+    await app.fleetReady?.();
+    const said = lines.find((l) => l.message === 'check runs will fail: the GitHub App key is unusable');
+    expect(said?.level).toBe('error');
+    expect(said?.fields.error).toMatch(
+      /^githubApp\.privateKeySecret: the key must be a PEM private key \(PKCS#1/,
+    );
+    expect(JSON.stringify(lines)).not.toContain('ghp_pasted');
   });
 });

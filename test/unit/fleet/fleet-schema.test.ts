@@ -52,6 +52,17 @@ const TABLE: readonly (readonly [string, string, boolean])[] = [
     `${ok}    labels: { tier: prod }\nwaves:\n  - name: prod\n    clusters: [c1]\n    selector: { tier: prod }\n`,
     false,
   ],
+  [
+    'a checkRun repository with a githubApp is valid',
+    `${ok}repositories:\n  - url: https://github.com/org/a\n    checkRun: true\ngithubApp:\n  appId: 12345\n  privateKeySecret: gitops-sync/github-app\n  installationId: 678\n`,
+    true,
+  ],
+  ['a githubApp without a key is invalid', `${ok}githubApp:\n  appId: 12345\n`, false],
+  [
+    'a githubApp with an unknown field is invalid',
+    `${ok}githubApp:\n  appId: 1\n  privateKeySecret: gitops-sync/app\n  webhookSecret: x\n`,
+    false,
+  ],
   ['a wave without a name is invalid', `${ok}waves:\n  - clusters: [c1]\n`, false],
   ['a soak that is not a duration is invalid', `${ok}waves:\n  - name: w\n    soak: 5 minutes\n`, false],
   ['a soak given in seconds as a number is invalid', `${ok}waves:\n  - name: w\n    soak: 300\n`, false],
