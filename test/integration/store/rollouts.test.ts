@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget } from '../../../lib/rollouts/model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
 import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
-import { createTableRef } from '../../../lib/store/dynamo.js';
+import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk, SUMMARY_SK } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
@@ -264,6 +264,51 @@ describe('the DynamoDB rollout records', () => {
     });
     const [after] = await reader.listApps(m.sha, 'hub');
     expect((await writer.syncSummary(m.sha, 'hub', after ? [after] : []))?.counts).toEqual({ synced: 1 });
+  });
+
+  it("writes one cluster's newer view and the status it makes in one update of the summary", async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('web'), state: 'refreshed' });
+    await writer.syncSummary(m.sha, 'hub');
+    const [stored] = await reader.listApps(m.sha, 'hub');
+    await writer.transition(m.sha, app('web'), { state: 'synced' }, stored?.version ?? 0);
+    const [after] = await reader.listApps(m.sha, 'hub');
+    const updates: string[] = [];
+    const counting: TableRef = {
+      ...ref,
+      doc: {
+        send: (command) => {
+          const seen = command as unknown as {
+            input: { Key?: { sk?: string } };
+            constructor: { name: string };
+          };
+          if (seen.constructor.name === 'UpdateCommand') updates.push(String(seen.input.Key?.sk));
+          return ref.doc.send(command);
+        },
+        destroy: () => undefined,
+      },
+    };
+    const synced = await dynamoRolloutWriter(counting, 86400).syncSummary(m.sha, 'hub', after ? [after] : []);
+    expect(synced?.status).toBe('succeeded');
+    // DynamoDB bills every update at the whole item's size: one, not a view write and a status write.
+    expect(updates).toEqual([SUMMARY_SK]);
+  });
+
+  it('derives the right status when every cluster syncs its view at the same moment', async () => {
+    const m = await started();
+    const clusters = Array.from({ length: 12 }, (_, i) => `c${i}`);
+    for (const c of clusters) await writer.recordApp(m, { ...app('web', c), state: 'refreshed' });
+    await writer.syncSummary(m.sha);
+    for (const c of clusters) {
+      const [one] = await reader.listApps(m.sha, c);
+      await writer.transition(m.sha, app('web', c), { state: 'synced' }, one?.version ?? 0);
+    }
+    const known = await Promise.all(clusters.map((c) => reader.listApps(m.sha, c)));
+    // Each writer read a summary the others are changing: the losers of the single write take the other way.
+    await Promise.all(clusters.map((c, i) => writer.syncSummary(m.sha, c, known[i])));
+    const summary = await reader.summary(m.sha);
+    expect(summary?.status).toBe('succeeded');
+    expect(summary?.counts).toEqual({ synced: clusters.length });
   });
 
   it('serves an app history newest first, page by page', async () => {
