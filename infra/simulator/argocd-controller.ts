@@ -267,7 +267,15 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
     const current = store.get(APPLICATIONS, namespace, name);
     if (current === undefined) return;
     const { sources, multi } = sourcesOf(current);
-    const revisions = await Promise.all(sources.map((s) => resolve(s.repoURL, s.targetRevision)));
+    // A Helm chart source resolves at `<repoURL>/<chart>` (its OCI repository; a resolver returns its version).
+    const revisions = await Promise.all(
+      sources.map((s) =>
+        resolve(
+          s.chart === undefined ? s.repoURL : `${s.repoURL.replace(/\/+$/, '')}/${s.chart}`,
+          s.targetRevision,
+        ),
+      ),
+    );
     const latest = store.get(APPLICATIONS, namespace, name);
     if (latest === undefined) return;
     const key = id(APPLICATIONS, namespace, name);

@@ -164,16 +164,22 @@ export function createWebhookApp(fullConfig: Config, overrides: RuntimeOverrides
     logger,
     metrics,
     maxBodyBytes: config.maxBodyBytes,
-    webhook: (request, provider) =>
-      handleWebhook(request, provider, {
-        secrets,
-        deliveries,
-        queue: guardedPushQueue,
-        clock,
-        logger,
-        metrics,
-        maxBodyBytes: config.maxBodyBytes,
-      }),
+    webhook: (request, provider, channel) =>
+      handleWebhook(
+        request,
+        provider,
+        {
+          secrets,
+          deliveries,
+          queue: guardedPushQueue,
+          clock,
+          logger,
+          metrics,
+          maxBodyBytes: config.maxBodyBytes,
+          registryScope: config.registryScope,
+        },
+        channel,
+      ),
   };
 }
 
