@@ -204,7 +204,7 @@ async function accept(
       },
       () =>
         deps.queue.send(
-          { type: 'push', trigger: 'webhook', event },
+          { type: 'push', trigger: event.image === undefined ? 'webhook' : 'registry', event },
           { deduplicationId: `${event.provider}:${deliveryId}` },
         ),
       log,
