@@ -186,7 +186,10 @@ describe('a signed ECR image push through the local stack', () => {
       'spoke/web-multi': 'synced',
     });
     expect(apps.every((a) => a.revision === hex)).toBe(true);
-    expect(await stack.get(`/rollouts/${hex.slice(0, 12)}`)).toMatchObject({ status: 200, body: { sha: hex } });
+    expect(await stack.get(`/rollouts/${hex.slice(0, 12)}`)).toMatchObject({
+      status: 200,
+      body: { sha: hex },
+    });
     // Argo CD reports the digest for the OCI source and the chart version for the Helm one.
     const live = (name: string) => {
       const object = fleet.servers.get('hub')?.store.get(APPLICATIONS, 'argocd', name);

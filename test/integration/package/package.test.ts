@@ -257,7 +257,7 @@ describe('npm run package', () => {
 
   it('defines the ECR push rule on the webhook function, off unless ECR_EVENTS=true, scoped to the stack', () => {
     const rules = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
-    const rule = rules.find((r) => JSON.stringify(r.Properties.EventPattern).includes('aws.ecr'));
+    const rule = rules.find((r) => JSON.stringify(r.Properties.EventPattern ?? {}).includes('aws.ecr'));
     expect(rule?.Properties).toMatchObject({
       State: 'DISABLED',
       EventPattern: {
