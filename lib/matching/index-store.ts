@@ -134,7 +134,7 @@ export function createIndexStore(): IndexStore {
     const matches: ObjectMatch[] = [];
     for (const entry of byImage.get(imageKey(image)) ?? []) {
       if (!entry.parsed || entry.object.kind !== 'Application') continue;
-      const verdict = decideImageApplication(entry.object.value, image);
+      const verdict = decideImageApplication(entry.object.value, image, entry.object.raw);
       if (verdict === undefined) continue;
       const { decision, reason, hydrate } = verdict;
       matches.push({ target: entry.target, object: entry.object, decision, reason, hydrate });

@@ -2,7 +2,7 @@ import type { Application } from '../argocd/application.js';
 import { imageKey, type RegistryImage } from '../registry/registry-event.js';
 import { sourceLabel, type Verdict, withIgnoredSources } from './decide.js';
 import { parseConstraints, satisfies } from './semver.js';
-import { parseVersion } from './semver-version.js';
+import { compareVersions, parseVersion } from './semver-version.js';
 
 /** Whether a source's `targetRevision` follows an image push, and why (the decision's reason). */
 export type TagVerdict =
@@ -42,16 +42,59 @@ export function tagVerdict(targetRevision: string, image: RegistryImage): TagVer
  * multi-source app) is checked; the app is refreshed once if any follows the tag. Undefined when no source
  * pulls from that repository. No path filter applies: a new image changes what every path renders.
  */
-export function decideImageApplication(app: Application, image: RegistryImage): Verdict | undefined {
+export function decideImageApplication(
+  app: Application,
+  image: RegistryImage,
+  live?: unknown,
+): Verdict | undefined {
   const key = imageKey(image);
   let miss: Verdict | undefined;
   for (const [i, source] of app.sources.entries()) {
     if (source.imageKey !== key) continue;
     const label = sourceLabel(app, source, i);
-    const verdict = tagVerdict(source.targetRevision, image);
+    let verdict = tagVerdict(source.targetRevision, image);
+    if (verdict.follows && source.chart !== undefined) {
+      verdict = laterChart(source.targetRevision, liveRevision(live, source.position), image) ?? verdict;
+    }
     const reason = `${label} targetRevision ${verdict.why}`;
     if (verdict.follows) return withIgnoredSources(app, { decision: 'refreshed', reason, hydrate: false });
     miss ??= { decision: 'revision-miss', reason, hydrate: false };
   }
   return withIgnoredSources(app, miss);
+}
+
+type Obj = Readonly<Record<string, unknown>>;
+const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+
+/** What Argo CD last compared a source at: `status.sync.revisions[position]` (multi-source) or `revision`. */
+function liveRevision(live: unknown, position: number | undefined): string | undefined {
+  const sync = obj(obj(obj(live).status).sync);
+  const value =
+    position === undefined
+      ? sync.revision
+      : Array.isArray(sync.revisions)
+        ? sync.revisions[position]
+        : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * A Helm OCI source reports its chart version: when a constraint already resolved to a later version than the
+ * pushed tag (1.3.5 pushed while the app runs 1.4.0 under `^1.0.0`), the push moves nothing and is a miss.
+ * An OCI source reports a digest, which names no version: it is refreshed (and may end `timeout`).
+ */
+function laterChart(
+  targetRevision: string,
+  at: string | undefined,
+  image: RegistryImage,
+): TagVerdict | undefined {
+  const constraints = parseConstraints(targetRevision.trim());
+  const running = at === undefined ? undefined : parseVersion(at);
+  const pushed = parseVersion(image.tag);
+  if (constraints === undefined || running === undefined || pushed === undefined) return undefined;
+  if (!satisfies(constraints, running) || compareVersions(running, pushed) <= 0) return undefined;
+  return {
+    follows: false,
+    why: `'${targetRevision.trim()}' runs ${at} already, later than tag ${image.tag}`,
+  };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { parseApplication } from '../../../lib/argocd/application.js';
 import { buildMatchIndex, type FleetObject } from '../../../lib/matching/match-index.js';
 import { ociSourceKey } from '../../../lib/matching/oci-source.js';
-import { tagVerdict } from '../../../lib/matching/registry-decide.js';
+import { decideImageApplication, tagVerdict } from '../../../lib/matching/registry-decide.js';
 import type { RegistryImage } from '../../../lib/registry/registry-event.js';
 
 const HOST = '123456789012.dkr.ecr.eu-west-1.amazonaws.com';
@@ -170,5 +171,47 @@ describe('the match index and a registry push', () => {
       { known: false, reason: 'no-commit-list' },
     );
     expect(matches.map((m) => m.target.name)).toEqual(['git-only']);
+  });
+});
+
+describe('a Helm OCI app already running a later version than the one pushed', () => {
+  const raw = (revision: unknown, spec: Record<string, unknown>) => ({
+    metadata: { name: 'web', namespace: 'argocd' },
+    spec: { destination: { namespace: 'web' }, ...spec },
+    status: { sync: revision },
+  });
+  const helm = { source: { repoURL: `${HOST}/charts`, chart: 'web', targetRevision: '^1.0.0' } };
+  const decide = (object: ReturnType<typeof raw>, tag: string) => {
+    const parsed = parseApplication(object);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    return decideImageApplication(parsed.value, image(tag), object);
+  };
+
+  it('is a miss: its constraint already resolved past the pushed tag', () => {
+    expect(decide(raw({ revision: '1.4.0' }, helm), '1.3.5')).toMatchObject({
+      decision: 'revision-miss',
+      reason: "source targetRevision '^1.0.0' runs 1.4.0 already, later than tag 1.3.5",
+    });
+  });
+
+  it('is refreshed when the pushed tag is the later one, or the same version pushed again', () => {
+    expect(decide(raw({ revision: '1.4.0' }, helm), '1.5.0')?.decision).toBe('refreshed');
+    expect(decide(raw({ revision: '1.4.0' }, helm), '1.4.0')?.decision).toBe('refreshed');
+  });
+
+  it('reads the entry of its own source in a multi-source app', () => {
+    const multi = {
+      sources: [
+        { repoURL: 'https://github.com/acme/values', targetRevision: 'main', ref: 'values' },
+        { repoURL: `${HOST}/charts`, chart: 'web', targetRevision: '^1.0.0' },
+      ],
+    };
+    expect(decide(raw({ revisions: ['9.9.9', '1.4.0'] }, multi), '1.3.5')?.decision).toBe('revision-miss');
+    expect(decide(raw({ revisions: ['9.9.9', '1.2.0'] }, multi), '1.3.5')?.decision).toBe('refreshed');
+  });
+
+  it('an OCI source (it reports a digest, no version) is refreshed', () => {
+    const oci = { source: { repoURL: `oci://${HOST}/charts/web`, targetRevision: '^1.0.0' } };
+    expect(decide(raw({ revision: `sha256:${'1'.repeat(64)}` }, oci), '1.3.5')?.decision).toBe('refreshed');
   });
 });
