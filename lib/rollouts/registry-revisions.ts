@@ -6,16 +6,17 @@ const obj = (v: unknown): Obj | undefined =>
 
 /**
  * What Argo CD reports as the revision of an app at a registry push, besides the rollout's key (the digest's
- * hex): `sha256:<hex>` for an OCI source, the tag (the chart version) for a Helm OCI source. Undefined for a
- * Git rollout, whose revisions are commits. Known from the rollout's repository URL (`oci://...`).
+ * hex): `sha256:<hex>` for an OCI source, the tag (the chart version) for a Helm OCI source; every tag the
+ * digest arrived under (`refs`). Undefined for a Git rollout, whose revisions are commits. Known from the
+ * rollout's repository URL (`oci://...`).
  */
 export function registryAliases(
   repoUrl: string | undefined,
   sha: string,
-  tag: string | undefined,
+  tags: readonly string[],
 ): ReadonlySet<string> | undefined {
   if (repoUrl === undefined || !repoUrl.startsWith('oci://')) return undefined;
-  return new Set([`sha256:${sha}`, ...(tag === undefined || tag === '' ? [] : [tag])]);
+  return new Set([`sha256:${sha}`, ...tags.filter((tag) => tag !== '')]);
 }
 
 export function imageAliases(image: RegistryImage): ReadonlySet<string> {

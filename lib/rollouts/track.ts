@@ -122,7 +122,11 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     const pastDeadline = deadline !== undefined && now.getTime() >= Date.parse(deadline);
     const head = await headOf(poll.summary);
     const ref = poll.summary?.ref;
-    const aliases = registryAliases(poll.summary?.repoUrl, sha, ref);
+    const aliases = registryAliases(
+      poll.summary?.repoUrl,
+      sha,
+      poll.summary?.refs ?? (ref === undefined ? [] : [ref]),
+    );
     const context = {
       sha,
       pastDeadline,

@@ -40,13 +40,15 @@ const poll = (live: unknown, aliases: ReadonlySet<string> | undefined) => ({
 });
 
 describe('registryAliases: the revisions Argo CD reports for a registry rollout', () => {
-  it('are the digest (OCI) and the tag (Helm chart version) for an oci:// rollout', () => {
-    expect(registryAliases(REPO, HEX, '1.4.0')).toEqual(new Set([`sha256:${HEX}`, '1.4.0']));
+  it('are the digest (OCI) and every tag it arrived under (Helm chart version) for an oci:// rollout', () => {
+    expect(registryAliases(REPO, HEX, ['1.4.0', 'stable'])).toEqual(
+      new Set([`sha256:${HEX}`, '1.4.0', 'stable']),
+    );
   });
 
   it('are none for a Git rollout', () => {
     expect(
-      registryAliases('https://github.com/acme/gitops', 'a'.repeat(40), 'refs/heads/main'),
+      registryAliases('https://github.com/acme/gitops', 'a'.repeat(40), ['refs/heads/main']),
     ).toBeUndefined();
   });
 });
@@ -72,7 +74,7 @@ describe('the track of a registry rollout', () => {
   it('ends an OCI app synced once Argo CD reports the pushed digest', async () => {
     const change = await decideApp(
       refreshed,
-      poll(application(`sha256:${HEX}`), registryAliases(REPO, HEX, '1.4.0')),
+      poll(application(`sha256:${HEX}`), registryAliases(REPO, HEX, ['1.4.0'])),
     );
     expect(change).toMatchObject({ state: 'synced', revision: HEX });
   });
@@ -80,13 +82,13 @@ describe('the track of a registry rollout', () => {
   it('ends a Helm OCI app synced once Argo CD reports the pushed chart version', async () => {
     const change = await decideApp(
       refreshed,
-      poll(application('1.4.0'), registryAliases(REPO, HEX, '1.4.0')),
+      poll(application('1.4.0'), registryAliases(REPO, HEX, ['1.4.0'])),
     );
     expect(change).toMatchObject({ state: 'synced', revision: HEX });
   });
 
   it('keeps waiting while the app is still at the digest it had', async () => {
-    const change = await decideApp(refreshed, poll(application(OLD), registryAliases(REPO, HEX, '1.4.0')));
+    const change = await decideApp(refreshed, poll(application(OLD), registryAliases(REPO, HEX, ['1.4.0'])));
     expect(change).toMatchObject({ state: 'refreshed', revision: OLD });
   });
 
