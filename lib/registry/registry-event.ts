@@ -29,7 +29,7 @@ export function digestHex(digest: string): string {
   return digest.slice('sha256:'.length);
 }
 
-/** ECR's registry host of an account and region. */
+/** ECR's registry host of an account and region (the China regions' under `amazonaws.com.cn`). */
 export function ecrHost(account: string, region: string): string {
-  return `${account}.dkr.ecr.${region}.amazonaws.com`;
+  return `${account}.dkr.ecr.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
 }

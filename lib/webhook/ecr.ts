@@ -2,7 +2,7 @@ import { BadRequestError } from '../errors.js';
 import { DIGEST, digestHex, ecrHost, imageKey, type RegistryImage } from '../registry/registry-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { type JsonRecord, quoted, requireRecord, requireString, wrongType } from './payload-fields.js';
-import { ZERO_SHA } from './push-event.js';
+import { type PushEvent, ZERO_SHA } from './push-event.js';
 
 export const ECR_SOURCE = 'aws.ecr';
 export const ECR_IMAGE_ACTION = 'ECR Image Action';
@@ -58,11 +58,7 @@ export function normalizeEcrPush(body: JsonRecord, meta: DeliveryMeta): Normaliz
  * rollout's `after` is the digest's hex, `ref`/`refName` the tag, `repo` the image repository. There is no
  * Git commit, no file list (a known-empty one: no path filter applies) and no parent commit.
  */
-export function registryPushEvent(
-  provider: 'ecr',
-  image: RegistryImage,
-  meta: DeliveryMeta,
-): Extract<NormalizedPush, { kind: 'push' }>['event'] {
+export function registryPushEvent(provider: 'ecr', image: RegistryImage, meta: DeliveryMeta): PushEvent {
   const key = imageKey(image);
   return {
     provider,
