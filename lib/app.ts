@@ -2,6 +2,7 @@ import type { HttpRequest } from './http/request.js';
 import type { HttpResponse } from './http/response.js';
 import type { Logger, Metrics } from './ports.js';
 import type { FanoutMessage, TrackMessage } from './queue/messages.js';
+import type { DeliveryChannel } from './webhook/handle-webhook.js';
 
 /** What the five functions do, independent of how Lambda or the local stack call them. */
 export interface App {
@@ -9,7 +10,8 @@ export interface App {
   /** Flushed after every invocation by the handlers (absent in tests that fake the App). */
   readonly metrics?: Metrics;
   readonly maxBodyBytes: number;
-  webhook(request: HttpRequest, provider: string): Promise<HttpResponse>;
+  /** `channel: 'aws'`: an event an EventBridge rule handed over (no signature), see handle-webhook.ts. */
+  webhook(request: HttpRequest, provider: string, channel?: DeliveryChannel): Promise<HttpResponse>;
   api(request: HttpRequest): Promise<HttpResponse>;
   /**
    * Resolves once the fleet is loaded and valid, rejects (every problem logged) while it is not: the

@@ -39,6 +39,14 @@ export interface WebhookSecretsConfig {
   readonly 'azure-devops'?: readonly string[];
   readonly gitea?: readonly string[];
   readonly generic?: readonly string[];
+  /** `ECR_EVENTS_SECRET`: signs `/webhooks/ecr` (locally, tests; in AWS EventBridge invokes the function). */
+  readonly ecr?: readonly string[];
+}
+
+/** The registry events this deployment takes: another account's or region's are ignored (202). */
+export interface RegistryScope {
+  readonly account?: string;
+  readonly region?: string;
 }
 
 /** Where `FLEET_SOURCE` keeps the fleet file: an SSM parameter or an S3 object. */
@@ -69,6 +77,8 @@ export interface Config {
    */
   readonly awsScopes?: AwsScopes;
   readonly webhookSecrets: WebhookSecretsConfig;
+  /** `ECR_EVENTS_ACCOUNT`, `ECR_EVENTS_REGION` (unset: any). */
+  readonly registryScope: RegistryScope;
   readonly slack: SlackConfig;
   /** SQS queue feeding `fanout`; absent locally, where the in-process queue is used. */
   readonly queueUrl?: string;
@@ -124,6 +134,7 @@ export function loadConfig(env: Env): Config {
     'azure-devops': secretList(env, 'AZURE_DEVOPS_WEBHOOK_SECRET'),
     gitea: secretList(env, 'GITEA_WEBHOOK_SECRET'),
     generic: secretList(env, 'GENERIC_WEBHOOK_SECRET'),
+    ecr: secretList(env, 'ECR_EVENTS_SECRET'),
   };
   const trackIntervalSeconds = integer(env, 'TRACK_INTERVAL_SECONDS', 5, 1, 900);
   const config: Config = {
@@ -142,6 +153,7 @@ export function loadConfig(env: Env): Config {
     ...optional('eksEndpoint', url(env, 'EKS_ENDPOINT')),
     ...optional('awsScopes', scopes(env)),
     webhookSecrets,
+    registryScope: registryScope(env),
     slack,
     ...optional('queueUrl', url(env, 'QUEUE_URL')),
     ...optional('trackQueueUrl', url(env, 'TRACK_QUEUE_URL')),
@@ -188,6 +200,16 @@ function rolePatterns(value: string | undefined): string[] | undefined {
       throw new ConfigError(PREFLIGHT_ASSUMABLE_ROLES, `${pattern} is not an IAM role ARN pattern`);
   }
   return patterns;
+}
+
+function registryScope(env: Env): RegistryScope {
+  const account = text(env, 'ECR_EVENTS_ACCOUNT');
+  if (account !== undefined && !/^[0-9]{12}$/.test(account))
+    throw new ConfigError('ECR_EVENTS_ACCOUNT', 'must be a 12-digit AWS account id');
+  const region = text(env, 'ECR_EVENTS_REGION');
+  if (region !== undefined && !/^[a-z]{2}(?:-[a-z]+)+-[0-9]$/.test(region))
+    throw new ConfigError('ECR_EVENTS_REGION', 'must be an AWS region such as eu-west-1');
+  return { ...optional('account', account), ...optional('region', region) };
 }
 
 function text(env: Env, name: string): string | undefined {

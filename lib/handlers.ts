@@ -3,6 +3,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
   Context,
+  EventBridgeEvent,
   SQSBatchResponse,
   SQSEvent,
   SQSRecord,
@@ -12,6 +13,7 @@ import { BadRequestError } from './errors.js';
 import { fromApiGatewayEvent } from './http/request.js';
 import { errorResponse, toLambdaResult } from './http/response.js';
 import type { FanoutMessage, QueueMessage, TrackMessage } from './queue/messages.js';
+import { eventBridgeRequest, isEventBridgeEvent } from './webhook/eventbridge-event.js';
 
 /**
  * Thin adapters from Lambda events to the App: decode, call, map. The Lambda functions and the local stack
@@ -20,12 +22,15 @@ import type { FanoutMessage, QueueMessage, TrackMessage } from './queue/messages
 export type AppSource<A = App> = () => Promise<A>;
 
 export function webhookHandler(app: AppSource<WebhookApp>) {
-  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  return async (
+    event: APIGatewayProxyEventV2 | EventBridgeEvent<string, unknown>,
+  ): Promise<APIGatewayProxyStructuredResultV2> => {
     const instance = await app();
+    if (isEventBridgeEvent(event)) return registryEvent(instance, event);
+    const http = event as APIGatewayProxyEventV2;
     try {
-      const request = fromApiGatewayEvent(event, instance.maxBodyBytes);
-      const provider =
-        event.pathParameters?.provider ?? /^\/webhooks\/([^/]+)/.exec(event.rawPath)?.[1] ?? '';
+      const request = fromApiGatewayEvent(http, instance.maxBodyBytes);
+      const provider = http.pathParameters?.provider ?? /^\/webhooks\/([^/]+)/.exec(http.rawPath)?.[1] ?? '';
       return toLambdaResult(await instance.webhook(request, provider));
     } catch (error) {
       return toLambdaResult(errorResponse(error, instance.logger));
@@ -33,6 +38,32 @@ export function webhookHandler(app: AppSource<WebhookApp>) {
       instance.metrics?.flush();
     }
   };
+}
+
+/**
+ * An EventBridge rule's event (ECR image pushes): processed like `POST /webhooks/ecr` without a signature.
+ * Our own failure (5xx) throws, so Lambda's asynchronous invocation retries it; a 4xx is logged and dropped.
+ */
+async function registryEvent(
+  instance: WebhookApp,
+  event: Readonly<Record<string, unknown>>,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  try {
+    const { provider, request } = eventBridgeRequest(event);
+    if (provider === undefined) {
+      instance.logger.warn('eventbridge event from an unhandled source dropped', {
+        source: String(event.source).slice(0, 60),
+      });
+      return { statusCode: 202, body: '{"ignored":"unhandled source"}' };
+    }
+    const response = toLambdaResult(await instance.webhook(request, provider, 'aws'));
+    if ((response.statusCode ?? 500) >= 500) {
+      throw new Error(`registry event not enqueued (status ${response.statusCode}); retried by Lambda`);
+    }
+    return response;
+  } finally {
+    instance.metrics?.flush();
+  }
 }
 
 export function apiHandler(app: AppSource<ApiApp>) {

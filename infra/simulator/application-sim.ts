@@ -12,6 +12,13 @@ export interface AppSource {
 }
 
 /** The sources of an Application (`spec.sources` for multi-source, else `spec.source`); malformed ones skipped. */
+/** Where a source's revision is resolved: a Helm chart source at `<repoURL>/<chart>` (its OCI repository). */
+export function resolveUrlOf(source: Pick<AppSource, 'repoURL' | 'chart'>): string {
+  return source.chart === undefined
+    ? source.repoURL
+    : `${source.repoURL.replace(/\/+$/, '')}/${source.chart}`;
+}
+
 export function sourcesOf(app: StoredObject): { sources: AppSource[]; multi: boolean } {
   const spec = (app.spec ?? {}) as Json;
   const multi = Array.isArray(spec.sources) && spec.sources.length > 0;

@@ -11,6 +11,7 @@ import {
   attemptedRevisions,
   isAutomated,
   isOperationRunning,
+  resolveUrlOf,
   revisionKey,
   sourcesOf,
   status,
@@ -267,7 +268,7 @@ export function startArgoCdController(options: ControllerOptions): SimulatedCont
     const current = store.get(APPLICATIONS, namespace, name);
     if (current === undefined) return;
     const { sources, multi } = sourcesOf(current);
-    const revisions = await Promise.all(sources.map((s) => resolve(s.repoURL, s.targetRevision)));
+    const revisions = await Promise.all(sources.map((s) => resolve(resolveUrlOf(s), s.targetRevision)));
     const latest = store.get(APPLICATIONS, namespace, name);
     if (latest === undefined) return;
     const key = id(APPLICATIONS, namespace, name);

@@ -1,5 +1,5 @@
 import { APPLICATIONS, GIT_REPOSITORIES } from '../../lib/kubernetes/resources.js';
-import { sourcesOf } from './application-sim.js';
+import { resolveUrlOf, sourcesOf } from './application-sim.js';
 import type { ResolveRevision } from './argocd-controller.js';
 import type { SeedObject } from './default-fleet.js';
 import { applyFluxReconcile, fluxRef } from './flux-sim.js';
@@ -52,7 +52,7 @@ async function primeApplication(
   // Only `status` is set, on a copy of the top level: the seed's nested objects are shared, never changed.
   const app: StoredObject = { ...input };
   const { sources, multi } = sourcesOf(app);
-  const revisions = await Promise.all(sources.map((s) => resolve(s.repoURL, s.targetRevision)));
+  const revisions = await Promise.all(sources.map((s) => resolve(resolveUrlOf(s), s.targetRevision)));
   const at = timestamp(now);
   if (revisions.length === 0 || revisions.some((r) => r === undefined)) {
     app.status = {

@@ -1,3 +1,4 @@
+import { ociSourceKey } from '../matching/oci-source.js';
 import {
   fail,
   optionalList,
@@ -15,6 +16,8 @@ export interface ApplicationSource {
   readonly repoURL: string;
   /** `canonicalRepoKey(repoURL)`; undefined for sources that are not Git (`oci://`, some Helm repositories). */
   readonly repoKey: string | undefined;
+  /** `ociSourceKey(repoURL, chart)`: the image repository of an OCI or Helm OCI source (registry pushes). */
+  readonly imageKey?: string;
   readonly targetRevision: string;
   readonly path: string;
   readonly chart?: string;
@@ -54,9 +57,11 @@ function readSource(
   if (repoKey === undefined && chart === undefined && !/^\s*oci:\/\//i.test(repoURL)) {
     return { ignored: 'repoURL is not a Git repository URL' };
   }
+  const imageKey = ociSourceKey(repoURL, chart);
   return {
     repoURL,
     repoKey,
+    ...(imageKey === undefined ? {} : { imageKey }),
     targetRevision,
     path,
     ...(chart === undefined ? {} : { chart }),

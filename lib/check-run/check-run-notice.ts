@@ -53,6 +53,8 @@ export function checkRunNotice(deps: CheckRunNoticeDeps) {
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
       const key = canonicalRepoKey(rollout.repoUrl);
+      // A registry rollout (`oci://...`) has no commit on a Git host to report on.
+      if (key === undefined) return;
       const repo = enabled.find((r) => canonicalRepoKey(r.url) === key);
       if (repo === undefined) return;
       const target = statusTarget(repo, rollout.repo);

@@ -104,8 +104,9 @@ async function runCommand(
     case 'abort':
     case 'retry': {
       if (!one) return undefined;
-      if (!/^[0-9a-f]{7,40}$/i.test(first))
-        throw new UsageError(`${first}: not a commit SHA (7 to 40 hex characters)`);
+      // 64 characters: a SHA-256 repository's commit, or a registry rollout's digest (docs/registry-triggers.md).
+      if (!/^[0-9a-f]{7,64}$/i.test(first))
+        throw new UsageError(`${first}: not a commit SHA or rollout key (7 to 64 hex characters)`);
       const options = {
         skipFailed: values['skip-failed'] === true,
         retry: { cluster: values.cluster, app: values.app },

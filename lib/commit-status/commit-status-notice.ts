@@ -41,6 +41,8 @@ export function commitStatusNotice(deps: CommitStatusDeps) {
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
       const key = canonicalRepoKey(rollout.repoUrl);
+      // A registry rollout (`oci://...`) has no commit to post a status on.
+      if (key === undefined) return;
       const repo = enabled.find((r) => canonicalRepoKey(r.url) === key);
       if (repo === undefined) return;
       const target = statusTarget(repo, rollout.repo);

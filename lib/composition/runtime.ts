@@ -163,24 +163,31 @@ export function createWebhookApp(fullConfig: Config, overrides: RuntimeOverrides
   };
   // A check run's "Retry failed": the same release control as `POST /rollouts/{sha}/retry`.
   const actions = checkRunActions({
-    control: apiControl(base, table, dynamoRolloutReader(table), () => fleetSource).control,
+    // Only the control: the freezes (and their DeleteItem) stay the API's.
+    control: releaseControl(base, table, dynamoRolloutReader(table)).control,
     repositories: async () => (await fleetSource.current()).repositories,
   });
   return {
     logger,
     metrics,
     maxBodyBytes: config.maxBodyBytes,
-    webhook: (request, provider) =>
-      handleWebhook(request, provider, {
-        secrets,
-        deliveries,
-        queue: guardedPushQueue,
-        clock,
-        logger,
-        metrics,
-        maxBodyBytes: config.maxBodyBytes,
-        actions,
-      }),
+    webhook: (request, provider, channel) =>
+      handleWebhook(
+        request,
+        provider,
+        {
+          secrets,
+          deliveries,
+          queue: guardedPushQueue,
+          clock,
+          logger,
+          metrics,
+          maxBodyBytes: config.maxBodyBytes,
+          registryScope: config.registryScope,
+          actions,
+        },
+        channel,
+      ),
   };
 }
 
@@ -232,15 +239,13 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
 }
 
 /** Release control for the API function: the stores on the table, the engine callbacks as overridden. */
-function apiControl(
-  base: RuntimeBase,
-  table: TableRef,
-  reader: RolloutReader,
-  fleet: () => FleetSource,
-): ControlApiDeps {
+/**
+ * Release control's operator actions as the API and a check run's button make them: the API opens no wave
+ * itself, so a resume or an abort asks the fanout function (a gate message), and a retry sends the retry
+ * work items. The queue is made on the first action (reads need no QUEUE_URL).
+ */
+function releaseControl(base: RuntimeBase, table: TableRef, reader: RolloutReader) {
   const { overrides, clock, logger, config } = base;
-  // The API opens no wave itself: a resume or an abort asks the fanout function (a gate message), and a
-  // retry sends the retry work items. The queue is made on the first action (reads need no QUEUE_URL).
   let engine: ReleaseEngine | undefined;
   const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
   const engineOnce = () => {
@@ -261,14 +266,26 @@ function apiControl(
     gate: (sha, options) => engineOnce().requestGate(sha, options),
     retry: (sha, apps) => engineOnce().retry(sha, apps),
   };
+  const control = createReleaseControl({
+    store: dynamoControlStore(table),
+    apps: (sha) => reader.listApps(sha),
+    clock,
+    ...engineCalls,
+    ...overrides.controlEngine,
+  });
+  return { control, engineOnce };
+}
+
+function apiControl(
+  base: RuntimeBase,
+  table: TableRef,
+  reader: RolloutReader,
+  fleet: () => FleetSource,
+): ControlApiDeps {
+  const { overrides, clock } = base;
+  const { control, engineOnce } = releaseControl(base, table, reader);
   return {
-    control: createReleaseControl({
-      store: dynamoControlStore(table),
-      apps: (sha) => reader.listApps(sha),
-      clock,
-      ...engineCalls,
-      ...overrides.controlEngine,
-    }),
+    control,
     freezes: dynamoFreezeStore(table),
     freezeFleet: async () => {
       const current = await fleet().current();

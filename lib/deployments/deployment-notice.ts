@@ -79,6 +79,8 @@ export function deploymentNotice(deps: DeploymentDeps) {
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
       const key = canonicalRepoKey(rollout.repoUrl);
+      // A registry rollout (`oci://...`) has no commit on a Git host to report on.
+      if (key === undefined) return;
       const repo = enabled.find((r) => canonicalRepoKey(r.url) === key);
       if (repo === undefined) return;
       const target = deploymentTarget(repo, rollout.repo);

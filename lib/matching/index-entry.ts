@@ -19,6 +19,8 @@ export type IndexEntry =
       readonly single: SingleSource | undefined;
       /** The repositories its readable parts use. */
       readonly repoKeys: ReadonlySet<string>;
+      /** The image repositories its OCI and Helm OCI sources pull from (`oci-source.ts`). */
+      readonly imageKeys: ReadonlySet<string>;
       /** A multi-source app with ignored sources, reported to pushes of what those might name. */
       readonly failure?: ParseFailure;
       readonly failureKeys: ReadonlySet<string>;
@@ -60,6 +62,11 @@ function repoKeysOf(object: IndexedObject): Set<string> {
   }
 }
 
+function imageKeysOf(object: IndexedObject): Set<string> {
+  if (object.kind !== 'Application') return new Set();
+  return new Set(object.value.sources.flatMap((s) => (s.imageKey === undefined ? [] : [s.imageKey])));
+}
+
 /** What the ignored entries of `spec.sources` might name, searched as leniently as unreadable objects. */
 function ignoredSourceKeys(app: Application, raw: unknown): Set<string> {
   const spec = isRecord(raw) && isRecord(raw.spec) ? raw.spec : {};
@@ -93,6 +100,7 @@ export function indexEntry(cluster: string, listed: ListedObject): IndexEntry {
     rules,
     single: singleSourceOf(object, rules),
     repoKeys: repoKeysOf(object),
+    imageKeys: imageKeysOf(object),
   } as const;
   const reason = object.kind === 'Application' ? ignoredSourcesReason(object.value) : undefined;
   if (reason === undefined || object.kind !== 'Application') return { ...entry, failureKeys: new Set() };

@@ -1,6 +1,7 @@
 import type { Application } from '../argocd/application.js';
 import type { ApplicationSet } from '../argocd/application-set.js';
 import type { GitRepository } from '../flux/git-repository.js';
+import type { RegistryImage } from '../registry/registry-event.js';
 import type { AppTarget, TargetKind } from '../rollouts/model.js';
 import type { ChangedFiles } from '../webhook/push-event.js';
 import type { Verdict } from './decide.js';
@@ -37,6 +38,8 @@ export interface ParseFailure {
 
 export interface PushToMatch extends PushedRef {
   readonly repo: { readonly urls: readonly string[]; readonly webUrl?: string };
+  /** A registry push: matched against OCI and Helm OCI sources on that repository, not Git ones. */
+  readonly image?: RegistryImage;
 }
 
 export interface MatchResult {

@@ -1,3 +1,4 @@
+import { imageKey, type RegistryImage } from '../registry/registry-event.js';
 import type { AppTarget } from '../rollouts/model.js';
 import type { KnownChangedPaths } from './changed-paths.js';
 import { normaliseChangedFiles } from './changed-paths.js';
@@ -7,6 +8,7 @@ import type { IndexEntry } from './index-entry.js';
 import type { IndexedObject, MatchIndex, ObjectMatch, ParseFailure } from './index-model.js';
 import { globsCover } from './path-filter.js';
 import { type PushFacts, pushFacts } from './push-facts.js';
+import { decideImageApplication } from './registry-decide.js';
 import { canonicalRepoKeys } from './repo-url.js';
 
 /** Entries bucketed by canonical repository key; entries can be added and removed one at a time. */
@@ -126,6 +128,19 @@ function singleVerdict(row: Row, group: Group, changed: KnownChangedPaths, facts
 export function createIndexStore(): IndexStore {
   const byRepo = new Map<string, RepoBucket>();
   const failuresByRepo = new Map<string, Set<IndexEntry>>();
+  // Applications by the image repository of their OCI sources: a registry push costs O(apps on it).
+  const byImage = new Map<string, Set<IndexEntry>>();
+  const matchImage = (image: RegistryImage): ObjectMatch[] => {
+    const matches: ObjectMatch[] = [];
+    for (const entry of byImage.get(imageKey(image)) ?? []) {
+      if (!entry.parsed || entry.object.kind !== 'Application') continue;
+      const verdict = decideImageApplication(entry.object.value, image, entry.object.raw);
+      if (verdict === undefined) continue;
+      const { decision, reason, hydrate } = verdict;
+      matches.push({ target: entry.target, object: entry.object, decision, reason, hydrate });
+    }
+    return matches;
+  };
   const unparsed = new Set<IndexEntry>();
   let failures: ParseFailure[] | undefined;
   let serial = 0;
@@ -136,6 +151,7 @@ export function createIndexStore(): IndexStore {
       return failures;
     },
     match(push, changedFiles) {
+      if (push.image !== undefined) return { matches: matchImage(push.image), failures: [] };
       const keys = canonicalRepoKeys(
         push.repo.webUrl === undefined ? push.repo.urls : [...push.repo.urls, push.repo.webUrl],
       );
@@ -193,6 +209,7 @@ export function createIndexStore(): IndexStore {
     index,
     add(entry) {
       if (entry.parsed) {
+        addTo(byImage, entry.imageKeys, entry);
         for (const key of entry.repoKeys) forget(key);
         for (const key of entry.repoKeys) bucketOf(key).entries.add(entry);
         if (entry.single) {
@@ -209,6 +226,7 @@ export function createIndexStore(): IndexStore {
     },
     remove(entry) {
       if (entry.parsed) {
+        removeFrom(byImage, entry.imageKeys, entry);
         for (const key of entry.repoKeys) forget(key);
         if (entry.single) {
           const bucket = bucketOf(entry.single.repoKey);

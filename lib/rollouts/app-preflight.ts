@@ -41,6 +41,10 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
   const manifestsOf = createPreflightManifests(deps);
   return async (match, event): Promise<PreflightVerdict> => {
     if (match.object.kind !== 'Application') return { verdict: 'pass', checks: [] };
+    // An image push names no commit to read manifests at (the chart's templates are not rendered either).
+    if (event.image !== undefined) {
+      return { verdict: 'pass', checks: [], summary: 'image push: no manifests in Git to check' };
+    }
     const app = match.object.value;
     const raw = match.object.raw as { metadata?: { annotations?: Record<string, unknown> } };
     const host = deps.fleet.clusters.find((c) => c.name === match.target.cluster);

@@ -67,7 +67,11 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
   await deps.open.open(sha, deadline);
   await deps.release?.initWaves(sha);
 
-  const [changedFiles, head] = await Promise.all([deps.changedFiles(event), refHead(event, deps)]);
+  // A registry push has no Git side: no compare API, no ref head (its file list is known-empty).
+  const [changedFiles, head] =
+    event.image === undefined
+      ? await Promise.all([deps.changedFiles(event), refHead(event, deps)])
+      : [event.changedFiles, undefined];
   const wanted = message.apps === undefined ? undefined : new Set(message.apps.map((a) => a.cluster));
   const clusters = deps.fleet.clusters
     .map((c) => c.name)

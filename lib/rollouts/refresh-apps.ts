@@ -15,6 +15,7 @@ import { type PinScope, pinScopeFor, pinWhereItIs, withPinMove } from './app-pin
 import { type LiveVerdict, liveVerdict } from './live-verdict.js';
 import { type AppState, type AppTarget, type Decision, isTerminal, type StoredApp } from './model.js';
 import { describeBlock, preflightNote } from './preflight-verdict.js';
+import { imageAliases, withRolloutRevision } from './registry-revisions.js';
 import type { AppChange, AppLedger } from './rollout-store.js';
 import type { AppContext, AppOutcome, RefreshContext } from './work-model.js';
 
@@ -74,6 +75,16 @@ export async function refreshCluster(
   });
 }
 
+/** A registry push: the app's digest or chart version read as the rollout's key (registry-revisions.ts). */
+function liveAtKey(match: ObjectMatch, message: AppContext['message']): ObjectMatch['object'] {
+  const { image } = message.event;
+  if (image === undefined || match.object.kind !== 'Application') return match.object;
+  return {
+    ...match.object,
+    raw: withRolloutRevision(match.object.raw, message.event.after, imageAliases(image)),
+  };
+}
+
 /** States a `retry` work item preflights again and refreshes (an operator's or the catch-up's retry). */
 const RETRIED: ReadonlySet<AppState> = new Set(['blocked', 'error', 'timeout', 'failed']);
 
@@ -115,7 +126,7 @@ async function refreshOne(
   if (!retrying && (previous?.state === 'blocked' || previous?.state === 'error')) {
     return { target, decision: previous.state, detail: previous.message ?? 'recorded earlier', ...none };
   }
-  const live = liveVerdict(match.object, meta.sha, message.head);
+  const live = liveVerdict(liveAtKey(match, message), meta.sha, message.head);
   const superseded = await supersededBy(live, previous, { ...base, now }, context);
   if (superseded !== undefined) return { target, decision: 'superseded', detail: superseded, ...none };
   // A retried app at the commit (a failed sync, a timeout) is refreshed again.

@@ -1,6 +1,7 @@
 import { liveRevisions } from './live-verdict.js';
 import { isTerminal, STATE_RANK, type StoredApp } from './model.js';
 import { observeTarget } from './observe.js';
+import { withRolloutRevision } from './registry-revisions.js';
 import type { AppChange } from './rollout-store.js';
 
 /** What happens once an app has ended (the post-sync check): the changes to record with its end. */
@@ -24,6 +25,8 @@ export interface DecideContext {
   readonly ref?: string;
   /** Whether the rollout of a later commit has a record of this app that is not superseded. */
   readonly ownedLater?: (later: string, app: StoredApp) => Promise<boolean>;
+  /** A registry rollout: the revisions Argo CD reports for its key (`registry-revisions.ts`). */
+  readonly aliases?: ReadonlySet<string>;
 }
 
 /**
@@ -35,7 +38,11 @@ export interface DecideContext {
  */
 export async function decideApp(app: StoredApp, context: DecideContext): Promise<AppChange | undefined> {
   const { sha, pastDeadline, now, live } = context;
-  const object = live.objects.get(`${app.kind}/${app.namespace}/${app.name}`);
+  const found = live.objects.get(`${app.kind}/${app.namespace}/${app.name}`);
+  const object =
+    found === undefined || context.aliases === undefined
+      ? found
+      : withRolloutRevision(found, sha, context.aliases);
   const missing = live.error ?? 'not found on the cluster';
   const moved = object === undefined ? undefined : movedOn(app, object, context);
   const owned = moved !== undefined && (await context.ownedLater?.(moved, app)) !== false;

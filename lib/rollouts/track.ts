@@ -4,6 +4,7 @@ import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
 import { isInFlight, type RolloutSummary, type StoredApp, type TargetKind } from './model.js';
 import { movedOnTo } from './ref-head.js';
+import { registryAliases } from './registry-revisions.js';
 import type {
   AppStateWriter,
   AppTransitions,
@@ -121,6 +122,11 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     const pastDeadline = deadline !== undefined && now.getTime() >= Date.parse(deadline);
     const head = await headOf(poll.summary);
     const ref = poll.summary?.ref;
+    const aliases = registryAliases(
+      poll.summary?.repoUrl,
+      sha,
+      poll.summary?.refs ?? (ref === undefined ? [] : [ref]),
+    );
     const context = {
       sha,
       pastDeadline,
@@ -130,6 +136,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       deps,
       ownedLater,
       ...(ref === undefined ? {} : { ref }),
+      ...(aliases === undefined ? {} : { aliases }),
     };
     const { updated, after } = await applyChanges(poll.apps, context, cluster);
     changed += updated;
@@ -213,6 +220,7 @@ interface ApplyContext {
   readonly deps: TrackDeps;
   readonly ref?: string;
   readonly ownedLater: (later: string, app: StoredApp) => Promise<boolean>;
+  readonly aliases?: ReadonlySet<string>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { DeadlineError, withDeadline } from '../concurrency.js';
+import type { RegistryScope } from '../config.js';
 import { AppError, PayloadTooLargeError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
 import { describeError, errorResponse, type HttpResponse, json } from '../http/response.js';
@@ -11,11 +12,17 @@ import {
   type Queue,
 } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
+import { imageDeliveryId, outOfScope } from '../registry/registry-scope.js';
 import type { ParsedDelivery } from './delivery.js';
 import { type EnqueueOnceOptions, type EnqueueOutcome, enqueueOnce } from './enqueue-once.js';
 import type { RequestedAction } from './github-check-run.js';
 import { combinedAnswer } from './multi-ref-answer.js';
-import { parseDelivery, parseProvider, WebhookUnauthorizedError } from './parse-delivery.js';
+import {
+  parseDelivery,
+  parseProvider,
+  parseTrustedDelivery,
+  WebhookUnauthorizedError,
+} from './parse-delivery.js';
 import { isGitProvider } from './push-event.js';
 import type { WebhookSecretSource } from './secret-source.js';
 
@@ -35,12 +42,20 @@ export interface WebhookDeps {
   readonly budgetMs?: number;
   /** Runs a button pressed on a check run (the Retry of failed apps); absent: such deliveries are ignored. */
   readonly actions?: (action: RequestedAction) => Promise<ActionOutcome>;
+  /** Registry pushes of another AWS account or region are ignored (`RegistryEventsIgnored`). */
+  readonly registryScope?: RegistryScope;
 }
 
 /** What a requested action did: `done` (with a detail for the answer), or why nothing was done. */
 export type ActionOutcome =
   | { readonly kind: 'done'; readonly detail?: string }
   | { readonly kind: 'ignored'; readonly reason: string };
+
+/**
+ * How the delivery reached us: over HTTP (verified against the provider's secrets), or handed over by
+ * AWS itself (an EventBridge rule invoking the function: no signature, IAM already authorised the call).
+ */
+export type DeliveryChannel = 'http' | 'aws';
 
 export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -61,8 +76,9 @@ export async function handleWebhook(
   request: HttpRequest,
   provider: string,
   deps: WebhookDeps,
+  channel: DeliveryChannel = 'http',
 ): Promise<HttpResponse> {
-  const response = await answer(request, provider, deps);
+  const response = await answer(request, provider, deps, channel);
   (deps.metrics ?? noMetrics).count('Deliveries', 1, {
     provider: isGitProvider(provider) ? provider : 'unknown',
     outcome: outcomeOf(response),
@@ -78,7 +94,12 @@ function outcomeOf(response: HttpResponse): string {
   return response.statusCode >= 500 ? 'unavailable' : 'rejected';
 }
 
-async function answer(request: HttpRequest, provider: string, deps: WebhookDeps): Promise<HttpResponse> {
+async function answer(
+  request: HttpRequest,
+  provider: string,
+  deps: WebhookDeps,
+  channel: DeliveryChannel,
+): Promise<HttpResponse> {
   const logger = deps.logger.child({ provider: isGitProvider(provider) ? provider : 'unknown' });
   // Real time, whatever clock the records use: this is the Git host's wait.
   const deadlineMs = Date.now() + (deps.budgetMs ?? WEBHOOK_BUDGET_MS);
@@ -103,7 +124,7 @@ async function answer(request: HttpRequest, provider: string, deps: WebhookDeps)
 
   let delivery: ParsedDelivery;
   try {
-    delivery = await parseDelivery({
+    delivery = await (channel === 'aws' ? parseTrustedDelivery : parseDelivery)({
       provider,
       headers: request.headers,
       body: request.body,
@@ -122,8 +143,10 @@ async function answer(request: HttpRequest, provider: string, deps: WebhookDeps)
     case 'ignored':
       log.info('webhook ignored', { reason: delivery.reason });
       return json(202, { ignored: delivery.reason });
-    case 'push':
-      return accept(delivery, log, deps, deadlineMs);
+    case 'push': {
+      const foreign = notOurs(delivery, deps, log);
+      return foreign ?? accept(delivery, log, deps, deadlineMs);
+    }
     case 'pushes':
       return acceptEach(delivery, log, deps, deadlineMs);
     case 'action':
@@ -193,6 +216,24 @@ async function acceptAction(
   });
 }
 
+/** A registry push of another account or region than this deployment's: 202 ignored, and counted. */
+function notOurs(
+  delivery: Extract<ParsedDelivery, { kind: 'push' }>,
+  deps: WebhookDeps,
+  log: Logger,
+): HttpResponse | undefined {
+  const { image } = delivery.event;
+  const scope = deps.registryScope;
+  const reason = image === undefined || scope === undefined ? undefined : outOfScope(image, scope);
+  if (reason === undefined) return undefined;
+  (deps.metrics ?? noMetrics).count('RegistryEventsIgnored', 1, {
+    provider: delivery.event.provider,
+    reason,
+  });
+  log.info('webhook ignored', { reason: `image push of another ${reason}` });
+  return json(202, { ignored: `image push of another ${reason} than this deployment's` });
+}
+
 /** One push per ref (`multi-ref.ts`), each recorded and enqueued as a delivery of its own. */
 async function acceptEach(
   delivery: Extract<ParsedDelivery, { kind: 'pushes' }>,
@@ -214,7 +255,9 @@ async function accept(
   deps: WebhookDeps,
   deadlineMs: number,
 ): Promise<HttpResponse> {
-  const { event, deliveryId } = delivery;
+  const { event } = delivery;
+  // A registry push is de-duplicated on its digest and tag (two events of one image are one delivery).
+  const deliveryId = event.image === undefined ? delivery.deliveryId : imageDeliveryId(event.image);
   const log = logger.child({ repo: event.repo.fullName, ref: event.ref, sha: event.after });
   let outcome: EnqueueOutcome;
   try {
@@ -233,7 +276,7 @@ async function accept(
       },
       () =>
         deps.queue.send(
-          { type: 'push', trigger: 'webhook', event },
+          { type: 'push', trigger: event.image === undefined ? 'webhook' : 'registry', event },
           { deduplicationId: `${event.provider}:${deliveryId}` },
         ),
       log,
@@ -256,7 +299,7 @@ async function accept(
     refType: event.refType,
     changedFiles: files.known ? files.files.length : `unknown (${files.reason})`,
   });
-  return json(202, { delivery: deliveryId, rollout: event.after });
+  return json(202, { delivery: delivery.deliveryId, rollout: event.after });
 }
 
 function rejected(error: unknown, logger: Logger): HttpResponse {

@@ -35,6 +35,8 @@ const PUSH_STYLES: Readonly<Record<GitProvider, PushStyle>> = {
   gitea: { commitPath: '/commit/' },
   // No commit links: the generic body names no host.
   generic: { everyBranchIsDefault: true },
+  // Registry pushes are not ref changes (lib/webhook/ecr.ts builds them); listed for completeness.
+  ecr: {},
 };
 
 /** A ref's three fields as the payload gives them. */

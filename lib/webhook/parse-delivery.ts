@@ -43,3 +43,13 @@ export async function parseDelivery(input: DeliveryInput): Promise<ParsedDeliver
   const receivedAt = input.receivedAt ?? new Date().toISOString();
   return readDelivery(provider, input, receivedAt, OTHER_EVENT_ID_HEADERS);
 }
+
+/**
+ * An event AWS itself handed to the function (an EventBridge rule's target): there is no signature to
+ * check, since only a principal allowed to invoke the function can send it. Never reachable over HTTP.
+ */
+export function parseTrustedDelivery(input: DeliveryInput): ParsedDelivery {
+  const provider = WEBHOOK_PROVIDERS[parseProvider(input.provider)];
+  const receivedAt = input.receivedAt ?? new Date().toISOString();
+  return readDelivery(provider, input, receivedAt, OTHER_EVENT_ID_HEADERS);
+}

@@ -81,7 +81,8 @@ function pushDeliveryId(
 ): string {
   const source = provider.deliveryId;
   if ('bodyField' in source) {
-    const raw = optionalString(body, source.bodyField);
+    // A fixed event name (ECR) has not read the body yet.
+    const raw = optionalString(body ?? jsonBody(input), source.bodyField);
     if (raw === undefined) throw missingField(source.bodyField);
     return validDeliveryId(raw, `body field ${JSON.stringify(source.bodyField)}`);
   }

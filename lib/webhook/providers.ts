@@ -2,6 +2,7 @@ import { BadRequestError } from '../errors.js';
 import { normalizeAzureDevOpsPush } from './azure-devops.js';
 import { normalizeBitbucketPush } from './bitbucket.js';
 import { normalizeBitbucketServerPush } from './bitbucket-server.js';
+import { checkEcrPush, ECR_IMAGE_ACTION, normalizeEcrPush } from './ecr.js';
 import { normalizeGenericPush } from './generic.js';
 import { normalizeGiteaPush } from './gitea.js';
 import { normalizeGitHubPush } from './github.js';
@@ -90,6 +91,17 @@ export const WEBHOOK_PROVIDERS: Readonly<Record<GitProvider, WebhookProvider>> =
     otherEventsId: 'first',
     events: { push: ['push'] },
     normalize: normalizeGenericPush,
+  },
+  ecr: {
+    name: 'ecr',
+    // The EventBridge event as the body, signed like the generic endpoint. In AWS the rule invokes the
+    // function directly (no signature: AWS is the caller), see lib/webhook/handle-registry-event.ts.
+    signature: { kind: 'hmac-sha256', names: ['x-signature-256'], prefix: 'sha256=' },
+    eventName: { fixed: ECR_IMAGE_ACTION },
+    deliveryId: { bodyField: 'id' },
+    otherEventsId: 'body-hash',
+    events: { push: [ECR_IMAGE_ACTION], checkPush: checkEcrPush },
+    normalize: normalizeEcrPush,
   },
 };
 

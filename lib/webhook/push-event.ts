@@ -1,4 +1,9 @@
-/** Route names of `POST /webhooks/{provider}`; also the keys of each provider's secret. */
+import type { RegistryImage } from '../registry/registry-event.js';
+
+/**
+ * Route names of `POST /webhooks/{provider}`; also the keys of each provider's secret. `ecr` is a container
+ * registry (its image pushes arrive as push events carrying `image`), the others Git hosts.
+ */
 export const GIT_PROVIDERS = [
   'github',
   'gitlab',
@@ -7,6 +12,7 @@ export const GIT_PROVIDERS = [
   'azure-devops',
   'gitea',
   'generic',
+  'ecr',
 ] as const;
 export type GitProvider = (typeof GIT_PROVIDERS)[number];
 
@@ -84,6 +90,11 @@ export interface PushEvent {
   readonly changedFiles: ChangedFiles;
   /** ISO-8601 time the delivery was received. */
   readonly receivedAt: string;
+  /**
+   * A container registry push (`lib/registry/`): `after` is then the digest's hex, `ref` and `refName` the
+   * tag, and no Git step (compare API, ref head, manifests in Git, commit statuses) applies.
+   */
+  readonly image?: RegistryImage;
 }
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';

@@ -213,3 +213,34 @@ describe('FLEET_SOURCE and its settings', () => {
     );
   });
 });
+
+describe('registry event settings', () => {
+  it('reads ECR_EVENTS_SECRET as the ecr route secret, and no scope unless one is given', () => {
+    const config = loadConfig({ ...base, ECR_EVENTS_SECRET: 'old,new' });
+    expect(config.webhookSecrets.ecr).toEqual(['old', 'new']);
+    expect(config.registryScope).toEqual({});
+  });
+
+  it('reads the account and region registry pushes must come from', () => {
+    const config = loadConfig({
+      ...base,
+      ECR_EVENTS_ACCOUNT: '123456789012',
+      ECR_EVENTS_REGION: 'eu-west-1',
+    });
+    expect(config.registryScope).toEqual({ account: '123456789012', region: 'eu-west-1' });
+  });
+
+  it.each([
+    ['ECR_EVENTS_ACCOUNT', '1234'],
+    ['ECR_EVENTS_ACCOUNT', 'arn:aws:iam::123456789012:root'],
+    ['ECR_EVENTS_REGION', 'Europe'],
+  ])('refuses %s=%s naming the setting, not the value', (setting, value) => {
+    expect(() => loadConfig({ ...base, [setting]: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ ...base, [setting]: value });
+    } catch (error) {
+      expect((error as Error).message).toContain(setting);
+      expect((error as Error).message).not.toContain(value);
+    }
+  });
+});

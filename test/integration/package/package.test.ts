@@ -255,6 +255,24 @@ describe('npm run package', () => {
     }
   });
 
+  it('defines the ECR push rule on the webhook function, off unless ECR_EVENTS=true, scoped to the stack', () => {
+    const rules = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Events::Rule');
+    const rule = rules.find((r) => JSON.stringify(r.Properties.EventPattern ?? {}).includes('aws.ecr'));
+    expect(rule?.Properties).toMatchObject({
+      State: 'DISABLED',
+      EventPattern: {
+        source: ['aws.ecr'],
+        'detail-type': ['ECR Image Action'],
+        detail: { 'action-type': ['PUSH'], result: ['SUCCESS'], 'repository-name': [{ prefix: '' }] },
+      },
+    });
+    expect(JSON.stringify(rule?.Properties.Targets)).toContain('WebhookLambdaFunction');
+    expect(envOf('webhook')).toMatchObject({
+      ECR_EVENTS_ACCOUNT: { Ref: 'AWS::AccountId' },
+      ECR_EVENTS_REGION: { Ref: 'AWS::Region' },
+    });
+  });
+
   it('wires every setting docs/configuration.md lists, or the page says it is local', () => {
     // The settings table moved from the README to docs/configuration.md (the whole page is the section).
     const section = readFileSync('docs/configuration.md', 'utf8');

@@ -129,8 +129,15 @@ describe('gitops-sync pause, resume, abort and retry', () => {
   it('refuses what is not a commit SHA before sending anything (exit 2)', async () => {
     const { code, err } = await run(['abort', '../freezes']);
     expect(code).toBe(2);
-    expect(err[0]).toBe('gitops-sync: ../freezes: not a commit SHA (7 to 40 hex characters)');
+    expect(err[0]).toBe('gitops-sync: ../freezes: not a commit SHA or rollout key (7 to 64 hex characters)');
     expect(seen).toEqual([]);
+  });
+
+  it('takes a registry rollout key, the 64 hex characters of an image digest', async () => {
+    const key = 'e'.repeat(64);
+    const { code } = await run(['pause', key]);
+    expect(code).toBe(0);
+    expect(seen.map((s) => s.url)).toEqual([`/rollouts/${key}/pause`]);
   });
 });
 

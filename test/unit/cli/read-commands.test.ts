@@ -290,6 +290,11 @@ describe('gitops-sync rollouts --repo', () => {
     ['an ssh URL', 'ssh://git@github.com/Example/Platform', 'Example/Platform'],
     ['a GitLab subgroup URL', 'https://gitlab.com/group/sub/proj/', 'group/sub/proj'],
     ['an Azure DevOps URL as project/repo', 'https://dev.azure.com/org/Proj/_git/Repo', 'Proj/Repo'],
+    [
+      'an image repository (registry rollouts)',
+      'oci://123456789012.dkr.ecr.eu-west-1.amazonaws.com/Charts/Web/',
+      '123456789012.dkr.ecr.eu-west-1.amazonaws.com/charts/web',
+    ],
   ])('asks the API for the full name, from %s', async (_name, input, expected) => {
     const { code } = await run(['rollouts', '--url', base, '--repo', input]);
     expect(code).toBe(0);
@@ -298,9 +303,11 @@ describe('gitops-sync rollouts --repo', () => {
 
   it('refuses what is not a repository before sending anything (exit 2)', async () => {
     const before = seen.length;
-    const { code, err } = await run(['rollouts', '--url', base, '--repo', 'oci://registry/x']);
+    const { code, err } = await run(['rollouts', '--url', base, '--repo', 'ftp://registry/x']);
     expect(code).toBe(2);
-    expect(err).toEqual(['gitops-sync: --repo oci://registry/x: not owner/name or a Git repository URL']);
+    expect(err).toEqual([
+      'gitops-sync: --repo ftp://registry/x: not owner/name, a Git repository URL or oci://host/path',
+    ]);
     expect(seen.length).toBe(before);
   });
 });

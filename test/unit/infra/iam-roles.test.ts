@@ -57,6 +57,7 @@ describe('the per-function IAM roles', () => {
 
   it('let the webhook only record deliveries (claim, mark enqueued, offload a large one), enqueue and read its secret', () => {
     expect(actions('WebhookRole')).toEqual([
+      'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:Query',
@@ -68,6 +69,13 @@ describe('the per-function IAM roles', () => {
       'sqs:SendMessage',
       'ssm:GetParameter',
     ]);
+  });
+
+  it('let the webhook delete only open-rollout entries (the release engine a check run’s Retry runs)', () => {
+    const deletes = statements('WebhookRole').filter((s) => s.Action.includes('dynamodb:DeleteItem'));
+    expect(deletes).toHaveLength(1);
+    expect(deletes[0]?.Action).toEqual(['dynamodb:DeleteItem']);
+    expect(JSON.stringify(deletes[0])).toContain('"dynamodb:LeadingKeys":["OPEN"]');
   });
 
   it('let the API read, and write only release control state on rollout summaries and freezes', () => {

@@ -38,6 +38,7 @@ function all(given: Record<string, string[]>) {
     'azure-devops': [],
     gitea: [],
     generic: [],
+    ecr: [],
     ...given,
   };
 }
@@ -114,8 +115,9 @@ describe('parseStoredSecrets', () => {
     ],
     [
       'each further provider under its route name',
-      '{"bitbucket":"b","bitbucket-server":["s1","s2"],"azure-devops":"a","gitea":"g","generic":"x"}',
+      '{"bitbucket":"b","bitbucket-server":["s1","s2"],"azure-devops":"a","gitea":"g","generic":"x","ecr":"e"}',
       all({
+        ecr: ['e'],
         bitbucket: ['b'],
         'bitbucket-server': ['s1', 's2'],
         'azure-devops': ['a'],

@@ -1,0 +1,246 @@
+import { createHmac } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import type { SeedObject } from '../../../infra/simulator/default-fleet.js';
+import { type SimulatedFleet, startSimulatedFleet } from '../../../infra/simulator/simulated-fleet.js';
+import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
+import { constraintMatches } from '../../../lib/matching/semver.js';
+import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+
+/**
+ * A test-only world: Argo CD Applications on OCI and Helm OCI sources of one ECR registry (and one Git app)
+ * on two simulated clusters. The simulated Argo CD resolves an OCI source to the digest its tag points at
+ * and a Helm OCI source to the chart version, from `registry`, which each test moves before it delivers the
+ * signed EventBridge event, as ECR would after a `docker push` / `helm push`.
+ */
+const ACCOUNT = '123456789012';
+const REGION = 'eu-west-1';
+const HOST = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com`;
+const SECRET = 'ecr-events-secret-e2e-7215ee9c7d9dc229';
+
+/** Image repository (`host/path`) → tag → digest. */
+const registry = new Map<string, Map<string, string>>();
+const digest = (n: number) => `sha256:${n.toString(16).padStart(64, '0').replace(/^0/, 'd')}`;
+const GIT_HEAD = 'a1'.repeat(20);
+
+function tag(repository: string, name: string, to: string) {
+  const key = `${HOST}/${repository}`;
+  const tags = registry.get(key) ?? new Map<string, string>();
+  tags.set(name, to);
+  registry.set(key, tags);
+}
+
+/** What the simulated Argo CD reports for a source: the digest (OCI), the chart version (Helm OCI). */
+function resolve(url: string, revision: string): string | undefined {
+  if (url.startsWith('https://')) return GIT_HEAD;
+  const oci = url.startsWith('oci://');
+  const tags = registry.get(url.replace(/^oci:\/\//, '').toLowerCase());
+  if (tags === undefined) return undefined;
+  if (revision.startsWith('sha256:')) return revision;
+  const named = tags.get(revision);
+  const found =
+    named === undefined
+      ? [...tags.keys()]
+          .filter((t) => constraintMatches(revision, t))
+          .sort(byVersion)
+          .at(-1)
+      : revision;
+  if (found === undefined) return undefined;
+  return oci ? tags.get(found) : found;
+}
+const byVersion = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+
+function application(name: string, sources: Record<string, unknown>): SeedObject {
+  return {
+    resource: APPLICATIONS,
+    object: {
+      metadata: { name, namespace: 'argocd' },
+      spec: {
+        project: 'default',
+        ...sources,
+        destination: { name: 'in-cluster', namespace: name },
+        syncPolicy: { automated: { prune: true, selfHeal: true } },
+      },
+    },
+  };
+}
+
+const HUB_APPS = [
+  application('web-oci', {
+    source: { repoURL: `oci://${HOST}/charts/web`, targetRevision: '^1.0.0', path: '.' },
+  }),
+  application('web-helm', { source: { repoURL: `${HOST}/charts`, chart: 'web', targetRevision: '1.x' } }),
+  application('api-oci', { source: { repoURL: `oci://${HOST}/charts/api`, targetRevision: '^1.0.0' } }),
+  application('web-git', {
+    source: { repoURL: 'https://github.com/acme/gitops', path: 'apps/web', targetRevision: 'main' },
+  }),
+];
+const SPOKE_APPS = [
+  application('web-multi', {
+    sources: [
+      { repoURL: 'https://github.com/acme/values', targetRevision: 'main', ref: 'values' },
+      { repoURL: `oci://${HOST}/charts/web`, targetRevision: '>=1.0.0 <2.0.0' },
+    ],
+  }),
+  application('web-pinned', { source: { repoURL: `oci://${HOST}/charts/web`, targetRevision: '1.3.0' } }),
+];
+
+/** The EventBridge `ECR Image Action` event of a push, as ECR sends it. */
+function ecrEvent(id: string, repository: string, imageTag: string, imageDigest: string) {
+  return JSON.stringify({
+    version: '0',
+    id,
+    'detail-type': 'ECR Image Action',
+    source: 'aws.ecr',
+    account: ACCOUNT,
+    time: '2026-12-02T12:00:00Z',
+    region: REGION,
+    resources: [],
+    detail: {
+      result: 'SUCCESS',
+      'repository-name': repository,
+      'image-digest': imageDigest,
+      'action-type': 'PUSH',
+      'image-tag': imageTag,
+    },
+  });
+}
+
+const signed = (body: string, secret = SECRET) => ({
+  headers: {
+    'content-type': 'application/json',
+    'x-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+  },
+  body,
+});
+
+describe('a signed ECR image push through the local stack', () => {
+  let fleet: SimulatedFleet;
+  let stack: TestStack;
+  let dir: string;
+  beforeAll(async () => {
+    tag('charts/web', '1.3.0', digest(1));
+    tag('charts/api', '1.0.0', digest(2));
+    fleet = await startSimulatedFleet({
+      clusters: [
+        { name: 'hub', argocd: { namespace: 'argocd' } },
+        { name: 'spoke', argocd: { namespace: 'argocd' } },
+      ],
+      objects: { hub: HUB_APPS, spoke: SPOKE_APPS },
+      resolveRevision: resolve,
+      controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
+    });
+    dir = await mkdtemp(join(tmpdir(), 'gitops-sync-registry-'));
+    const fleetFile = join(dir, 'fleet.yaml');
+    await writeFile(
+      fleetFile,
+      stringify({
+        clusters: fleet.clusters.map((c) => ({
+          name: c.name,
+          server: c.server,
+          auth: { token: c.token },
+          argocd: { namespace: 'argocd' },
+        })),
+        // A registry push reads nothing from Git: the preflight passes without a repository to read.
+        secretPolicy: 'block',
+      }),
+    );
+    stack = await startTestStack({
+      FLEET_CONFIG: fleetFile,
+      ECR_EVENTS_SECRET: SECRET,
+      ECR_EVENTS_ACCOUNT: ACCOUNT,
+      ECR_EVENTS_REGION: REGION,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+    await fleet?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refreshes exactly the apps on that chart whose revision follows the tag, each synced at the push', async () => {
+    const pushed = digest(3);
+    const hex = pushed.slice('sha256:'.length);
+    tag('charts/web', '1.4.0', pushed);
+    const answer = await stack.post(
+      '/webhooks/ecr',
+      signed(ecrEvent('evt-web-140', 'charts/web', '1.4.0', pushed)),
+    );
+    expect(answer).toEqual({ status: 202, body: { delivery: 'evt-web-140', rollout: hex } });
+
+    const rollout = await stack.rolloutWhenDone(hex);
+    expect(rollout).toMatchObject({
+      sha: hex,
+      trigger: 'registry',
+      repo: `${HOST}/charts/web`,
+      ref: '1.4.0',
+      status: 'succeeded',
+    });
+    const apps = rollout.apps as { cluster: string; name: string; state: string; revision?: string }[];
+    expect(Object.fromEntries(apps.map((a) => [`${a.cluster}/${a.name}`, a.state]))).toEqual({
+      'hub/web-oci': 'synced',
+      'hub/web-helm': 'synced',
+      'spoke/web-multi': 'synced',
+    });
+    expect(apps.every((a) => a.revision === hex)).toBe(true);
+    expect(await stack.get(`/rollouts/${hex.slice(0, 12)}`)).toMatchObject({
+      status: 200,
+      body: { sha: hex },
+    });
+    // Argo CD reports the digest for the OCI source and the chart version for the Helm one.
+    const live = (name: string) => {
+      const object = fleet.servers.get('hub')?.store.get(APPLICATIONS, 'argocd', name);
+      return (object?.status as { sync?: { revision?: string } } | undefined)?.sync?.revision;
+    };
+    expect(live('web-oci')).toBe(pushed);
+    expect(live('web-helm')).toBe('1.4.0');
+    // The pinned app follows 1.3.0: matched, not refreshed, and the page says why.
+    const page = String((await stack.get(`/ui/rollouts/${hex}`)).body);
+    expect(page).toContain('web-pinned');
+    expect(page).toContain('revision-miss');
+    expect(page).not.toContain('api-oci');
+  }, 40_000);
+
+  it('answers 401 to a forged event and starts no rollout', async () => {
+    const pushed = digest(5);
+    const hex = pushed.slice('sha256:'.length);
+    const answer = await stack.post(
+      '/webhooks/ecr',
+      signed(ecrEvent('evt-forged', 'charts/web', '9.9.9', pushed), 'not-the-secret'),
+    );
+    expect(answer.status).toBe(401);
+    expect((await stack.get(`/rollouts/${hex}`)).status).toBe(404);
+  });
+
+  it('takes a duplicate event of the same digest and tag as one rollout', async () => {
+    const pushed = digest(6);
+    const hex = pushed.slice('sha256:'.length);
+    tag('charts/api', '1.1.0', pushed);
+    const first = await stack.post(
+      '/webhooks/ecr',
+      signed(ecrEvent('evt-api-1', 'charts/api', '1.1.0', pushed)),
+    );
+    expect(first.status).toBe(202);
+    const again = await stack.post(
+      '/webhooks/ecr',
+      signed(ecrEvent('evt-api-2', 'charts/api', '1.1.0', pushed)),
+    );
+    expect(again).toEqual({ status: 200, body: { duplicate: true } });
+    const rollout = await stack.rolloutWhenDone(hex);
+    expect(rollout).toMatchObject({ trigger: 'registry', status: 'succeeded' });
+    expect((rollout.apps as { name: string }[]).map((a) => a.name)).toEqual(['api-oci']);
+    const listed = await stack.get(`/rollouts?repo=${encodeURIComponent(`${HOST}/charts/api`)}`);
+    expect(listed.status).toBe(200);
+    expect((listed.body as { items: { sha: string }[] }).items.filter((r) => r.sha === hex)).toHaveLength(1);
+  }, 40_000);
+
+  it('ignores (202) an event of another account', async () => {
+    const body = ecrEvent('evt-foreign', 'charts/web', '1.4.0', digest(7)).replace(ACCOUNT, '210987654321');
+    const answer = await stack.post('/webhooks/ecr', signed(body));
+    expect(answer.status).toBe(202);
+    expect((answer.body as { ignored: string }).ignored).toContain('another account');
+  });
+});
