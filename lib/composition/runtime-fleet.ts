@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from '../app.js';
+import { feedbackCredentials } from '../check-run/app-credentials.js';
 import { githubCheckRunApi } from '../check-run/check-run-api.js';
 import { checkRunNotice } from '../check-run/check-run-notice.js';
 import { githubAppTokens, type InstallationTokens } from '../check-run/github-app-token.js';
@@ -96,29 +97,6 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   });
   const credentials = (repo: RepositoryConfig): Promise<GitCredentials | undefined> =>
     credentialsFor(repo, secretReader);
-  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger, metrics, clock });
-  const statusNotice = commitStatusNotice({
-    rollouts: reader,
-    repositories: fleetConfig.repositories,
-    credentials,
-    posted: dynamoPostedStatuses(table, FEEDBACK_TTL_SECONDS),
-    post: (request) => postStatus(request),
-    pageUrl,
-    logger,
-    metrics,
-  });
-  const deployNotice = deploymentNotice({
-    rollouts: reader,
-    repositories: fleetConfig.repositories,
-    clusters: fleetConfig.clusters,
-    // The seam for a GitHub App installation token (SPEC: deployments use it when `githubApp` is set).
-    credentials,
-    ledger: dynamoDeployments(table, FEEDBACK_TTL_SECONDS),
-    call: (request) => callHost(request),
-    pageUrl,
-    logger,
-    metrics,
-  });
   const githubApp =
     fleetConfig.githubApp === undefined
       ? undefined
@@ -129,6 +107,30 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
       logger.error('check runs will fail: the GitHub App key is unusable', { error: errorMessage(error) });
     });
   }
+  // Statuses and deployments on GitHub post as the App when there is one (SPEC).
+  const feedbackAuth = feedbackCredentials(githubApp, credentials, logger);
+  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger, metrics, clock });
+  const statusNotice = commitStatusNotice({
+    rollouts: reader,
+    repositories: fleetConfig.repositories,
+    credentials: feedbackAuth,
+    posted: dynamoPostedStatuses(table, FEEDBACK_TTL_SECONDS),
+    post: (request) => postStatus(request),
+    pageUrl,
+    logger,
+    metrics,
+  });
+  const deployNotice = deploymentNotice({
+    rollouts: reader,
+    repositories: fleetConfig.repositories,
+    clusters: fleetConfig.clusters,
+    credentials: feedbackAuth,
+    ledger: dynamoDeployments(table, FEEDBACK_TTL_SECONDS),
+    call: (request) => callHost(request),
+    pageUrl,
+    logger,
+    metrics,
+  });
   const checkRunNotices =
     githubApp === undefined
       ? async () => undefined
