@@ -58,7 +58,11 @@ export function normalizeEcrPush(body: JsonRecord, meta: DeliveryMeta): Normaliz
  * rollout's `after` is the digest's hex, `ref`/`refName` the tag, `repo` the image repository. There is no
  * Git commit, no file list (a known-empty one: no path filter applies) and no parent commit.
  */
-export function registryPushEvent(provider: 'ecr', image: RegistryImage, meta: DeliveryMeta): PushEvent {
+export function registryPushEvent(
+  provider: 'ecr' | 'github',
+  image: RegistryImage,
+  meta: DeliveryMeta,
+): PushEvent {
   const key = imageKey(image);
   return {
     provider,

@@ -4,6 +4,7 @@ import { normalizeBitbucketPush } from './bitbucket.js';
 import { normalizeBitbucketServerPush } from './bitbucket-server.js';
 import { checkEcrPush, ECR_IMAGE_ACTION, normalizeEcrPush } from './ecr.js';
 import { normalizeGenericPush } from './generic.js';
+import { GHCR_EVENT, ghcrIgnored, isPackageEvent, normalizeGhcrPackage } from './ghcr.js';
 import { normalizeGiteaPush } from './gitea.js';
 import { normalizeGitHubPush } from './github.js';
 import { CHECK_RUN_EVENTS, readCheckRunAction } from './github-check-run.js';
@@ -25,11 +26,14 @@ export const WEBHOOK_PROVIDERS: Readonly<Record<GitProvider, WebhookProvider>> =
     deliveryId: { header: ['x-github-delivery'] },
     otherEventsId: 'first',
     events: {
-      push: ['push'],
+      // `package`: GHCR (a container version published), a registry push like ECR's.
+      push: ['push', GHCR_EVENT],
       ping: ['ping'],
+      checkPush: checkGitHubPush,
       action: { events: CHECK_RUN_EVENTS, read: readCheckRunAction },
     },
-    normalize: normalizeGitHubPush,
+    normalize: (body, meta) =>
+      isPackageEvent(body) ? normalizeGhcrPackage(body, meta) : normalizeGitHubPush(body, meta),
   },
   gitlab: {
     name: 'gitlab',
@@ -129,4 +133,12 @@ function checkGitLabPush(eventName: string, body: JsonRecord): string | undefine
 function gitlabKind(body: JsonRecord): string | undefined {
   const kind = body.object_kind ?? body.event_name;
   return typeof kind === 'string' && kind !== '' ? kind : undefined;
+}
+
+/** A body must be the event it is named as (a `package` body is read as a registry push); 400 otherwise. */
+function checkGitHubPush(eventName: string, body: JsonRecord): string | undefined {
+  if ((eventName === GHCR_EVENT) !== isPackageEvent(body)) {
+    throw new BadRequestError(`body is not a GitHub ${eventName} event`, { code: 'invalid-payload' });
+  }
+  return eventName === GHCR_EVENT ? ghcrIgnored(body) : undefined;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import type { SeedObject } from '../../../infra/simulator/default-fleet.js';
 import { type SimulatedFleet, startSimulatedFleet } from '../../../infra/simulator/simulated-fleet.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
@@ -26,8 +27,8 @@ const registry = new Map<string, Map<string, string>>();
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, '0').replace(/^0/, 'd')}`;
 const GIT_HEAD = 'a1'.repeat(20);
 
-function tag(repository: string, name: string, to: string) {
-  const key = `${HOST}/${repository}`;
+function tag(repository: string, name: string, to: string, host = HOST) {
+  const key = `${host}/${repository}`;
   const tags = registry.get(key) ?? new Map<string, string>();
   tags.set(name, to);
   registry.set(key, tags);
@@ -74,6 +75,7 @@ const HUB_APPS = [
   }),
   application('web-helm', { source: { repoURL: `${HOST}/charts`, chart: 'web', targetRevision: '1.x' } }),
   application('api-oci', { source: { repoURL: `oci://${HOST}/charts/api`, targetRevision: '^1.0.0' } }),
+  application('web-ghcr', { source: { repoURL: 'oci://ghcr.io/acme/charts/web', targetRevision: '^2.0.0' } }),
   application('web-git', {
     source: { repoURL: 'https://github.com/acme/gitops', path: 'apps/web', targetRevision: 'main' },
   }),
@@ -202,6 +204,52 @@ describe('a signed ECR image push through the local stack', () => {
     expect(page).toContain('web-pinned');
     expect(page).toContain('revision-miss');
     expect(page).not.toContain('api-oci');
+  }, 40_000);
+
+  it('takes a GHCR container version published (GitHub `package` event) as a push of that image', async () => {
+    const pushed = digest(7);
+    const hex = pushed.slice('sha256:'.length);
+    tag('acme/charts/web', '2.1.0', pushed, 'ghcr.io');
+    const body = JSON.stringify({
+      action: 'published',
+      package: {
+        name: 'charts/web',
+        namespace: 'acme',
+        package_type: 'container',
+        owner: { login: 'acme' },
+        package_version: {
+          version: pushed,
+          container_metadata: { tag: { name: '2.1.0', digest: pushed } },
+        },
+        registry: { url: 'https://ghcr.io', type: 'container' },
+      },
+      sender: { login: 'release-bot' },
+    });
+    const headers = {
+      'content-type': 'application/json',
+      'x-github-event': 'package',
+      'x-github-delivery': 'ghcr-delivery-1',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', LOCAL_GITHUB_SECRET).update(body).digest('hex')}`,
+    };
+    expect(await stack.post('/webhooks/github', { headers, body })).toEqual({
+      status: 202,
+      body: { delivery: 'ghcr-delivery-1', rollout: hex },
+    });
+    const rollout = await stack.rolloutWhenDone(hex);
+    expect(rollout).toMatchObject({ trigger: 'registry', repo: 'ghcr.io/acme/charts/web', ref: '2.1.0' });
+    const apps = rollout.apps as { cluster: string; name: string; state: string }[];
+    expect(apps.map((a) => `${a.cluster}/${a.name}:${a.state}`)).toEqual(['hub/web-ghcr:synced']);
+    // A package that is not a container (npm) is not an image push.
+    const npm = JSON.stringify({ action: 'published', package: { name: 'x', package_type: 'npm' } });
+    const npmHeaders = {
+      ...headers,
+      'x-github-delivery': 'ghcr-delivery-2',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', LOCAL_GITHUB_SECRET).update(npm).digest('hex')}`,
+    };
+    expect(await stack.post('/webhooks/github', { headers: npmHeaders, body: npm })).toMatchObject({
+      status: 202,
+      body: { ignored: expect.stringContaining('not a container image') },
+    });
   }, 40_000);
 
   it('answers 401 to a forged event and starts no rollout', async () => {
