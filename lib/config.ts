@@ -41,6 +41,8 @@ export interface WebhookSecretsConfig {
   readonly generic?: readonly string[];
   /** `ECR_EVENTS_SECRET`: signs `/webhooks/ecr` (locally, tests; in AWS EventBridge invokes the function). */
   readonly ecr?: readonly string[];
+  /** `HARBOR_WEBHOOK_SECRET`: the `Authorization` header Harbor's webhook sends to `/webhooks/harbor`. */
+  readonly harbor?: readonly string[];
 }
 
 /** The registry events this deployment takes: another account's or region's are ignored (202). */
@@ -135,6 +137,7 @@ export function loadConfig(env: Env): Config {
     gitea: secretList(env, 'GITEA_WEBHOOK_SECRET'),
     generic: secretList(env, 'GENERIC_WEBHOOK_SECRET'),
     ecr: secretList(env, 'ECR_EVENTS_SECRET'),
+    harbor: secretList(env, 'HARBOR_WEBHOOK_SECRET'),
   };
   const trackIntervalSeconds = integer(env, 'TRACK_INTERVAL_SECONDS', 5, 1, 900);
   const config: Config = {

@@ -59,7 +59,7 @@ export function normalizeEcrPush(body: JsonRecord, meta: DeliveryMeta): Normaliz
  * Git commit, no file list (a known-empty one: no path filter applies) and no parent commit.
  */
 export function registryPushEvent(
-  provider: 'ecr' | 'github',
+  provider: 'ecr' | 'github' | 'harbor',
   image: RegistryImage,
   meta: DeliveryMeta,
 ): PushEvent {

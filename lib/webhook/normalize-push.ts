@@ -37,6 +37,7 @@ const PUSH_STYLES: Readonly<Record<GitProvider, PushStyle>> = {
   generic: { everyBranchIsDefault: true },
   // Registry pushes are not ref changes (lib/webhook/ecr.ts builds them); listed for completeness.
   ecr: {},
+  harbor: {},
 };
 
 /** A ref's three fields as the payload gives them. */

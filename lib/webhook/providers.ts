@@ -9,6 +9,7 @@ import { normalizeGiteaPush } from './gitea.js';
 import { normalizeGitHubPush } from './github.js';
 import { CHECK_RUN_EVENTS, readCheckRunAction } from './github-check-run.js';
 import { normalizeGitLabPush } from './gitlab.js';
+import { checkHarborPush, HARBOR_PUSH, normalizeHarborPush } from './harbor.js';
 import { type JsonRecord, quoted } from './payload-fields.js';
 import type { WebhookProvider } from './provider-model.js';
 import type { GitProvider } from './push-event.js';
@@ -106,6 +107,17 @@ export const WEBHOOK_PROVIDERS: Readonly<Record<GitProvider, WebhookProvider>> =
     otherEventsId: 'body-hash',
     events: { push: [ECR_IMAGE_ACTION], checkPush: checkEcrPush },
     normalize: normalizeEcrPush,
+  },
+  harbor: {
+    name: 'harbor',
+    // Harbor sends the webhook policy's "Auth Header" as `Authorization`, compared in constant time.
+    signature: { kind: 'token', header: 'authorization' },
+    eventName: { bodyField: 'type', otherwise: 'unknown' },
+    // Harbor names no delivery: a redelivery of the same body is the same delivery.
+    deliveryId: { header: [], orBodyHash: true },
+    otherEventsId: 'body-hash',
+    events: { push: [HARBOR_PUSH], checkPush: checkHarborPush },
+    normalize: normalizeHarborPush,
   },
 };
 

@@ -1,8 +1,8 @@
 import type { RegistryImage } from '../registry/registry-event.js';
 
 /**
- * Route names of `POST /webhooks/{provider}`; also the keys of each provider's secret. `ecr` is a container
- * registry (its image pushes arrive as push events carrying `image`), the others Git hosts.
+ * Route names of `POST /webhooks/{provider}`; also the keys of each provider's secret. `ecr` and `harbor` are container
+ * registries (its image pushes arrive as push events carrying `image`), the others Git hosts.
  */
 export const GIT_PROVIDERS = [
   'github',
@@ -13,6 +13,7 @@ export const GIT_PROVIDERS = [
   'gitea',
   'generic',
   'ecr',
+  'harbor',
 ] as const;
 export type GitProvider = (typeof GIT_PROVIDERS)[number];
 

@@ -21,6 +21,7 @@ const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
 const HOST = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com`;
 const SECRET = 'ecr-events-secret-e2e-7215ee9c7d9dc229';
+const HARBOR_AUTH = 'Basic aGFyYm9yOmU5YzFmMmQ4YTc=';
 
 /** Image repository (`host/path`) → tag → digest. */
 const registry = new Map<string, Map<string, string>>();
@@ -76,6 +77,9 @@ const HUB_APPS = [
   application('web-helm', { source: { repoURL: `${HOST}/charts`, chart: 'web', targetRevision: '1.x' } }),
   application('api-oci', { source: { repoURL: `oci://${HOST}/charts/api`, targetRevision: '^1.0.0' } }),
   application('web-ghcr', { source: { repoURL: 'oci://ghcr.io/acme/charts/web', targetRevision: '^2.0.0' } }),
+  application('web-harbor', {
+    source: { repoURL: 'harbor.example.com/platform/charts', chart: 'web', targetRevision: '3.x' },
+  }),
   application('web-git', {
     source: { repoURL: 'https://github.com/acme/gitops', path: 'apps/web', targetRevision: 'main' },
   }),
@@ -155,6 +159,7 @@ describe('a signed ECR image push through the local stack', () => {
       ECR_EVENTS_SECRET: SECRET,
       ECR_EVENTS_ACCOUNT: ACCOUNT,
       ECR_EVENTS_REGION: REGION,
+      HARBOR_WEBHOOK_SECRET: HARBOR_AUTH,
     });
   }, 60_000);
   afterAll(async () => {
@@ -250,6 +255,40 @@ describe('a signed ECR image push through the local stack', () => {
       status: 202,
       body: { ignored: expect.stringContaining('not a container image') },
     });
+  }, 40_000);
+
+  it('takes a Harbor PUSH_ARTIFACT (its Authorization header checked) as a push of that chart', async () => {
+    const pushed = digest(9);
+    const hex = pushed.slice('sha256:'.length);
+    tag('platform/charts/web', '3.2.0', pushed, 'harbor.example.com');
+    const body = JSON.stringify({
+      type: 'PUSH_ARTIFACT',
+      occur_at: 1764676800,
+      operator: 'ci-robot',
+      event_data: {
+        resources: [
+          { digest: pushed, tag: '3.2.0', resource_url: 'harbor.example.com/platform/charts/web:3.2.0' },
+        ],
+        repository: { name: 'charts/web', namespace: 'platform', repo_full_name: 'platform/charts/web' },
+      },
+    });
+    const post = (authorization: string) =>
+      stack.post('/webhooks/harbor', {
+        headers: { 'content-type': 'application/json', authorization },
+        body,
+      });
+    expect((await post('Basic d3Jvbmc=')).status).toBe(401);
+    expect(await post(HARBOR_AUTH)).toMatchObject({ status: 202, body: { rollout: hex } });
+    const rollout = await stack.rolloutWhenDone(hex);
+    expect(rollout).toMatchObject({
+      trigger: 'registry',
+      repo: 'harbor.example.com/platform/charts/web',
+      ref: '3.2.0',
+    });
+    const apps = rollout.apps as { cluster: string; name: string; state: string }[];
+    expect(apps.map((a) => `${a.cluster}/${a.name}:${a.state}`)).toEqual(['hub/web-harbor:synced']);
+    // The same body again is the same delivery.
+    expect(await post(HARBOR_AUTH)).toEqual({ status: 200, body: { duplicate: true } });
   }, 40_000);
 
   it('answers 401 to a forged event and starts no rollout', async () => {

@@ -39,6 +39,7 @@ function all(given: Record<string, string[]>) {
     gitea: [],
     generic: [],
     ecr: [],
+    harbor: [],
     ...given,
   };
 }
