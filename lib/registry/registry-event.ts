@@ -18,6 +18,10 @@ export interface RegistryImage {
 }
 
 export const DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** OCI tags: up to 128 of `[A-Za-z0-9_.-]`, not starting with `.` or `-`. */
+export const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/** A repository path (ECR, GHCR, Harbor): lower-case segments of letters, digits and `._-` between `/`. */
+export const REPOSITORY_PATH = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
 
 /** The index key of an image repository: `host/path`, lower-case. */
 export function imageKey(image: Pick<RegistryImage, 'host' | 'repository'>): string {

@@ -1,5 +1,13 @@
 import { BadRequestError } from '../errors.js';
-import { DIGEST, digestHex, ecrHost, imageKey, type RegistryImage } from '../registry/registry-event.js';
+import {
+  DIGEST,
+  digestHex,
+  ecrHost,
+  imageKey,
+  OCI_TAG,
+  REPOSITORY_PATH,
+  type RegistryImage,
+} from '../registry/registry-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { type JsonRecord, quoted, requireRecord, requireString, wrongType } from './payload-fields.js';
 import { type PushEvent, ZERO_SHA } from './push-event.js';
@@ -9,10 +17,6 @@ export const ECR_IMAGE_ACTION = 'ECR Image Action';
 
 const ACCOUNT = /^[0-9]{12}$/;
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-[0-9]$/;
-// ECR repository names: lower-case segments of letters, digits and `._-` between `/`, up to 256 characters.
-const REPOSITORY = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
-// OCI tags: up to 128 of `[A-Za-z0-9_.-]`, not starting with `.` or `-`.
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 /**
  * The EventBridge event `source: aws.ecr`, `detail-type: ECR Image Action` must be a successful push;
@@ -38,7 +42,7 @@ export function normalizeEcrPush(body: JsonRecord, meta: DeliveryMeta): Normaliz
   if (!REGION.test(region)) throw wrongType('region', 'an AWS region');
   const detail = requireRecord(body, 'detail');
   const repository = requireString(detail, 'repository-name', 'detail.repository-name');
-  if (repository.length > 256 || !REPOSITORY.test(repository)) {
+  if (repository.length > 256 || !REPOSITORY_PATH.test(repository)) {
     throw wrongType('detail.repository-name', 'an ECR repository name');
   }
   const digest = requireString(detail, 'image-digest', 'detail.image-digest').toLowerCase();
@@ -48,7 +52,7 @@ export function normalizeEcrPush(body: JsonRecord, meta: DeliveryMeta): Normaliz
   if (tag === undefined || tag === null || tag === '') {
     return { kind: 'ignored', reason: `image ${quoted(repository, 80)} pushed without a tag` };
   }
-  if (typeof tag !== 'string' || !TAG.test(tag)) throw wrongType('detail.image-tag', 'an image tag');
+  if (typeof tag !== 'string' || !OCI_TAG.test(tag)) throw wrongType('detail.image-tag', 'an image tag');
   const image: RegistryImage = { host: ecrHost(account, region), repository, tag, digest, account, region };
   return { kind: 'push', event: registryPushEvent('ecr', image, meta) };
 }

@@ -1,4 +1,4 @@
-import { DIGEST, type RegistryImage } from '../registry/registry-event.js';
+import { DIGEST, OCI_TAG, REPOSITORY_PATH, type RegistryImage } from '../registry/registry-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { registryPushEvent } from './ecr.js';
 import {
@@ -16,9 +16,6 @@ import {
 export const GHCR_EVENT = 'package';
 
 const OWNER = /^[a-z0-9](?:[a-z0-9-]{0,38})$/;
-// GHCR package names: lower-case segments of letters, digits and `._-`, nested with `/`.
-const NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 /** A `package` event that is not a container version being published: ignored (202), with why. */
 export function ghcrIgnored(body: JsonRecord): string | undefined {
@@ -43,7 +40,8 @@ export function normalizeGhcrPackage(body: JsonRecord, meta: DeliveryMeta): Norm
   if (ignored !== undefined) return { kind: 'ignored', reason: ignored };
   const pkg = requireRecord(body, 'package');
   const name = requireString(pkg, 'name', 'package.name').toLowerCase();
-  if (name.length > 256 || !NAME.test(name)) throw wrongType('package.name', 'a container package name');
+  if (name.length > 256 || !REPOSITORY_PATH.test(name))
+    throw wrongType('package.name', 'a container package name');
   const owner = (
     optionalString(pkg, 'namespace')?.split('/')[0] ??
     optionalString(optionalRecord(pkg, 'owner'), 'login') ??
@@ -60,7 +58,8 @@ export function normalizeGhcrPackage(body: JsonRecord, meta: DeliveryMeta): Norm
   if (digest === undefined) throw wrongType('package.package_version.version', 'a sha256 digest');
   if (tag === '')
     return { kind: 'ignored', reason: `image ${quoted(`${owner}/${name}`, 80)} published without a tag` };
-  if (!TAG.test(tag)) throw wrongType('package.package_version.container_metadata.tag.name', 'an image tag');
+  if (!OCI_TAG.test(tag))
+    throw wrongType('package.package_version.container_metadata.tag.name', 'an image tag');
   const image: RegistryImage = {
     host: registryHost(optionalRecord(pkg, 'registry')),
     repository: `${owner}/${name}`,

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../errors.js';
-import { DIGEST, type RegistryImage } from '../registry/registry-event.js';
+import { DIGEST, OCI_TAG, REPOSITORY_PATH, type RegistryImage } from '../registry/registry-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { registryPushEvent } from './ecr.js';
 import {
@@ -16,8 +16,6 @@ import {
 export const HARBOR_PUSH = 'PUSH_ARTIFACT';
 
 const HOST = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?$/;
-const REPOSITORY = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 /** A push of many artifacts at once is refused rather than fanned out without bound. */
 const MAX_RESOURCES = 100;
 
@@ -40,7 +38,7 @@ export function normalizeHarborPush(body: JsonRecord, meta: DeliveryMeta): Norma
     'repo_full_name',
     'event_data.repository.repo_full_name',
   ).toLowerCase();
-  if (path.length > 256 || !REPOSITORY.test(path)) {
+  if (path.length > 256 || !REPOSITORY_PATH.test(path)) {
     throw wrongType('event_data.repository.repo_full_name', 'a Harbor repository path');
   }
   const resources = data.resources;
@@ -60,7 +58,7 @@ export function normalizeHarborPush(body: JsonRecord, meta: DeliveryMeta): Norma
     if (!DIGEST.test(digest)) throw wrongType(`${at}.digest`, 'a sha256 digest');
     const tag = optionalString(resource, 'tag') ?? '';
     if (tag === '') continue;
-    if (!TAG.test(tag)) throw wrongType(`${at}.tag`, 'an image tag');
+    if (!OCI_TAG.test(tag)) throw wrongType(`${at}.tag`, 'an image tag');
     const host = hostOf(optionalString(resource, 'resource_url'), at);
     const image: RegistryImage = { host, repository: path, tag, digest };
     const event = registryPushEvent('harbor', image, { ...meta, deliveryId: `${meta.deliveryId}#${i}` });
