@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { phaseOf, statusRank } from '../commit-status/plan.js';
 import { statusTarget } from '../commit-status/status-target.js';
 import { errorMessage } from '../errors.js';
+import { feedbackRepository } from '../feedback/repository.js';
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
-import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger, Metrics } from '../ports.js';
 import { isTerminal, type Rollout } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
@@ -52,10 +52,7 @@ export function checkRunNotice(deps: CheckRunNoticeDeps) {
     try {
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
-      const key = canonicalRepoKey(rollout.repoUrl);
-      // A registry rollout (`oci://...`) has no commit on a Git host to report on.
-      if (key === undefined) return;
-      const repo = enabled.find((r) => canonicalRepoKey(r.url) === key);
+      const repo = feedbackRepository(enabled, rollout);
       if (repo === undefined) return;
       const target = statusTarget(repo, rollout.repo);
       if (target?.host !== 'github') {

@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
+import { feedbackRepository } from '../feedback/repository.js';
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
-import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger, Metrics } from '../ports.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
 import { hostState, type StatusRequest, statusRequest } from './host-request.js';
@@ -40,10 +40,7 @@ export function commitStatusNotice(deps: CommitStatusDeps) {
     try {
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
-      const key = canonicalRepoKey(rollout.repoUrl);
-      // A registry rollout (`oci://...`) has no commit to post a status on.
-      if (key === undefined) return;
-      const repo = enabled.find((r) => canonicalRepoKey(r.url) === key);
+      const repo = feedbackRepository(enabled, rollout);
       if (repo === undefined) return;
       const target = statusTarget(repo, rollout.repo);
       if (target === undefined) {

@@ -9,6 +9,7 @@ import { commitStatusNotice } from '../commit-status/commit-status-notice.js';
 import { postStatus } from '../commit-status/post-status.js';
 import { deploymentNotice } from '../deployments/deployment-notice.js';
 import { errorMessage } from '../errors.js';
+import { sharedRead } from '../feedback/repository.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import { createFleetGateway } from '../fleet/fleet-gateway.js';
 import type { FleetGateway } from '../fleet/gateway.js';
@@ -109,9 +110,12 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   }
   // Statuses and deployments on GitHub post as the App when there is one (SPEC).
   const feedbackAuth = feedbackCredentials(githubApp, credentials, logger);
-  const slackNotice = rolloutNotice({ rollouts: reader, notifier, logger, metrics, clock });
+  // The notices of one change run side by side: one read of the rollout serves them all.
+  const notices = sharedRead(reader);
+  const noticeReader = notices.reader;
+  const slackNotice = rolloutNotice({ rollouts: noticeReader, notifier, logger, metrics, clock });
   const statusNotice = commitStatusNotice({
-    rollouts: reader,
+    rollouts: noticeReader,
     repositories: fleetConfig.repositories,
     credentials: feedbackAuth,
     posted: dynamoPostedStatuses(table, FEEDBACK_TTL_SECONDS),
@@ -121,7 +125,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     metrics,
   });
   const deployNotice = deploymentNotice({
-    rollouts: reader,
+    rollouts: noticeReader,
     repositories: fleetConfig.repositories,
     clusters: fleetConfig.clusters,
     credentials: feedbackAuth,
@@ -135,7 +139,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     githubApp === undefined
       ? async () => undefined
       : checkRunNotice({
-          rollouts: reader,
+          rollouts: noticeReader,
           repositories: fleetConfig.repositories,
           store: dynamoCheckRuns(table, 90 * 24 * 3600, clock),
           api: githubCheckRunApi({ tokens: githubApp }),
@@ -162,7 +166,9 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     credentials,
     ...(githubApp === undefined ? {} : { githubApp }),
     notify: async (sha) => {
-      await Promise.all([slackNotice(sha), statusNotice(sha), checkRunNotices(sha), deployNotice(sha)]);
+      await notices.during(sha, () =>
+        Promise.all([slackNotice(sha), statusNotice(sha), checkRunNotices(sha), deployNotice(sha)]),
+      );
     },
     listIn: (cluster, resources, namespace) => listBestEffort(clients, cluster, resources, namespace),
     part<T>(name: string, make: () => T): T {

@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
+import { feedbackRepository } from '../feedback/repository.js';
 import type { ClusterConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
-import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger, Metrics } from '../ports.js';
 import type { Rollout } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
@@ -78,10 +78,7 @@ export function deploymentNotice(deps: DeploymentDeps) {
     try {
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
-      const key = canonicalRepoKey(rollout.repoUrl);
-      // A registry rollout (`oci://...`) has no commit on a Git host to report on.
-      if (key === undefined) return;
-      const repo = enabled.find((r) => canonicalRepoKey(r.url) === key);
+      const repo = feedbackRepository(enabled, rollout);
       if (repo === undefined) return;
       const target = deploymentTarget(repo, rollout.repo);
       if (target === undefined) {

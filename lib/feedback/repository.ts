@@ -1,0 +1,48 @@
+import type { RepositoryConfig } from '../fleet/fleet-config.js';
+import { canonicalRepoKey } from '../matching/repo-url.js';
+import type { Rollout } from '../rollouts/model.js';
+import type { RolloutReader } from '../rollouts/rollout-store.js';
+
+/**
+ * The fleet repository a rollout reports back to, among those that asked for this kind of feedback;
+ * undefined for another repository, and for a registry rollout (`oci://...`: no commit on a Git host).
+ */
+export function feedbackRepository(
+  enabled: readonly RepositoryConfig[],
+  rollout: Pick<Rollout, 'repoUrl'>,
+): RepositoryConfig | undefined {
+  const key = canonicalRepoKey(rollout.repoUrl);
+  if (key === undefined) return undefined;
+  return enabled.find((r) => canonicalRepoKey(r.url) === key);
+}
+
+/**
+ * A reader and the way to share one read of a rollout among the notices of one change: `during(sha, run)`
+ * reads the rollout once (on the first `get`, after the change), and every `get` of that rollout while
+ * `run` lasts answers that read (the notices, Slack, statuses, check run, deployments, run side by side and each read
+ * the whole rollout: one DynamoDB query of every app item apiece otherwise). A read never outlives its
+ * change, so a later change is never answered with an older rollout; a later change's read replaces it.
+ */
+export function sharedRead<R extends Pick<RolloutReader, 'get'>>(reader: R) {
+  type Window = { read?: ReturnType<RolloutReader['get']> };
+  const current = new Map<string, Window>();
+  const get = (sha: string) => {
+    const window = current.get(sha);
+    if (window === undefined) return reader.get(sha);
+    // Read on the first notice that asks (a change no notice reads costs nothing), then shared.
+    window.read ??= reader.get(sha);
+    return window.read;
+  };
+  return {
+    reader: { ...reader, get } as R,
+    async during<T>(sha: string, run: () => Promise<T>): Promise<T> {
+      const window: Window = {};
+      current.set(sha, window);
+      try {
+        return await run();
+      } finally {
+        if (current.get(sha) === window) current.delete(sha);
+      }
+    },
+  };
+}
