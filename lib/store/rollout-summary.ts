@@ -94,10 +94,15 @@ export function waveViews(
 function clusterStates(summary: Item): AppState[] {
   const progress = (summary.clusters ?? {}) as Record<string, string>;
   const errors = Object.keys((summary.clusterErrors ?? {}) as Record<string, string>);
+  const views = summary.views as Record<string, unknown> | undefined;
   const states: AppState[] = [];
-  for (const value of Object.values(progress)) {
+  for (const [cluster, value] of Object.entries(progress)) {
     if (value === 'planned' || value === 'retrying') states.push('matched');
     else if (value === 'failed') states.push('error');
+    // A work item records its cluster done, then stores its apps' view: until then another cluster's
+    // sync must not see the rollout over (it once read `succeeded` with no counts, and said so on the
+    // Git host, while the cluster's apps were refreshing).
+    else if (value === 'done' && views !== undefined && views[cluster] === undefined) states.push('matched');
   }
   // Items written before per-cluster progress existed: every recorded error counts.
   if (Object.keys(progress).length === 0) for (const _ of errors) states.push('error');

@@ -266,6 +266,22 @@ describe('the DynamoDB rollout records', () => {
     expect((await writer.syncSummary(m.sha, 'hub', after ? [after] : []))?.counts).toEqual({ synced: 1 });
   });
 
+  it('never reads a rollout over while a cluster recorded done has not stored its view yet', async () => {
+    const m = await started();
+    await writer.planClusters(m.sha, ['hub', 'spoke']);
+    await writer.recordApp(m, { ...app('web', 'hub'), state: 'refreshed' });
+    // The hub's work item records its cluster done before it stores its view; the spoke (no apps) syncs
+    // in between.
+    await writer.recordCluster(m.sha, 'hub', 'done');
+    await writer.recordCluster(m.sha, 'spoke', 'done');
+    // Not over: the hub counts as not yet reported (as a planned cluster does).
+    expect((await writer.syncSummary(m.sha, 'spoke', []))?.status).toBe('pending');
+    expect((await writer.syncSummary(m.sha, 'hub'))?.status).toBe('in-progress');
+    const [stored] = await reader.listApps(m.sha, 'hub');
+    await writer.transition(m.sha, app('web', 'hub'), { state: 'synced' }, stored?.version ?? 0);
+    expect((await writer.syncSummary(m.sha, 'hub'))?.status).toBe('succeeded');
+  });
+
   it('derives the right status when every cluster syncs its view at the same moment', async () => {
     const m = await started();
     const clusters = Array.from({ length: 12 }, (_, i) => `c${i}`);
