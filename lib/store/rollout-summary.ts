@@ -145,11 +145,13 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
           new UpdateCommand({
             TableName: table.tableName,
             Key: key(sha),
-            UpdateExpression: 'SET #views.#c = :view',
+            // `viewsVersion` counts the views' writes: the single write below is conditional on it.
+            UpdateExpression:
+              'SET #views.#c = :view, viewsVersion = if_not_exists(viewsVersion, :zero) + :one',
             ConditionExpression:
               'attribute_exists(pk) AND (attribute_not_exists(#views.#c) OR #views.#c.#v < :v)',
             ExpressionAttributeNames: { '#views': 'views', '#c': cluster, '#v': 'v' },
-            ExpressionAttributeValues: { ':view': view, ':v': view.v },
+            ExpressionAttributeValues: { ':view': view, ':v': view.v, ':zero': 0, ':one': 1 },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -164,6 +166,62 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       }
     }
     return latest ?? getSummaryItem(table, sha);
+  }
+
+  /**
+   * One cluster's newer view and the status it makes, in one write: the summary is read first (a strongly
+   * consistent read costs a quarter of a write of the item, and DynamoDB bills each update at the whole
+   * item's size), the status derived from it with the new view, and the write made on condition that no
+   * other view, cluster progress or error changed since (`viewsVersion`, `errorsVersion`: a view stored by
+   * another writer whose status write is still to come changes the first). Undefined when it
+   * cannot be (the view is not newer, the summary changed meanwhile, an item without `views`): the caller
+   * then takes the two-write way, which any number of writers may race on.
+   */
+  async function storeViewAndStatus(sha: string, cluster: string, view: ClusterView) {
+    const read = await getSummaryItem(table, sha);
+    const stored = read?.views as Record<string, ClusterView> | undefined;
+    if (read === undefined || stored === undefined) return undefined;
+    if (stored[cluster] !== undefined && stored[cluster].v >= view.v) return undefined;
+    const next = rolloutView({ ...read, views: { ...stored, [cluster]: view } });
+    const values: Item = {
+      ':view': view,
+      ':cv': view.v,
+      ':status': next.status,
+      ':counts': next.counts,
+      ':v': next.version,
+      ':zero': 0,
+      ':one': 1,
+      ...(next.finishedAt ? { ':f': next.finishedAt } : {}),
+    };
+    const unchanged = (field: string, placeholder: string) => {
+      if (read[field] === undefined) return `attribute_not_exists(${field})`;
+      values[placeholder] = read[field];
+      return `${field} = ${placeholder}`;
+    };
+    try {
+      const { Attributes } = await table.doc.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: key(sha),
+          UpdateExpression: `SET #views.#c = :view, viewsVersion = if_not_exists(viewsVersion, :zero) + :one, #status = :status, counts = :counts, appsVersion = :v${next.finishedAt ? ', finishedAt = :f' : ' REMOVE finishedAt'}`,
+          ConditionExpression: [
+            'attribute_exists(pk)',
+            '(attribute_not_exists(#views.#c) OR #views.#c.#cv < :cv)',
+            unchanged('viewsVersion', ':readViews'),
+            unchanged('errorsVersion', ':readErrors'),
+          ].join(' AND '),
+          ExpressionAttributeNames: { '#views': 'views', '#c': cluster, '#cv': 'v', '#status': 'status' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      if (Attributes === undefined) return undefined;
+      await reopenRevived(sha, read, next.status);
+      return syncedFromItem(Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   }
 
   async function ensureViews(sha: string): Promise<void> {
@@ -209,6 +267,11 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
         }
       }
       const views = new Map([...byCluster].map(([name, list]) => [name, clusterView(list)]));
+      if (views.size === 1) {
+        const [[name, view]] = [...views] as [[string, ClusterView]];
+        const synced = await storeViewAndStatus(sha, name, view);
+        if (synced !== undefined) return synced;
+      }
       const before = views.size > 0 ? await storeViews(sha, views) : await getSummaryItem(table, sha);
       if (before === undefined) return undefined;
       const view = rolloutView(before);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget } from '../../../lib/rollouts/model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
 import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
-import { createTableRef } from '../../../lib/store/dynamo.js';
+import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk, SUMMARY_SK } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
@@ -280,6 +280,34 @@ describe('the DynamoDB rollout records', () => {
     const [stored] = await reader.listApps(m.sha, 'hub');
     await writer.transition(m.sha, app('web', 'hub'), { state: 'synced' }, stored?.version ?? 0);
     expect((await writer.syncSummary(m.sha, 'hub'))?.status).toBe('succeeded');
+  });
+
+  it("writes one cluster's newer view and the status it makes in one update of the summary", async () => {
+    const m = await started();
+    await writer.recordApp(m, { ...app('web'), state: 'refreshed' });
+    await writer.syncSummary(m.sha, 'hub');
+    const [stored] = await reader.listApps(m.sha, 'hub');
+    await writer.transition(m.sha, app('web'), { state: 'synced' }, stored?.version ?? 0);
+    const [after] = await reader.listApps(m.sha, 'hub');
+    const updates: string[] = [];
+    const counting: TableRef = {
+      ...ref,
+      doc: {
+        send: (command) => {
+          const seen = command as unknown as {
+            input: { Key?: { sk?: string } };
+            constructor: { name: string };
+          };
+          if (seen.constructor.name === 'UpdateCommand') updates.push(String(seen.input.Key?.sk));
+          return ref.doc.send(command);
+        },
+        destroy: () => undefined,
+      },
+    };
+    const synced = await dynamoRolloutWriter(counting, 86400).syncSummary(m.sha, 'hub', after ? [after] : []);
+    expect(synced?.status).toBe('succeeded');
+    // DynamoDB bills every update at the whole item's size: one, not a view write and a status write.
+    expect(updates).toEqual([SUMMARY_SK]);
   });
 
   it('derives the right status when every cluster syncs its view at the same moment', async () => {
