@@ -17,26 +17,34 @@ export function feedbackRepository(
 }
 
 /**
- * A reader and the way to share one read of a rollout among the notices of one change: `during(sha, run)`
- * reads the rollout once (on the first `get`, after the change), and every `get` of that rollout while
- * `run` lasts answers that read (the notices, Slack, statuses, check run, deployments, run side by side and each read
- * the whole rollout: one DynamoDB query of every app item apiece otherwise). A read never outlives its
- * change, so a later change is never answered with an older rollout; a later change's read replaces it.
+ * A reader and the way to share one read of a rollout among the notices of one change: within
+ * `during(sha, run)`, the `get`s of that rollout made while a read of it is in flight share that read (the
+ * notices, Slack, statuses, check run, deployments, start side by side and each read the whole rollout: one
+ * DynamoDB query of every app item apiece otherwise). A `get` made after the shared read settled reads again
+ * (the deployments notice reads again on purpose, to see what racing callers left to it), and nothing
+ * outlives its change, so a later change is never answered with an older rollout.
  */
 export function sharedRead<R extends Pick<RolloutReader, 'get'>>(reader: R) {
-  type Window = { read?: ReturnType<RolloutReader['get']> };
+  type Window = { read: ReturnType<RolloutReader['get']> | undefined };
   const current = new Map<string, Window>();
   const get = (sha: string) => {
     const window = current.get(sha);
     if (window === undefined) return reader.get(sha);
-    // Read on the first notice that asks (a change no notice reads costs nothing), then shared.
-    window.read ??= reader.get(sha);
+    // Read on the first notice that asks (a change no notice reads costs nothing), shared while in flight.
+    if (window.read === undefined) {
+      const read = reader.get(sha);
+      window.read = read;
+      const settled = () => {
+        if (window.read === read) window.read = undefined;
+      };
+      read.then(settled, settled);
+    }
     return window.read;
   };
   return {
     reader: { ...reader, get } as R,
     async during<T>(sha: string, run: () => Promise<T>): Promise<T> {
-      const window: Window = {};
+      const window: Window = { read: undefined };
       current.set(sha, window);
       try {
         return await run();

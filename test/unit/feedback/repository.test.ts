@@ -26,7 +26,7 @@ describe('a rollout read shared by the notices of one change', () => {
     return { state, shared: sharedRead(reader) };
   };
 
-  it('is one read for every get while the change is noticed, and a fresh one for the next change', async () => {
+  it('is one read for the gets in flight together while a change is noticed, and a fresh one after', async () => {
     const { state, shared } = counting();
     const seen = await shared.during('a', () =>
       Promise.all([shared.reader.get('a'), shared.reader.get('a')]),
@@ -43,6 +43,13 @@ describe('a rollout read shared by the notices of one change', () => {
     await shared.during('a', async () => undefined);
     expect(state.reads).toBe(4);
     expect(shared.reader.other()).toBe('kept');
+    // A get after the shared read settled (the deployments notice's second look) reads again.
+    const twice = await shared.during('a', async () => {
+      const first = await shared.reader.get('a');
+      return [first, await shared.reader.get('a')];
+    });
+    expect(state.reads).toBe(6);
+    expect(twice[0]).not.toBe(twice[1]);
   });
 
   it('fails each notice that asks when the shared read fails', async () => {
