@@ -13,6 +13,7 @@ import {
 } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import { imageDeliveryId, outOfScope } from '../registry/registry-scope.js';
+import { type ActionOutcome, acceptAction } from './accept-action.js';
 import type { ParsedDelivery } from './delivery.js';
 import { type EnqueueOnceOptions, type EnqueueOutcome, enqueueOnce } from './enqueue-once.js';
 import type { RequestedAction } from './github-check-run.js';
@@ -25,6 +26,7 @@ import {
 } from './parse-delivery.js';
 import { isGitProvider } from './push-event.js';
 import type { WebhookSecretSource } from './secret-source.js';
+import { unavailable } from './unavailable.js';
 
 export interface WebhookDeps {
   readonly secrets: WebhookSecretSource;
@@ -46,11 +48,6 @@ export interface WebhookDeps {
   readonly registryScope?: RegistryScope;
 }
 
-/** What a requested action did: `done` (with a detail for the answer), or why nothing was done. */
-export type ActionOutcome =
-  | { readonly kind: 'done'; readonly detail?: string }
-  | { readonly kind: 'ignored'; readonly reason: string };
-
 /**
  * How the delivery reached us: over HTTP (verified against the provider's secrets), or handed over by
  * AWS itself (an EventBridge rule invoking the function: no signature, IAM already authorised the call).
@@ -65,7 +62,6 @@ export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
  */
 export const WEBHOOK_BUDGET_MS = 7_000;
 /** What a 503 asks the sender (or an operator's redelivery) to wait. */
-const RETRY_AFTER_SECONDS = 30;
 
 /**
  * The webhook request core: verify, parse, de-duplicate, record, enqueue, answer fast. A caller's
@@ -152,68 +148,6 @@ async function answer(
     case 'action':
       return acceptAction(delivery, log, deps, deadlineMs);
   }
-}
-
-/**
- * A check run's button, run once per delivery id (the push de-duplication: a redelivery is a duplicate
- * once the action ran). Its own failure is a 503, so an operator's redelivery runs it again.
- */
-async function acceptAction(
-  delivery: Extract<ParsedDelivery, { kind: 'action' }>,
-  logger: Logger,
-  deps: WebhookDeps,
-  deadlineMs: number,
-): Promise<HttpResponse> {
-  const { action, deliveryId } = delivery;
-  const log = logger.child({ repo: action.repo.fullName, sha: action.sha, action: action.identifier });
-  const run = deps.actions;
-  if (run === undefined) {
-    log.info('webhook ignored', { reason: 'check run actions are not enabled' });
-    return json(202, { ignored: 'check run actions are not enabled' });
-  }
-  let outcome: ActionOutcome | undefined;
-  let enqueued: EnqueueOutcome;
-  try {
-    const once = enqueueOnce(
-      deps.deliveries,
-      {
-        provider: 'github',
-        deliveryId,
-        event: delivery.eventName,
-        repo: action.repo.urls[0] ?? action.repo.fullName,
-        ref: `check_run:${action.identifier}`,
-        sha: action.sha,
-        receivedAt: deps.clock.now().toISOString(),
-      },
-      async () => {
-        outcome = await run(action);
-      },
-      log,
-      deps.enqueue,
-    );
-    enqueued = await withDeadline(once, deadlineMs, 'webhook action');
-  } catch (error) {
-    log.error('requested action failed', { error: describeError(error) });
-    return unavailable();
-  }
-  if (enqueued === 'duplicate' || outcome === undefined) {
-    log.info('webhook duplicate');
-    return json(200, { duplicate: true });
-  }
-  if (outcome.kind === 'ignored') {
-    log.info('requested action did nothing', { reason: outcome.reason });
-    return json(202, { ignored: outcome.reason });
-  }
-  log.info('requested action done', {
-    by: action.by,
-    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
-  });
-  return json(202, {
-    delivery: deliveryId,
-    rollout: action.sha,
-    action: action.identifier,
-    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
-  });
 }
 
 /** A registry push of another account or region than this deployment's: 202 ignored, and counted. */
@@ -316,11 +250,4 @@ function rejected(error: unknown, logger: Logger): HttpResponse {
   return errorResponse(error, logger);
 }
 
-/** Our failure, not the caller's: a 503 tells the provider to try again. */
-function unavailable(): HttpResponse {
-  return json(
-    503,
-    { error: 'unavailable', message: 'temporarily unavailable, retry later' },
-    { 'retry-after': String(RETRY_AFTER_SECONDS) },
-  );
-}
+export type { ActionOutcome } from './accept-action.js';
