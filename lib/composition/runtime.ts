@@ -1,5 +1,4 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { ControlApiDeps } from '../api/control-routes.js';
 import { handleApi } from '../api/handle-api.js';
 import type { ApiApp, FleetApp, WebhookApp } from '../app.js';
 import { createCachedSecretReader } from '../aws/cached-secrets.js';
@@ -18,24 +17,18 @@ import { type Logger, type PayloadStore, type Queue, type SecretReader, systemCl
 import type { FanoutMessage, PointerMessage, TrackMessage } from '../queue/messages.js';
 import { offloadQueue, resolveQueueBody } from '../queue/offload-queue.js';
 import { sqsQueue } from '../queue/sqs-queue.js';
-import { type ControlEngine, createReleaseControl } from '../release/control.js';
-import { createReleaseEngine, type ReleaseEngine } from '../release/engine.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
-import { dynamoControlStore } from '../store/control.js';
 import { dynamoDeliveryStore } from '../store/deliveries.js';
 import { createTableRef, type TableRef } from '../store/dynamo.js';
 import { dynamoFindingsReader, dynamoFindingsStore } from '../store/findings.js';
-import { dynamoFreezeStore } from '../store/freezes.js';
 import { dynamoLoginStates } from '../store/login-states.js';
-import { dynamoOpenRollouts } from '../store/open-rollouts.js';
 import { dynamoPayloadStore } from '../store/payloads.js';
-import { dynamoReleaseRecords } from '../store/release-records.js';
 import { dynamoRolloutIndex } from '../store/rollout-index.js';
 import { dynamoRolloutReader } from '../store/rollout-items.js';
 import { dynamoRolloutWriter } from '../store/rollouts.js';
 import { uiAccess } from '../ui-auth/ui-access.js';
 import { handleWebhook } from '../webhook/handle-webhook.js';
 import { webhookSecretSource } from '../webhook/secret-source.js';
+import { apiControl, releaseControl } from './runtime-control.js';
 import type { FleetBuilder, FleetFunctions } from './runtime-fleet.js';
 import type { RuntimeBase, RuntimeOverrides, SharedRuntime } from './runtime-model.js';
 
@@ -164,7 +157,7 @@ export function createWebhookApp(fullConfig: Config, overrides: RuntimeOverrides
   // A check run's "Retry failed": the same release control as `POST /rollouts/{sha}/retry`.
   const actions = checkRunActions({
     // Only the control: the freezes (and their DeleteItem) stay the API's.
-    control: releaseControl(base, table, dynamoRolloutReader(table)).control,
+    control: releaseControl(base, table, dynamoRolloutReader(table), fanoutQueueOf(base, table)).control,
     repositories: async () => (await fleetSource.current()).repositories,
   });
   return {
@@ -203,7 +196,7 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
     return fleet;
   };
   let links: Promise<Readonly<Record<string, string>>> | undefined;
-  const control = apiControl(base, table, reader, fleetOnce);
+  const control = apiControl(base, table, reader, fleetOnce, fanoutQueueOf(base, table));
   let secrets: SecretReader | undefined;
   const access = uiAccess(config.uiAuth, {
     // Built on the first sign-in: a function without UI_AUTH=oidc never makes a Secrets Manager client.
@@ -239,71 +232,6 @@ export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): 
 }
 
 /** Release control for the API function: the stores on the table, the engine callbacks as overridden. */
-/**
- * Release control's operator actions as the API and a check run's button make them: the API opens no wave
- * itself, so a resume or an abort asks the fanout function (a gate message), and a retry sends the retry
- * work items. The queue is made on the first action (reads need no QUEUE_URL).
- */
-function releaseControl(base: RuntimeBase, table: TableRef, reader: RolloutReader) {
-  const { overrides, clock, logger, config } = base;
-  let engine: ReleaseEngine | undefined;
-  const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
-  const engineOnce = () => {
-    engine ??= createReleaseEngine({
-      control: dynamoControlStore(table),
-      records: dynamoReleaseRecords(table),
-      open: dynamoOpenRollouts(table),
-      queue: queueOf<FanoutMessage>(base, overrides.pushQueue, config.queueUrl, payloads, 'QUEUE_URL'),
-      waves: () => [],
-      clock,
-      logger,
-      trackDeadlineSeconds: config.trackDeadlineSeconds,
-    });
-    return engine;
-  };
-  const engineCalls: ControlEngine = {
-    release: (sha) => engineOnce().requestGate(sha, { release: true }),
-    gate: (sha, options) => engineOnce().requestGate(sha, options),
-    retry: (sha, apps) => engineOnce().retry(sha, apps),
-  };
-  const control = createReleaseControl({
-    store: dynamoControlStore(table),
-    apps: (sha) => reader.listApps(sha),
-    clock,
-    ...engineCalls,
-    ...overrides.controlEngine,
-  });
-  return { control, engineOnce };
-}
-
-function apiControl(
-  base: RuntimeBase,
-  table: TableRef,
-  reader: RolloutReader,
-  fleet: () => FleetSource,
-): ControlApiDeps {
-  const { overrides, clock } = base;
-  const { control, engineOnce } = releaseControl(base, table, reader);
-  return {
-    control,
-    freezes: dynamoFreezeStore(table),
-    freezeFleet: async () => {
-      const current = await fleet().current();
-      return {
-        clusters: current.clusters.map((c) => c.name),
-        repositories: current.repositories.map((r) => r.url),
-      };
-    },
-    unpin:
-      overrides.unpin ??
-      (async (repo) => {
-        await engineOnce().requestUnpin(repo);
-        return { queued: true };
-      }),
-    clock,
-  };
-}
-
 /**
  * fanout, track and reconcile, built on their first call by `build` (each Lambda's own part, loaded then:
  * `runtime-fleet-apps.ts`) and again when the fleet source hands out a changed fleet: a cold start that
@@ -383,4 +311,11 @@ function argocdUrls(
 
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
+
+/** The fanout queue the release engine sends to, made on first use (reads need no QUEUE_URL). */
+function fanoutQueueOf(base: RuntimeBase, table: TableRef): () => Queue<FanoutMessage> {
+  const payloads = dynamoPayloadStore(table, PAYLOAD_TTL_SECONDS);
+  return () =>
+    queueOf<FanoutMessage>(base, base.overrides.pushQueue, base.config.queueUrl, payloads, 'QUEUE_URL');
 }
