@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../errors.js';
+import { ociSourceKey } from '../matching/oci-source.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Freeze } from '../rollouts/model.js';
 import { CLUSTER_PATTERN, clusterGlobMatches } from './cluster-glob.js';
@@ -54,7 +55,10 @@ function optionalString(fields: Record<string, unknown>, name: string): string |
   return value;
 }
 
-/** `owner/name` is looked up among the fleet's repositories (its host is theirs); a URL names its own. */
+/**
+ * `owner/name` is looked up among the fleet's repositories (its host is theirs); a URL names its own; an
+ * image repository `oci://<host>/<path>` is keyed `<host>/<path>`, as its registry pushes are.
+ */
 export function repoKey(repo: string, repositories: readonly string[]): string {
   if (OWNER_NAME.test(repo)) {
     const suffix = `/${repo.toLowerCase().replace(/\.git$/, '')}`;
@@ -69,9 +73,12 @@ export function repoKey(repo: string, repositories: readonly string[]): string {
       throw new BadRequestError(`repo ${repo} is ambiguous: ${[...keys].sort().join(', ')}; give its URL`);
     throw new BadRequestError(`repo ${repo} is no repository of the fleet; give its URL`);
   }
-  const key = canonicalRepoKey(repo);
+  const key = /^\s*oci:/i.test(repo) ? ociSourceKey(repo, undefined) : canonicalRepoKey(repo);
   // Never echo a URL back: it may carry a token.
-  if (key === undefined) throw new BadRequestError('repo must be owner/name or a Git repository URL');
+  if (key === undefined)
+    throw new BadRequestError(
+      'repo must be owner/name, a Git repository URL or an image repository oci://<host>/<path>',
+    );
   return key;
 }
 

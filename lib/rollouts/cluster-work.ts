@@ -3,6 +3,7 @@ import { withDeadline } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { FleetCluster } from '../fleet/gateway.js';
 import type { FleetObject, ObjectMatch } from '../matching/match-index.js';
+import { ociSourceKey } from '../matching/oci-source.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
@@ -143,7 +144,8 @@ async function workOn(
   const inScope = matches
     .filter((m) => only === undefined || only.has(targetKey(m.target)))
     .map((m) => (followUp(message) ? asFollowUp(m) : m));
-  const repoKey = canonicalRepoKey(event.repo.webUrl);
+  // A registry push's repository is its image's (`host/path`): what a freeze of `oci://host/path` names.
+  const repoKey = canonicalRepoKey(event.repo.webUrl) ?? ociSourceKey(event.repo.webUrl, undefined);
   const outcomes = await refreshCluster(inScope, {
     cluster,
     meta,

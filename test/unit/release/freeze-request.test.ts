@@ -31,8 +31,32 @@ describe('a freeze request', () => {
   });
 
   it('refuses a repository that is not one, without echoing it', () => {
-    expect(() => parse({ repo: 'oci://user:s3cret@registry/x', reason: 'r' })).toThrow(
-      'repo must be owner/name or a Git repository URL',
+    for (const repo of ['oci://user:s3cret@registry/x', 'oci://registry', 'oci://registry/UP case/x']) {
+      const error = (() => {
+        try {
+          parse({ repo, reason: 'r' });
+        } catch (caught) {
+          return caught as Error;
+        }
+        return undefined;
+      })();
+      expect(error?.message).toBe(
+        'repo must be owner/name, a Git repository URL or an image repository oci://<host>/<path>',
+      );
+      expect(error?.message).not.toContain('s3cret');
+    }
+  });
+
+  it('keys an image repository host/path, lower-case, as its registry pushes are (a freeze of it holds them)', () => {
+    expect(
+      parse({ repo: 'oci://123456789012.dkr.ecr.eu-west-1.amazonaws.com/Charts/Web/', reason: 'r' }).repo,
+    ).toBe('123456789012.dkr.ecr.eu-west-1.amazonaws.com/charts/web');
+    expect(parse({ repo: 'OCI://harbor.local:8443/library/app', reason: 'r' }).repo).toBe(
+      'harbor.local:8443/library/app',
+    );
+    // What the CLI sends for --repo oci://host/path (repoFilterOf): the same key.
+    expect(parse({ repo: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/charts/web', reason: 'r' }).repo).toBe(
+      '123456789012.dkr.ecr.eu-west-1.amazonaws.com/charts/web',
     );
   });
 
