@@ -1,8 +1,18 @@
-import type { RolloutStatus } from '../rollouts/model.js';
+import type { RolloutStatus, Trigger } from '../rollouts/model.js';
 import { type Html, html } from './html.js';
 
 export function shortSha(sha: string): string {
   return sha.slice(0, 7);
+}
+
+/** A registry rollout is keyed by its digest's hex: shown `sha256:` and seven hex, a commit as seven hex. */
+export function shortRevision(sha: string, trigger: Trigger | undefined): string {
+  return trigger === 'registry' ? `sha256:${shortSha(sha)}` : shortSha(sha);
+}
+
+/** What the rollout's key names: a Git commit, or (a registry push) the image or chart's digest. */
+export function revisionNoun(trigger: Trigger | undefined): 'commit' | 'digest' {
+  return trigger === 'registry' ? 'digest' : 'commit';
 }
 
 /** Still moving, so the page refreshes: a paused rollout too (it resumes); halted and aborted wait for a person. */

@@ -2,7 +2,7 @@ import type { AppState, DecisionRecord, Rollout } from '../rollouts/model.js';
 import { appGroups, attentionSection, heldSection } from './app-groups.js';
 import { html, safeHref } from './html.js';
 import { renderPage } from './layout.js';
-import { isRunning, shortSha, statusBadge, timeTag } from './rollout-bits.js';
+import { isRunning, revisionNoun, shortRevision, statusBadge, timeTag } from './rollout-bits.js';
 import {
   actionsSection,
   clusterErrorsNotice,
@@ -40,13 +40,15 @@ export function renderRolloutPage(rollout: Rollout, options: RolloutPageOptions)
   const { state } = options;
   const shown =
     state === undefined ? rollout : { ...rollout, apps: rollout.apps.filter((a) => a.state === state) };
-  const body = html`<h1>${rollout.repo} <span class="sha">${shortSha(rollout.sha)}</span> ${statusBadge(rollout.status)}</h1>
+  const registry = rollout.trigger === 'registry';
+  const revision = registry ? `sha256:${rollout.sha}` : rollout.sha;
+  const body = html`<h1>${rollout.repo} <span class="sha">${shortRevision(rollout.sha, rollout.trigger)}</span> ${statusBadge(rollout.status)}</h1>
 ${controlNotice(rollout, now)}${ungatedNotice(rollout)}${clusterErrorsNotice(rollout)}
 <dl class="facts">
-<dt>commit</dt><dd>${commitLink ? html`<a class="sha" href="${commitLink}">${rollout.sha}</a>` : html`<span class="sha">${rollout.sha}</span>`}</dd>
+<dt>${revisionNoun(rollout.trigger)}</dt><dd>${commitLink ? html`<a class="sha" href="${commitLink}">${revision}</a>` : html`<span class="sha">${revision}</span>`}</dd>
 <dt>title</dt><dd>${rollout.commitTitle ?? ''}</dd>
 <dt>author</dt><dd>${rollout.author ?? 'unknown'}</dd>
-<dt>refs</dt><dd>${(rollout.refs ?? [rollout.ref]).join(', ')}</dd>
+<dt>${registry ? 'tags' : 'refs'}</dt><dd>${(rollout.refs ?? [rollout.ref]).join(', ')}</dd>
 <dt>trigger</dt><dd>${rollout.trigger}${rollout.missedWebhook ? ' (missed webhook)' : ''}</dd>
 <dt>received</dt><dd>${timeTag(rollout.receivedAt, relativeTime(rollout.receivedAt, now))}</dd>
 <dt>elapsed</dt><dd>${took === '' ? '' : rollout.finishedAt === undefined ? `${took} (running)` : took}</dd>
@@ -60,7 +62,7 @@ ${
 ${notRefreshedSection(rollout.apps, options.decisions)}
 ${actionsSection(rollout, now)}`;
   return renderPage({
-    title: `${shortSha(rollout.sha)} ${rollout.status} · gitops-sync`,
+    title: `${shortRevision(rollout.sha, rollout.trigger)} ${rollout.status} · gitops-sync`,
     nonce: options.nonce,
     fragment: options.fragment === true,
     running,

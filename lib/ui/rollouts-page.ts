@@ -1,7 +1,7 @@
 import type { RolloutSummary } from '../rollouts/model.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
-import { isRunning, shortSha, statusBadge, timeTag } from './rollout-bits.js';
+import { isRunning, shortRevision, statusBadge, timeTag } from './rollout-bits.js';
 import { relativeTime, spanText } from './time-text.js';
 
 export interface RolloutsPageOptions {
@@ -24,11 +24,11 @@ ${
   items.length === 0
     ? html`<p>No rollout${options.repo === undefined ? '' : ' of this repository'} yet.</p>`
     : html`<table class="rollouts">
-<thead><tr><th>commit</th><th>status</th><th>repository</th><th>refs</th><th>title</th><th>author</th><th>apps</th><th>received</th><th>took</th></tr></thead>
+<thead><tr><th>commit / digest</th><th>status</th><th>repository</th><th>refs / tags</th><th>title</th><th>author</th><th>apps</th><th>received</th><th>took</th></tr></thead>
 <tbody>${items.map((r) => {
         const took = spanText(r.receivedAt, r.finishedAt, now);
         return html`<tr data-sha="${r.sha}">
-<td><a class="sha" href="/ui/rollouts/${encodeURIComponent(r.sha)}">${shortSha(r.sha)}</a></td>
+<td><a class="sha" href="/ui/rollouts/${encodeURIComponent(r.sha)}">${shortRevision(r.sha, r.trigger)}</a></td>
 <td>${statusBadge(r.status)}</td>
 <td><a href="/ui/?${new URLSearchParams({ repo: r.repo }).toString()}">${r.repo}</a></td>
 <td>${(r.refs ?? [r.ref]).join(', ')}</td>

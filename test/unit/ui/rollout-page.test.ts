@@ -40,6 +40,28 @@ const options = {
 };
 
 describe('the rollout page', () => {
+  it('shows a registry rollout by its digest and tags, beside commits in the list', () => {
+    const hex = 'ab'.repeat(32);
+    const image = rollout({
+      sha: hex,
+      repo: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/charts/web',
+      repoUrl: 'oci://123456789012.dkr.ecr.eu-west-1.amazonaws.com/charts/web',
+      ref: '1.4.0',
+      refs: ['1.4.0', 'stable'],
+      trigger: 'registry',
+    });
+    const page = renderRolloutPage(image, options);
+    expect(page).toContain(`<dt>digest</dt><dd><span class="sha">sha256:${hex}</span></dd>`);
+    expect(page).toContain('<dt>tags</dt><dd>1.4.0, stable</dd>');
+    expect(page).toContain('<title>sha256:ababab');
+    expect(renderRolloutPage(rollout(), options)).toContain(
+      `<dt>commit</dt><dd><span class="sha">${SHA}</span></dd>`,
+    );
+    const list = renderRolloutsPage([image, rollout()], { nonce: 'n', now: options.now });
+    expect(list).toContain(`href="/ui/rollouts/${hex}">sha256:abababa</a>`);
+    expect(list).toContain(`href="/ui/rollouts/${SHA}">eeeeeee</a>`);
+  });
+
   it('groups the apps by destination cluster with each app, its state and its failure reason', () => {
     const page = renderRolloutPage(rollout(), options);
     expect(page).toContain('data-destination="hub"');
