@@ -144,7 +144,7 @@ async function workOn(
     .filter((m) => only === undefined || only.has(targetKey(m.target)))
     .map((m) => (followUp(message) ? asFollowUp(m) : m));
   const repoKey = canonicalRepoKey(event.repo.webUrl);
-  const outcomes = await refreshCluster(inScope, {
+  const { outcomes, recordsRead } = await refreshCluster(inScope, {
     cluster,
     meta,
     message,
@@ -158,14 +158,14 @@ async function workOn(
     ...(repoKey === undefined ? {} : { repoKey }),
     ...(records === undefined ? {} : { records }),
   });
-  if (fresh !== undefined) await fresh.flush();
+  decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
+  const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
+  // The apps' last new records and the decisions in one batch (the records first: budget or not).
+  await deps.rollouts.recordDecisions(sha, batch, decisions, fresh);
   // A release or an operator's retry refreshes apps after the rollout may have passed its deadline: give them one.
   if ((message.release === true || message.retry === true) && outcomes.some((o) => o.patched))
     await deps.restartDeadline?.(sha);
   await noteUngated(cluster.name, sha, outcomes, repoKey, deps, log);
-  decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
-  const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
-  await deps.rollouts.recordDecisions(sha, batch, decisions);
 
   const retry = outcomes.filter((o) => o.retry !== undefined);
   if (retry.length > 0) {
@@ -183,7 +183,11 @@ async function workOn(
     await deps.rollouts.recordCluster(sha, cluster.name, 'done');
   }
   if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
-  const summary = await deps.rollouts.syncSummary(sha, cluster.name);
+  // Every record of the cluster is one this work item created (it found none, and only the lease holder
+  // creates them): the view is what it wrote, not read again. Otherwise (records found, a retry or a failure
+  // path, a put that found an item) the view is read.
+  const written = recordsRead === 0 && retry.length === 0 ? fresh?.viewed() : undefined;
+  const summary = await deps.rollouts.syncSummary(sha, cluster.name, written);
   await deps.gate?.(sha, summary);
   if (inScope.length > 0) await deps.notify(sha);
   const result = {

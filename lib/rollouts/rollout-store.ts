@@ -43,7 +43,13 @@ export interface RolloutWriter {
    * Records one work item's decisions under `batch` (its cluster, delivery and attempt: a redelivery
    * overwrites, never appends) and re-derives the rollout's decision counts, one per object.
    */
-  recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]): Promise<void>;
+  recordDecisions(
+    sha: string,
+    batch: string,
+    decisions: readonly DecisionRecord[],
+    /** The work item's new app records still to write: flushed now, the decisions in their last batch. */
+    pending?: NewAppRecords,
+  ): Promise<void>;
   /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
   recordApp(meta: RolloutMeta, record: AppRecord): Promise<void>;
   /**
@@ -117,8 +123,19 @@ export type AppLedger = Pick<RolloutWriter, 'recordApp' | 'claimApp'> & Pick<App
  */
 export interface NewAppRecords extends AppLedger {
   readonly size: number;
-  /** Writes the records of `targets` (default: all) and forgets them; returns how many were written. */
-  flush(targets?: readonly AppTarget[]): Promise<number>;
+  /**
+   * Writes the records of `targets` (default: all) and forgets them; returns how many were written.
+   * `alongside`: other items of the table put (unconditionally) with the last batch.
+   */
+  flush(
+    targets?: readonly AppTarget[],
+    alongside?: readonly Readonly<Record<string, unknown>>[],
+  ): Promise<number>;
+  /**
+   * What the written records make of the cluster's view, app by app, as written; undefined when a
+   * conditional put found an item there (another holder's record: only a read knows it then).
+   */
+  viewed(): readonly ViewedApp[] | undefined;
 }
 
 export interface TransitionWrite {

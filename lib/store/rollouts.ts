@@ -1,4 +1,4 @@
-import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK } from '../rollouts/model.js';
+import { type AppRecord, type AppTarget, STATE_RANK } from '../rollouts/model.js';
 import type {
   AppChange,
   AppStateWriter,
@@ -8,7 +8,7 @@ import type {
   RolloutMeta,
   RolloutWriter,
 } from '../rollouts/rollout-store.js';
-import { chunkDecisions } from './decision-chunks.js';
+import { decisionItems } from './decision-chunks.js';
 import { PutCommand, UpdateCommand } from './document-client.js';
 import {
   epochSeconds,
@@ -17,7 +17,7 @@ import {
   queryAll,
   type TableRef,
 } from './dynamo.js';
-import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
+import { appSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
 
 import { appItemFields, newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
@@ -105,23 +105,12 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       return 'exists';
     },
 
-    async recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]) {
-      const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
-      const chunks = chunkDecisions(decisions);
-      for (const [chunk, part] of chunks.entries()) {
-        await table.doc.send(
-          new PutCommand({
-            TableName: table.tableName,
-            Item: {
-              pk: rolloutPk(sha),
-              sk: decisionsSk(batch, chunk),
-              type: 'decisions',
-              decisions: part,
-              expiresAt,
-            },
-          }),
-        );
-      }
+    async recordDecisions(sha, batch, decisions, pending) {
+      const items = decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds);
+      // With new app records still to write, the decisions go in their last batch: one request less.
+      if (pending !== undefined) await pending.flush(undefined, items);
+      else
+        for (const Item of items) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
       // Counted per cluster (its own batches only, not every cluster's); readers add the clusters up.
       const cluster = batch.slice(0, batch.indexOf('#'));
       const counts: Record<string, number> = {};
