@@ -9,7 +9,7 @@ import type { ClusterWorkMessage } from '../queue/messages.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, RolloutSummary, StoredApp } from './model.js';
 import { refreshCluster } from './refresh-apps.js';
-import type { NewAppRecords, RolloutMeta } from './rollout-store.js';
+import type { DecisionTally, NewAppRecords, RolloutMeta } from './rollout-store.js';
 import { underLease } from './under-lease.js';
 import type { AppOutcome, ClusterWorkDeps } from './work-model.js';
 
@@ -161,7 +161,11 @@ async function workOn(
   decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
   const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
   // The apps' last new records and the decisions in one batch (the records first: budget or not).
-  await deps.rollouts.recordDecisions(sha, batch, decisions, fresh);
+  // Its counts go with the cluster's progress below (one summary update).
+  const decided = await deps.rollouts.recordDecisions(sha, batch, decisions, {
+    pending: fresh,
+    withProgress: true,
+  });
   // A release or an operator's retry refreshes apps after the rollout may have passed its deadline: give them one.
   if ((message.release === true || message.retry === true) && outcomes.some((o) => o.patched))
     await deps.restartDeadline?.(sha);
@@ -178,9 +182,10 @@ async function workOn(
       log,
       // Cut short by time after real progress: continue at once without using up an attempt.
       retry.every((o) => o.retry === 'deferred') && outcomes.some((o) => o.retry === undefined),
+      decided,
     );
   } else {
-    await deps.rollouts.recordCluster(sha, cluster.name, 'done');
+    await deps.rollouts.recordCluster(sha, cluster.name, 'done', undefined, decided);
   }
   if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
   // Every record of the cluster is one this work item created (it found none, and only the lease holder
@@ -266,6 +271,7 @@ async function retryOrFail(
   deps: ClusterWorkDeps,
   log: Logger,
   onlyDeferred = false,
+  decided?: DecisionTally,
 ): Promise<void> {
   const sha = message.event.after;
   const maxAttempts = deps.maxAttempts ?? 5;
@@ -277,6 +283,7 @@ async function retryOrFail(
       message.cluster,
       'failed',
       `${reason} (gave up after ${attempt} attempts)`,
+      decided,
     );
     if (apps !== undefined) await failApps(message, apps, reason, attempt, deps);
     return;
@@ -288,7 +295,7 @@ async function retryOrFail(
     ...(apps === undefined ? {} : { apps }),
   };
   await deps.queue.send(next, { delaySeconds });
-  await deps.rollouts.recordCluster(sha, message.cluster, 'retrying', `${reason} (retrying)`);
+  await deps.rollouts.recordCluster(sha, message.cluster, 'retrying', `${reason} (retrying)`, decided);
   log.warn('cluster work retrying', { reason, next: attempt, delaySeconds, apps: apps?.length });
 }
 

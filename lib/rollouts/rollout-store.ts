@@ -47,9 +47,13 @@ export interface RolloutWriter {
     sha: string,
     batch: string,
     decisions: readonly DecisionRecord[],
-    /** The work item's new app records still to write: flushed now, the decisions in their last batch. */
-    pending?: NewAppRecords,
-  ): Promise<void>;
+    options?: {
+      /** The work item's new app records still to write: flushed now, the decisions in their last batch. */
+      readonly pending?: NewAppRecords | undefined;
+      /** The counts are returned, not written: `recordCluster` writes them with the cluster's progress. */
+      readonly withProgress?: boolean;
+    },
+  ): Promise<DecisionTally | undefined>;
   /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
   recordApp(meta: RolloutMeta, record: AppRecord): Promise<void>;
   /**
@@ -174,7 +178,20 @@ export interface ClusterLeases {
 /** Where each cluster's work item of a rollout stands, with the reason when it is retrying or failed. */
 export interface ClusterProgressWriter {
   planClusters(sha: string, clusters: readonly string[]): Promise<void>;
-  recordCluster(sha: string, cluster: string, progress: ClusterProgress, message?: string): Promise<void>;
+  /** `decided`: the cluster's decision counts from `recordDecisions`, written in the same update. */
+  recordCluster(
+    sha: string,
+    cluster: string,
+    progress: ClusterProgress,
+    message?: string,
+    decided?: DecisionTally,
+  ): Promise<void>;
+}
+
+/** One cluster's decision counts, one per object (its latest decision), as `recordDecisions` derived them. */
+export interface DecisionTally {
+  readonly cluster: string;
+  readonly counts: Readonly<Record<string, number>>;
 }
 
 /** A rollout registered for tracking on one cluster; `adds` grows with every registration. */

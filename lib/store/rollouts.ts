@@ -3,6 +3,7 @@ import type {
   AppChange,
   AppStateWriter,
   ClusterProgressWriter,
+  DecisionTally,
   NewAppRecords,
   NewRollout,
   RolloutMeta,
@@ -55,6 +56,29 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     return { ...fields, ...kept };
   };
 
+  /** The cluster's decision counts in the summary (a summary written before the map existed gets it first). */
+  const writeDecisionCounts = async (sha: string, { cluster, counts }: DecisionTally) => {
+    const update = (expression: string, values: Record<string, unknown>) =>
+      table.doc.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+          UpdateExpression: expression,
+          ExpressionAttributeNames: {
+            '#d': 'decisionsByCluster',
+            ...(expression.includes('#c') ? { '#c': cluster } : {}),
+          },
+          ExpressionAttributeValues: values,
+        }),
+      );
+    // A summary written before `decisionsByCluster` existed gets the map first.
+    await update('SET #d.#c = :counts', { ':counts': counts }).catch(async (error: unknown) => {
+      if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
+      await update('SET #d = if_not_exists(#d, :counts)', { ':counts': { [cluster]: counts } });
+      await update('SET #d.#c = :counts', { ':counts': counts });
+    });
+  };
+
   return {
     ...summary,
     newApps: (meta, lease) => newAppRecords(table, meta, ttlSeconds, lease),
@@ -105,7 +129,8 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       return 'exists';
     },
 
-    async recordDecisions(sha, batch, decisions, pending) {
+    async recordDecisions(sha, batch, decisions, options = {}) {
+      const { pending, withProgress } = options;
       const items = decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds);
       // With new app records still to write, the decisions go in their last batch: one request less.
       if (pending !== undefined) await pending.flush(undefined, items);
@@ -117,25 +142,9 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       for (const d of latestDecisions(await queryAll(table, rolloutPk(sha), `DECISIONS#${cluster}#`))) {
         counts[d.decision] = (counts[d.decision] ?? 0) + 1;
       }
-      const update = (expression: string, values: Record<string, unknown>) =>
-        table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: expression,
-            ExpressionAttributeNames: {
-              '#d': 'decisionsByCluster',
-              ...(expression.includes('#c') ? { '#c': cluster } : {}),
-            },
-            ExpressionAttributeValues: values,
-          }),
-        );
-      // A summary written before `decisionsByCluster` existed gets the map first.
-      await update('SET #d.#c = :counts', { ':counts': counts }).catch(async (error: unknown) => {
-        if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
-        await update('SET #d = if_not_exists(#d, :counts)', { ':counts': { [cluster]: counts } });
-        await update('SET #d.#c = :counts', { ':counts': counts });
-      });
+      if (withProgress === true) return { cluster, counts };
+      await writeDecisionCounts(sha, { cluster, counts });
+      return undefined;
     },
 
     async recordApp(meta, record: AppRecord) {
@@ -231,8 +240,16 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       );
     },
 
-    async recordCluster(sha, cluster, progress, message) {
+    async recordCluster(sha, cluster, progress, message, decided) {
+      if (decided === undefined) {
+        await recordClusterProgress(table, sha, cluster, progress, message);
+        return;
+      }
+      const written = await recordClusterProgress(table, sha, cluster, progress, message, decided.counts);
+      if (written) return;
+      // A summary without the decisions map: the progress alone, then the counts the way that makes the map.
       await recordClusterProgress(table, sha, cluster, progress, message);
+      await writeDecisionCounts(sha, decided);
     },
 
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {

@@ -77,10 +77,10 @@ describe('new-app records of a lease holder, through dynalite', () => {
     const holder = newAppRecords(ref, META, 86400, { untilMs: Date.now() + 60_000 });
     await holder.recordApp(META, { ...app('with-decisions'), state: 'refreshed' });
     const decided = [{ ...app('with-decisions'), decision: 'refreshed' as const }];
-    await writer.recordDecisions(META.sha, 'hub#t#d1#000', decided, holder);
+    await writer.recordDecisions(META.sha, 'hub#t#d1#000', decided, { pending: holder });
     expect(holder.size).toBe(0);
     expect(await stateOf('with-decisions')).toBe('refreshed');
-    await writer.recordDecisions(META.sha, 'hub#t#d2#000', decided, holder);
+    await writer.recordDecisions(META.sha, 'hub#t#d2#000', decided, { pending: holder });
     const decisions = await dynamoRolloutReader(ref).decisions(META.sha);
     expect(decisions.filter((d) => d.name === 'with-decisions')).toHaveLength(1);
     const summary = await dynamoRolloutReader(ref).summary(META.sha);
