@@ -42,11 +42,11 @@ function sizes(quick: boolean): Size[] {
 }
 
 const WHY = {
-  cpu: "what is left per app is the LIST's parse and slim of a ~19 KB Application, the PATCH through client-node, and the per-work-item DynamoDB requests (~0.85 ms of SDK CPU each) spread over the cluster's apps: see BENCHMARKS.md, fan-out",
+  cpu: "measured (BENCHMARKS.md, fan-out): per app a client-node PATCH and its share of the LIST's parse and slim; per work item ~12 DynamoDB requests at ~0.85 ms of SDK CPU each and, once per commit and container, the commit's Git fetch and tree reads for the preflight: a third of the profile is the AWS SDK and Git, not per-app work",
   requests:
-    'the lease (take and give back), the records read, the summary update and the track chain are one request each: see BENCHMARKS.md, fan-out',
+    "11 per work item besides the batches: the lease (take, give back), release control's state, the records read, the decisions count, progress with counts, the track registration and chain claim, the summary's read and write, the notice's summary read; the summary, release and notice ones belong to parts this change did not own",
   ratio:
-    "the bound counts only the API round trips; the work item's CPU (and, in a batch of 5, the other four's on the same core) runs between them",
+    "the bound counts only API round trips: the work item's own CPU (in a batch of 5, five work items' on one core) runs between them, and the first batch of a commit waits for its Git fetch (the p99)",
 };
 
 /** The target on the median row too (percentiles() puts it on the p99 row only). */
