@@ -69,6 +69,19 @@ for await (const line of lines) {
     process.stdout.write(`${JSON.stringify({ list: count('list'), patch: count('patch'), lastPatchAt })}\n`);
     continue;
   }
+  if (command === 'patches') {
+    // `patches`: per cluster, the PATCHes since the last `reset` and when its last one was answered (epoch ms).
+    const byCluster: Record<string, { patch: number; lastPatchAt: number }> = {};
+    for (const [name, server] of fleet?.servers ?? []) {
+      const at = server.requests
+        .all()
+        .filter((r) => r.verb === 'patch')
+        .map((r) => (r.at ?? 0) + latencyMs);
+      if (at.length > 0) byCluster[name] = { patch: at.length, lastPatchAt: Math.max(...at) };
+    }
+    process.stdout.write(`${JSON.stringify(byCluster)}\n`);
+    continue;
+  }
   if (command === 'reset') for (const server of fleet?.servers.values() ?? []) server.requests.reset();
   if (command === 'commit') {
     // `commit <service>`: a real commit changing one service's manifest; answers `<before> <after> <path>`.

@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { countDynamoRequests } from './dynamo-counter.js';
 import { pushMessage } from './push-message.js';
 import { startBenchWorld } from './world.js';
 
@@ -8,14 +8,9 @@ import { startBenchWorld } from './world.js';
 // what goes through the store's DynamoDBClient in this process (the doubles run in a child process).
 // `--each` prints every request (action, item key, expression) as it goes out.
 const each = process.argv.includes('--each');
-const counts = new Map<string, number>();
-const send = DynamoDBClient.prototype.send;
-DynamoDBClient.prototype.send = function (this: DynamoDBClient, ...args: Parameters<typeof send>) {
-  const action = args[0].constructor.name.replace(/Command$/, '');
-  counts.set(action, (counts.get(action) ?? 0) + 1);
-  if (each) process.stdout.write(`  ${action} ${describe(args[0].input as Record<string, unknown>)}\n`);
-  return send.apply(this, args);
-} as typeof send;
+const counter = countDynamoRequests(
+  each ? (action, input) => process.stdout.write(`  ${action} ${describe(input)}\n`) : undefined,
+);
 
 const [clusters = 5, apps = 100] = process.argv
   .slice(2)
@@ -35,11 +30,7 @@ function describe(input: Record<string, unknown>): string {
   return `${pk} ${sk} ${expression.slice(0, 50)}`.replace(/[0-9a-f]{40}/g, '<sha>');
 }
 
-const take = () => {
-  const taken = Object.fromEntries([...counts].sort());
-  counts.clear();
-  return taken;
-};
+const take = () => counter.take();
 const total = (byAction: Record<string, number>) => Object.values(byAction).reduce((a, b) => a + b, 0);
 const per = (byAction: Record<string, number>, n: number) =>
   Object.fromEntries(Object.entries(byAction).map(([k, v]) => [k, Math.round((v / n) * 10) / 10]));

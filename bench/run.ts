@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { benchColdStart } from './cold-start.js';
 import { benchCost } from './cost.js';
+import { benchFanout } from './fanout.js';
 import { benchFleet } from './fleet.js';
 import { benchFloor } from './floor.js';
 import { benchLoad } from './load.js';
@@ -18,6 +19,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   floor: benchFloor,
   webhook: benchWebhook,
   fleet: benchFleet,
+  fanout: benchFanout,
   waves: benchWaves,
   load: benchLoad,
   'cold-start': benchColdStart,

@@ -20,6 +20,8 @@ export interface BenchWorld {
   command(line: string): Promise<void>;
   /** API calls by verb since the last `reset`, and when the last PATCH was answered (epoch ms). */
   stats(): Promise<{ list: number; patch: number; lastPatchAt: number }>;
+  /** Sends the doubles' process a command and returns its one-line answer (`patches`). */
+  ask(line: string): Promise<string>;
   /** Commits a change to one service of the repository; the new commit is the branch head. */
   commit(service: number): Promise<{ before: string; after: string; path: string }>;
   close(): Promise<void>;
@@ -116,6 +118,10 @@ export async function startBenchWorld(
     async stats() {
       child.stdin.write('stats\n');
       return JSON.parse(await next()) as { list: number; patch: number; lastPatchAt: number };
+    },
+    async ask(line) {
+      child.stdin.write(`${line}\n`);
+      return next();
     },
     async commit(service) {
       child.stdin.write(`commit ${service}\n`);

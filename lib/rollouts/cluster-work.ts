@@ -10,7 +10,7 @@ import type { ClusterWorkMessage } from '../queue/messages.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, RolloutSummary, StoredApp } from './model.js';
 import { refreshCluster } from './refresh-apps.js';
-import type { NewAppRecords, RolloutMeta } from './rollout-store.js';
+import type { DecisionTally, NewAppRecords, RolloutMeta } from './rollout-store.js';
 import { underLease } from './under-lease.js';
 import type { AppOutcome, ClusterWorkDeps } from './work-model.js';
 
@@ -146,7 +146,7 @@ async function workOn(
     .map((m) => (followUp(message) ? asFollowUp(m) : m));
   // A registry push's repository is its image's (`host/path`): what a freeze of `oci://host/path` names.
   const repoKey = canonicalRepoKey(event.repo.webUrl) ?? ociSourceKey(event.repo.webUrl, undefined);
-  const outcomes = await refreshCluster(inScope, {
+  const { outcomes, recordsRead } = await refreshCluster(inScope, {
     cluster,
     meta,
     message,
@@ -160,14 +160,18 @@ async function workOn(
     ...(repoKey === undefined ? {} : { repoKey }),
     ...(records === undefined ? {} : { records }),
   });
-  if (fresh !== undefined) await fresh.flush();
+  decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
+  const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
+  // The apps' last new records and the decisions in one batch (the records first: budget or not).
+  // Its counts go with the cluster's progress below (one summary update).
+  const decided = await deps.rollouts.recordDecisions(sha, batch, decisions, {
+    pending: fresh,
+    withProgress: true,
+  });
   // A release or an operator's retry refreshes apps after the rollout may have passed its deadline: give them one.
   if ((message.release === true || message.retry === true) && outcomes.some((o) => o.patched))
     await deps.restartDeadline?.(sha);
   await noteUngated(cluster.name, sha, outcomes, repoKey, deps, log);
-  decisions.push(...outcomes.map((o) => ({ ...o.target, decision: o.decision, detail: o.detail })));
-  const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
-  await deps.rollouts.recordDecisions(sha, batch, decisions);
 
   const retry = outcomes.filter((o) => o.retry !== undefined);
   if (retry.length > 0) {
@@ -180,12 +184,17 @@ async function workOn(
       log,
       // Cut short by time after real progress: continue at once without using up an attempt.
       retry.every((o) => o.retry === 'deferred') && outcomes.some((o) => o.retry === undefined),
+      decided,
     );
   } else {
-    await deps.rollouts.recordCluster(sha, cluster.name, 'done');
+    await deps.rollouts.recordCluster(sha, cluster.name, 'done', undefined, decided);
   }
   if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
-  const summary = await deps.rollouts.syncSummary(sha, cluster.name);
+  // Every record of the cluster is one this work item created (it found none, and only the lease holder
+  // creates them): the view is what it wrote, not read again. Otherwise (records found, a retry or a failure
+  // path, a put that found an item) the view is read.
+  const written = recordsRead === 0 && retry.length === 0 ? fresh?.viewed() : undefined;
+  const summary = await deps.rollouts.syncSummary(sha, cluster.name, written);
   await deps.gate?.(sha, summary);
   if (inScope.length > 0) await deps.notify(sha);
   const result = {
@@ -264,6 +273,7 @@ async function retryOrFail(
   deps: ClusterWorkDeps,
   log: Logger,
   onlyDeferred = false,
+  decided?: DecisionTally,
 ): Promise<void> {
   const sha = message.event.after;
   const maxAttempts = deps.maxAttempts ?? 5;
@@ -275,6 +285,7 @@ async function retryOrFail(
       message.cluster,
       'failed',
       `${reason} (gave up after ${attempt} attempts)`,
+      decided,
     );
     if (apps !== undefined) await failApps(message, apps, reason, attempt, deps);
     return;
@@ -286,7 +297,7 @@ async function retryOrFail(
     ...(apps === undefined ? {} : { apps }),
   };
   await deps.queue.send(next, { delaySeconds });
-  await deps.rollouts.recordCluster(sha, message.cluster, 'retrying', `${reason} (retrying)`);
+  await deps.rollouts.recordCluster(sha, message.cluster, 'retrying', `${reason} (retrying)`, decided);
   log.warn('cluster work retrying', { reason, next: attempt, delaySeconds, apps: apps?.length });
 }
 

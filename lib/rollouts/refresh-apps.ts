@@ -28,11 +28,14 @@ const REFRESH: ReadonlySet<Decision> = new Set(['refreshed', 'refreshed-unknown-
 
 const appKey = (t: AppTarget) => `${t.cluster}/${t.kind}/${t.namespace}/${t.name}`;
 
-/** Every matched object of one cluster, with bounded concurrency; each app's record is written as it ends. */
+/**
+ * Every matched object of one cluster, with bounded concurrency; each app's record is written as it ends.
+ * `recordsRead`: how many records of the cluster the work item found (undefined when it read none).
+ */
 export async function refreshCluster(
   matches: readonly ObjectMatch[],
   context: RefreshContext,
-): Promise<AppOutcome[]> {
+): Promise<{ outcomes: AppOutcome[]; recordsRead?: number }> {
   const { deps, meta, cluster } = context;
   const needed = matches.some((m) => REFRESH.has(m.decision));
   const existing = needed
@@ -62,7 +65,7 @@ export async function refreshCluster(
     }
     return outcome;
   });
-  return settled.map((s, i): AppOutcome => {
+  const outcomes = settled.map((s, i): AppOutcome => {
     if (s.status === 'fulfilled') return s.value;
     const target = (matches[i] as ObjectMatch).target;
     const detail = `could not record: ${errorMessage(s.reason)}`;
@@ -73,6 +76,7 @@ export async function refreshCluster(
     });
     return { target, decision: 'error', detail, retry: 'failed', track: false, patched: false };
   });
+  return { outcomes, ...(needed ? { recordsRead: existing.size } : {}) };
 }
 
 /** A registry push: the app's digest or chart version read as the rollout's key (registry-revisions.ts). */

@@ -43,7 +43,17 @@ export interface RolloutWriter {
    * Records one work item's decisions under `batch` (its cluster, delivery and attempt: a redelivery
    * overwrites, never appends) and re-derives the rollout's decision counts, one per object.
    */
-  recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]): Promise<void>;
+  recordDecisions(
+    sha: string,
+    batch: string,
+    decisions: readonly DecisionRecord[],
+    options?: {
+      /** The work item's new app records still to write: flushed now, the decisions in their last batch. */
+      readonly pending?: NewAppRecords | undefined;
+      /** The counts are returned, not written: `recordCluster` writes them with the cluster's progress. */
+      readonly withProgress?: boolean;
+    },
+  ): Promise<DecisionTally | undefined>;
   /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
   recordApp(meta: RolloutMeta, record: AppRecord): Promise<void>;
   /**
@@ -117,8 +127,19 @@ export type AppLedger = Pick<RolloutWriter, 'recordApp' | 'claimApp'> & Pick<App
  */
 export interface NewAppRecords extends AppLedger {
   readonly size: number;
-  /** Writes the records of `targets` (default: all) and forgets them; returns how many were written. */
-  flush(targets?: readonly AppTarget[]): Promise<number>;
+  /**
+   * Writes the records of `targets` (default: all) and forgets them; returns how many were written.
+   * `alongside`: other items of the table put (unconditionally) with the last batch.
+   */
+  flush(
+    targets?: readonly AppTarget[],
+    alongside?: readonly Readonly<Record<string, unknown>>[],
+  ): Promise<number>;
+  /**
+   * What the written records make of the cluster's view, app by app, as written; undefined when a
+   * conditional put found an item there (another holder's record: only a read knows it then).
+   */
+  viewed(): readonly ViewedApp[] | undefined;
 }
 
 export interface TransitionWrite {
@@ -157,7 +178,20 @@ export interface ClusterLeases {
 /** Where each cluster's work item of a rollout stands, with the reason when it is retrying or failed. */
 export interface ClusterProgressWriter {
   planClusters(sha: string, clusters: readonly string[]): Promise<void>;
-  recordCluster(sha: string, cluster: string, progress: ClusterProgress, message?: string): Promise<void>;
+  /** `decided`: the cluster's decision counts from `recordDecisions`, written in the same update. */
+  recordCluster(
+    sha: string,
+    cluster: string,
+    progress: ClusterProgress,
+    message?: string,
+    decided?: DecisionTally,
+  ): Promise<void>;
+}
+
+/** One cluster's decision counts, one per object (its latest decision), as `recordDecisions` derived them. */
+export interface DecisionTally {
+  readonly cluster: string;
+  readonly counts: Readonly<Record<string, number>>;
 }
 
 /** A rollout registered for tracking on one cluster; `adds` grows with every registration. */

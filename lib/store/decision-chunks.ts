@@ -1,4 +1,5 @@
 import type { DecisionRecord } from '../rollouts/model.js';
+import { decisionsSk, rolloutPk } from './keys.js';
 
 /** Target size of one decisions item, well under DynamoDB's 400 KB (JSON overstates its item size). */
 export const DECISIONS_ITEM_BYTES = 300_000;
@@ -36,4 +37,20 @@ export function chunkDecisions(
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/** The items of one work item's decisions under `batch` (a redelivery's overwrite these, never appends). */
+export function decisionItems(
+  sha: string,
+  batch: string,
+  decisions: readonly DecisionRecord[],
+  expiresAt: number,
+): Record<string, unknown>[] {
+  return chunkDecisions(decisions).map((part, chunk) => ({
+    pk: rolloutPk(sha),
+    sk: decisionsSk(batch, chunk),
+    type: 'decisions',
+    decisions: part,
+    expiresAt,
+  }));
 }

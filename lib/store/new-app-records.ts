@@ -1,6 +1,6 @@
 import { mapWithConcurrency } from '../concurrency.js';
-import { type AppRecord, type AppTarget, STATE_RANK } from '../rollouts/model.js';
-import type { AppChange, NewAppRecords, RolloutMeta } from '../rollouts/rollout-store.js';
+import { type AppRecord, type AppState, type AppTarget, STATE_RANK } from '../rollouts/model.js';
+import type { AppChange, NewAppRecords, RolloutMeta, ViewedApp } from '../rollouts/rollout-store.js';
 import { batchWriteAll } from './batch-write.js';
 import { PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
@@ -55,6 +55,17 @@ export function newAppRecords(
   lease?: { readonly untilMs: number },
 ): NewAppRecords {
   const items = new Map<string, Item>();
+  // The written items as the cluster's view sees them; undefined once a put found an item there.
+  let viewed: ViewedApp[] | undefined = [];
+  const written = (item: Item) => {
+    viewed?.push({
+      state: item.state as AppState,
+      version: item.version as number,
+      ...(typeof item.wave === 'string' ? { wave: item.wave } : {}),
+      ...(typeof item.finishedAt === 'string' ? { finishedAt: item.finishedAt } : {}),
+      updatedAt: item.updatedAt as string,
+    });
+  };
   const create = (record: AppRecord, extra: Item): Item => {
     const { cluster, namespace, name, kind, ...rest } = record;
     const item = {
@@ -90,15 +101,17 @@ export function newAppRecords(
       item.updatedAt = new Date().toISOString();
       return 'updated';
     },
-    async flush(targets) {
+    viewed: () => viewed,
+    async flush(targets, alongside = []) {
       const keys = targets === undefined ? [...items.keys()] : targets.map(keyOf).filter((k) => items.has(k));
       const taken = keys.map((k) => items.get(k) as Item);
       for (const k of keys) items.delete(k);
       if (lease !== undefined && Date.now() < lease.untilMs - LEASE_SAFETY_MS) {
-        const puts = taken
-          .flatMap((item) => bounded(meta.sha, item))
-          .map((Item) => ({ PutRequest: { Item } }));
+        const puts = [...taken.flatMap((item) => bounded(meta.sha, item)), ...alongside].map((Item) => ({
+          PutRequest: { Item },
+        }));
         await batchWriteAll(table, puts);
+        for (const item of taken) written(item);
         return taken.length;
       }
       const settled = await mapWithConcurrency(taken, PUT_CONCURRENCY, (item) =>
@@ -106,6 +119,12 @@ export function newAppRecords(
       );
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
+      settled.forEach((s, i) => {
+        if (s.status === 'fulfilled' && s.value) written(taken[i] as Item);
+        else viewed = undefined;
+      });
+      for (const Item of alongside)
+        await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
       return settled.filter((s) => s.status === 'fulfilled' && s.value).length;
     },
   };

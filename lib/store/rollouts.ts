@@ -1,14 +1,15 @@
-import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK } from '../rollouts/model.js';
+import { type AppRecord, type AppTarget, STATE_RANK } from '../rollouts/model.js';
 import type {
   AppChange,
   AppStateWriter,
   ClusterProgressWriter,
+  DecisionTally,
   NewAppRecords,
   NewRollout,
   RolloutMeta,
   RolloutWriter,
 } from '../rollouts/rollout-store.js';
-import { chunkDecisions } from './decision-chunks.js';
+import { decisionItems } from './decision-chunks.js';
 import { PutCommand, UpdateCommand } from './document-client.js';
 import {
   epochSeconds,
@@ -17,7 +18,7 @@ import {
   queryAll,
   type TableRef,
 } from './dynamo.js';
-import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
+import { appSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
 
 import { appItemFields, newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
@@ -53,6 +54,29 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     });
     for (const Item of chunks) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
     return { ...fields, ...kept };
+  };
+
+  /** The cluster's decision counts in the summary (a summary written before the map existed gets it first). */
+  const writeDecisionCounts = async (sha: string, { cluster, counts }: DecisionTally) => {
+    const update = (expression: string, values: Record<string, unknown>) =>
+      table.doc.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+          UpdateExpression: expression,
+          ExpressionAttributeNames: {
+            '#d': 'decisionsByCluster',
+            ...(expression.includes('#c') ? { '#c': cluster } : {}),
+          },
+          ExpressionAttributeValues: values,
+        }),
+      );
+    // A summary written before `decisionsByCluster` existed gets the map first.
+    await update('SET #d.#c = :counts', { ':counts': counts }).catch(async (error: unknown) => {
+      if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
+      await update('SET #d = if_not_exists(#d, :counts)', { ':counts': { [cluster]: counts } });
+      await update('SET #d.#c = :counts', { ':counts': counts });
+    });
   };
 
   return {
@@ -105,48 +129,22 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       return 'exists';
     },
 
-    async recordDecisions(sha: string, batch: string, decisions: readonly DecisionRecord[]) {
-      const expiresAt = Math.floor(Date.now() / 1000) + ttlSeconds;
-      const chunks = chunkDecisions(decisions);
-      for (const [chunk, part] of chunks.entries()) {
-        await table.doc.send(
-          new PutCommand({
-            TableName: table.tableName,
-            Item: {
-              pk: rolloutPk(sha),
-              sk: decisionsSk(batch, chunk),
-              type: 'decisions',
-              decisions: part,
-              expiresAt,
-            },
-          }),
-        );
-      }
+    async recordDecisions(sha, batch, decisions, options = {}) {
+      const { pending, withProgress } = options;
+      const items = decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds);
+      // With new app records still to write, the decisions go in their last batch: one request less.
+      if (pending !== undefined) await pending.flush(undefined, items);
+      else
+        for (const Item of items) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
       // Counted per cluster (its own batches only, not every cluster's); readers add the clusters up.
       const cluster = batch.slice(0, batch.indexOf('#'));
       const counts: Record<string, number> = {};
       for (const d of latestDecisions(await queryAll(table, rolloutPk(sha), `DECISIONS#${cluster}#`))) {
         counts[d.decision] = (counts[d.decision] ?? 0) + 1;
       }
-      const update = (expression: string, values: Record<string, unknown>) =>
-        table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: expression,
-            ExpressionAttributeNames: {
-              '#d': 'decisionsByCluster',
-              ...(expression.includes('#c') ? { '#c': cluster } : {}),
-            },
-            ExpressionAttributeValues: values,
-          }),
-        );
-      // A summary written before `decisionsByCluster` existed gets the map first.
-      await update('SET #d.#c = :counts', { ':counts': counts }).catch(async (error: unknown) => {
-        if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
-        await update('SET #d = if_not_exists(#d, :counts)', { ':counts': { [cluster]: counts } });
-        await update('SET #d.#c = :counts', { ':counts': counts });
-      });
+      if (withProgress === true) return { cluster, counts };
+      await writeDecisionCounts(sha, { cluster, counts });
+      return undefined;
     },
 
     async recordApp(meta, record: AppRecord) {
@@ -242,8 +240,16 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       );
     },
 
-    async recordCluster(sha, cluster, progress, message) {
+    async recordCluster(sha, cluster, progress, message, decided) {
+      if (decided === undefined) {
+        await recordClusterProgress(table, sha, cluster, progress, message);
+        return;
+      }
+      const written = await recordClusterProgress(table, sha, cluster, progress, message, decided.counts);
+      if (written) return;
+      // A summary without the decisions map: the progress alone, then the counts the way that makes the map.
       await recordClusterProgress(table, sha, cluster, progress, message);
+      await writeDecisionCounts(sha, decided);
     },
 
     async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {

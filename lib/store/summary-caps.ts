@@ -68,6 +68,8 @@ export async function addRef(table: TableRef, sha: string, ref: string): Promise
 /**
  * A cluster's work item progress, with its reason (failed, retrying) or without (the reason removed): one
  * update; a new reason past MAX_CLUSTER_ERRORS is left out (a second update records the progress alone).
+ * `decisions`: the cluster's decision counts, set in the same update. False when the summary was written
+ * before a map the update sets existed (nothing was written), else true (a missing summary included).
  */
 export async function recordClusterProgress(
   table: TableRef,
@@ -75,41 +77,51 @@ export async function recordClusterProgress(
   cluster: string,
   progress: ClusterProgress,
   message: string | undefined,
-): Promise<void> {
+  decisions?: Readonly<Record<string, number>>,
+): Promise<boolean> {
+  const counts = decisions === undefined ? '' : ', #d.#c = :counts';
   const send = (errorClause: string, condition: string, values: Record<string, unknown>) =>
     table.doc.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: key(sha),
-        UpdateExpression: `SET #clusters.#c = :p, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${errorClause}`,
+        UpdateExpression: `SET #clusters.#c = :p, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${counts}${errorClause}`,
         ConditionExpression: `attribute_exists(pk)${condition}`,
         ExpressionAttributeNames: {
           '#c': cluster,
           '#clusters': 'clusters',
           ...(errorClause === '' ? {} : { '#e': 'clusterErrors' }),
+          ...(decisions === undefined ? {} : { '#d': 'decisionsByCluster' }),
         },
-        ExpressionAttributeValues: { ':p': progress, ':zero': 0, ':one': 1, ...values },
+        ExpressionAttributeValues: {
+          ':p': progress,
+          ':zero': 0,
+          ':one': 1,
+          ...(decisions === undefined ? {} : { ':counts': decisions }),
+          ...values,
+        },
       }),
     );
-  if (message === undefined) {
-    await send(' REMOVE #e.#c', '', {}).catch(ignoreMissingSummary);
-    return;
-  }
+  if (message === undefined) return send(' REMOVE #e.#c', '', {}).then(() => true, ignoreMissingSummary);
   try {
     await send(', #e.#c = :m', ' AND (attribute_exists(#e.#c) OR size(#e) < :max)', {
       ':m': cappedReason(message),
       ':max': MAX_CLUSTER_ERRORS,
     });
+    return true;
   } catch (error) {
     if (!isConditionFailure(error)) return ignoreMissingSummary(error);
-    await send('', '', {}).catch(ignoreMissingSummary);
+    return send('', '', {}).then(() => true, ignoreMissingSummary);
   }
 }
 
-/** No summary (a condition failure), or one written before the maps existed: nothing to record. */
-function ignoreMissingSummary(error: unknown): void {
-  if (isConditionFailure(error)) return;
+/**
+ * No summary (a condition failure: true, nothing to record), or one written before the maps existed
+ * (false: nothing was written).
+ */
+function ignoreMissingSummary(error: unknown): boolean {
+  if (isConditionFailure(error)) return true;
   if (error instanceof Error && error.name === 'ValidationException' && /document path/.test(error.message))
-    return;
+    return false;
   throw error;
 }

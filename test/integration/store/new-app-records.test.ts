@@ -57,4 +57,33 @@ describe('new-app records of a lease holder, through dynalite', () => {
     expect(await holder.flush()).toBe(1);
     expect(await stateOf('worker')).toBe('refreshed');
   });
+
+  it('knows the view of what it wrote, and not once a put found a record there', async () => {
+    const holder = newAppRecords(ref, META, 86400, { untilMs: Date.now() + 60_000 });
+    await holder.recordApp(META, { ...app('view-a'), state: 'refreshed', wave: 'canary' });
+    await holder.flush();
+    const read = (await dynamoRolloutReader(ref).listApps(META.sha, 'hub')).find((a) => a.name === 'view-a');
+    expect(holder.viewed()).toEqual([
+      { state: 'refreshed', version: read?.version, wave: 'canary', updatedAt: expect.any(String) },
+    ]);
+    const late = newAppRecords(ref, META, 86400, { untilMs: Date.now() - 1 });
+    await late.recordApp(META, { ...app('view-a'), state: 'matched' });
+    expect(await late.flush()).toBe(0);
+    expect(late.viewed()).toBeUndefined();
+  });
+
+  it('writes the decisions with the records of its last batch, and alone when none are left', async () => {
+    const writer = dynamoRolloutWriter(ref, 86400);
+    const holder = newAppRecords(ref, META, 86400, { untilMs: Date.now() + 60_000 });
+    await holder.recordApp(META, { ...app('with-decisions'), state: 'refreshed' });
+    const decided = [{ ...app('with-decisions'), decision: 'refreshed' as const }];
+    await writer.recordDecisions(META.sha, 'hub#t#d1#000', decided, { pending: holder });
+    expect(holder.size).toBe(0);
+    expect(await stateOf('with-decisions')).toBe('refreshed');
+    await writer.recordDecisions(META.sha, 'hub#t#d2#000', decided, { pending: holder });
+    const decisions = await dynamoRolloutReader(ref).decisions(META.sha);
+    expect(decisions.filter((d) => d.name === 'with-decisions')).toHaveLength(1);
+    const summary = await dynamoRolloutReader(ref).summary(META.sha);
+    expect(summary?.decisions).toMatchObject({ refreshed: 1 });
+  });
 });

@@ -161,6 +161,39 @@ describe('the DynamoDB rollout records', () => {
     expect(await reader.decisions(m.sha)).toHaveLength(2);
   });
 
+  it("writes a work item's decision counts with its cluster progress, in one update", async () => {
+    const m = await started();
+    const decided = await writer.recordDecisions(
+      m.sha,
+      'hub#d1#0',
+      [{ ...app('x'), decision: 'refreshed' as const }],
+      { withProgress: true },
+    );
+    expect(decided).toEqual({ cluster: 'hub', counts: { refreshed: 1 } });
+    // Not written yet: they go with the progress.
+    expect((await reader.get(m.sha))?.decisions ?? {}).toEqual({});
+    await writer.recordCluster(m.sha, 'hub', 'done', undefined, decided);
+    const stored = await reader.get(m.sha);
+    expect(stored?.decisions).toEqual({ refreshed: 1 });
+    expect(stored?.clusters).toEqual({ hub: 'done' });
+  });
+
+  it('records progress and counts on a summary written before the decisions map existed', async () => {
+    const m = await started();
+    const { Item } = await ref.doc.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: rolloutPk(m.sha), sk: SUMMARY_SK } }),
+    );
+    const { decisionsByCluster: _gone, ...old } = Item as Record<string, unknown>;
+    await ref.doc.send(new PutCommand({ TableName: table.tableName, Item: old }));
+    await writer.recordCluster(m.sha, 'hub', 'retrying', 'timed out (retrying)', {
+      cluster: 'hub',
+      counts: { error: 2 },
+    });
+    const stored = await reader.get(m.sha);
+    expect(stored?.decisions).toEqual({ error: 2 });
+    expect(stored?.clusters).toEqual({ hub: 'retrying' });
+  });
+
   it('adds up the decision counts of every cluster, each counted from its own batches', async () => {
     const m = await started();
     await writer.recordDecisions(m.sha, 'hub#d1#0', [{ ...app('x'), decision: 'refreshed' as const }]);

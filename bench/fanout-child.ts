@@ -1,0 +1,146 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { parseArgs } from 'node:util';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { fanoutHandler } from '../lib/handlers.js';
+import type { FanoutMessage } from '../lib/queue/messages.js';
+import { countDynamoRequests } from './dynamo-counter.js';
+import { pushMessage } from './push-message.js';
+import { startBenchWorld } from './world.js';
+
+// Fan-out as SQS hands it to Lambda (`bench/fanout.ts` bundles and starts it): the plan, then the work items
+// through the fan-out Lambda handler (`fanoutHandler`: Powertools Batch, records in parallel) in batches of
+// `--batch` (serverless.yml's batchSize, 5) or one at a time (`--batch 1`). Prints one JSON line per measured
+// run. Runs unbundled too: `node --import tsx --cpu-prof bench/fanout-child.ts --clusters 20 --apps 1000 ...`.
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string' },
+    apps: { type: 'string' },
+    latency: { type: 'string' },
+    runs: { type: 'string' },
+    batches: { type: 'string' },
+  },
+});
+const counter = countDynamoRequests();
+const world = await startBenchWorld({
+  clusters: Number(values.clusters),
+  applications: Number(values.apps),
+  latencyMs: Number(values.latency ?? 20),
+  realistic: true,
+});
+const handler = fanoutHandler(async () => world.app);
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+let sequence = 0;
+const record = (message: FanoutMessage): SQSRecord => {
+  sequence += 1;
+  return {
+    messageId: `bench-${sequence}`,
+    receiptHandle: `bench-${sequence}`,
+    body: JSON.stringify(message),
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'bench',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:fanout',
+    awsRegion: 'us-east-1',
+  };
+};
+/** One invocation of the fan-out function: its SQS batch processed together, as Lambda would. */
+const invoke = async (messages: readonly FanoutMessage[]) => {
+  const event: SQSEvent = { Records: messages.map(record) };
+  const answer = await handler(event);
+  if (answer.batchItemFailures.length > 0) throw new Error(`${answer.batchItemFailures.length} failed`);
+};
+const clusterOf = (m: FanoutMessage) => (m.type === 'cluster' ? m.cluster : '');
+
+// BENCH_FANOUT_PROFILE=<file.cpuprofile>: a CPU profile of the measured runs' fan-out only (plan and work
+// items; not start-up, the warm-up, or the controller's ticks in between).
+const profileTo = process.env.BENCH_FANOUT_PROFILE;
+const inspector = profileTo === undefined ? undefined : new Session();
+if (inspector !== undefined) {
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+}
+let profiling = false;
+const profile = async (on: boolean) => {
+  if (inspector === undefined || on === profiling) return;
+  profiling = on;
+  if (on) await inspector.post('Profiler.start');
+  else {
+    const { profile: taken } = await inspector.post('Profiler.stop');
+    const file = `${profileTo}.${sequence}.cpuprofile`;
+    writeFileSync(file, JSON.stringify(taken));
+  }
+};
+
+const batches = (values.batches ?? '1,5').split(',').map(Number);
+try {
+  // Run 0 warms up (JIT, first connections, first Git reads) with one service's push and is not reported.
+  for (let run = 0; run <= Number(values.runs ?? 1); run++) {
+    for (const batch of batches) {
+      const commit = await world.commit((run * batches.length + batch) % 100);
+      await world.command('reset');
+      counter.take();
+      if (run > 0) await profile(true);
+      const started = Date.now();
+      const cpu = process.cpuUsage();
+      await invoke([pushMessage(world.repoURL, commit, run === 0)]);
+      const planMs = Date.now() - started;
+      const planCpu = cpuMs(cpu);
+      const plan = counter.take();
+      const items = world.queues.push.takeAll();
+      // Each batch is one invocation; a cluster's time is the plan's plus its batch's start to its last PATCH.
+      const itemStart = new Map<string, number>();
+      const itemsCpu = process.cpuUsage();
+      for (let i = 0; i < items.length; i += batch) {
+        const slice = items.slice(i, i + batch);
+        const at = Date.now();
+        for (const m of slice) itemStart.set(clusterOf(m), at);
+        await invoke(slice);
+      }
+      const workCpu = cpuMs(itemsCpu);
+      await profile(false);
+      const work = counter.take();
+      const patches = JSON.parse(await world.ask('patches')) as Record<
+        string,
+        { patch: number; lastPatchAt: number }
+      >;
+      const perCluster = Object.entries(patches).map(
+        ([name, p]) => planMs + p.lastPatchAt - (itemStart.get(name) ?? started),
+      );
+      const deferred = world.queues.push.takeAll().length;
+      // The controller takes every app to the commit; the next run's push finds them behind it again.
+      await world.command('tick');
+      await world.command('tick');
+      world.queues.track.takeAll();
+      if (run === 0) continue;
+      process.stdout.write(
+        `${JSON.stringify({
+          run,
+          batch,
+          items: items.length,
+          deferred,
+          planMs,
+          planCpu,
+          workCpu,
+          patches: Object.values(patches).reduce((sum, p) => sum + p.patch, 0),
+          perCluster,
+          plan,
+          work,
+        })}\n`,
+      );
+    }
+  }
+} finally {
+  await world.close();
+}
+process.exit(0);
