@@ -119,6 +119,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   const slackNotice = rolloutNotice({ rollouts: noticeReader, digests, notifier, logger, metrics, clock });
   const statusNotice = commitStatusNotice({
     rollouts: noticeReader,
+    digests,
     repositories: fleetConfig.repositories,
     credentials: feedbackAuth,
     posted: dynamoPostedStatuses(table, FEEDBACK_TTL_SECONDS),

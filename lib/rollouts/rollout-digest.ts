@@ -19,6 +19,6 @@ export interface RolloutDigest {
 }
 
 export interface RolloutDigestReader {
-  /** Undefined when no such rollout; `limit` bounds the problem apps and the warned apps read. */
+  /** Undefined when no such rollout; `limit` bounds the problem apps and the warned apps read (0: none). */
   digest(sha: string, limit: number): Promise<RolloutDigest | undefined>;
 }

@@ -33,13 +33,18 @@ export function dynamoRolloutDigest(table: TableRef): RolloutDigestReader {
       const views = (item.views ?? {}) as Record<string, ClusterView>;
       const clusters = Object.fromEntries(Object.entries(views).map(([name, view]) => [name, view.c]));
       const waves = Object.fromEntries(Object.entries(waveViews(item)).map(([name, view]) => [name, view.c]));
-      const [problems, warned] = await Promise.all([
-        firstOfIndex(table, GSI2, problemsPk(sha), limit),
-        firstOfIndex(table, GSI3, warnedPk(sha), limit),
-      ]);
+      // No apps asked for (a commit status counts only): the summary item alone.
+      const none = { items: [] as Item[], more: false };
+      const [problems, warned] =
+        limit <= 0
+          ? [none, none]
+          : await Promise.all([
+              firstOfIndex(table, GSI2, problemsPk(sha), limit),
+              firstOfIndex(table, GSI3, warnedPk(sha), limit),
+            ]);
       const expected = Object.values(clusters).reduce((sum, counts) => sum + problemsIn(counts), 0);
       const listed =
-        problems.items.length < Math.min(limit, expected)
+        limit > 0 && problems.items.length < Math.min(limit, expected)
           ? await withLagging(table, sha, problems.items, clusters, limit)
           : problems.items;
       return {
