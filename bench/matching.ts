@@ -31,8 +31,8 @@ export async function benchMatching(options: BenchOptions): Promise<Metric[]> {
   const objects = matchingCorpus();
   const random = seeded(11);
   const runs = options.quick
-    ? { cold: 3, warm: 5, 1: 20, 100: 10, 3000: 3 }
-    : { cold: 20, warm: 50, 1: 200, 100: 100, 3000: 60 };
+    ? { cold: 3, warm: 5, churn: 5, 1: 20, 100: 10, 3000: 3 }
+    : { cold: 20, warm: 50, churn: 50, 1: 200, 100: 100, 3000: 60 };
   const metrics: Metric[] = [];
 
   gc();
@@ -69,13 +69,24 @@ export async function benchMatching(options: BenchOptions): Promise<Metric[]> {
   // Argo CD's controller writes `status.reconciledAt` on every full reconciliation (`timeout.reconciliation`,
   // 180 s by default), so a push more than ~3 minutes after the last one finds (nearly) every Application
   // with a new resourceVersion: the cache then re-parses them all.
-  const churn = Array.from({ length: runs.cold }, (_, round) => {
+  // Issue 21's target: that refresh compares only what decides matching (metadata name, namespace,
+  // annotations and the spec; never the status) and keeps each entry where it is in the index store.
+  const churn: number[] = [];
+  const churnCpu: number[] = [];
+  let statusOnly = 0;
+  for (let round = 0; round < runs.churn; round++) {
     const fresh = relist(withStatusWritten(relisted, round));
-    return time(() => cache.indexFor('hub', fresh));
-  });
-  metrics.push(
-    ...percentiles(S, 'warm index update, every resourceVersion changed (status churn)', churn, 'ms'),
-  );
+    gc();
+    const cpu = process.cpuUsage();
+    churn.push(time(() => cache.indexFor('hub', fresh)));
+    churnCpu.push(cpuMs(cpu));
+    statusOnly += cache.lastUpdate('hub')?.statusOnly ?? 0;
+  }
+  const churnLabel = `warm index refresh after a status-only relisting of ${objects.length.toLocaleString('en-US')} apps (every resourceVersion new, ~${Math.round(statusOnly / runs.churn)} kept as status-only)`;
+  const churnWhy =
+    'reading the spec and annotations of 10,000 freshly parsed objects is ~0.5-1 µs each here (the relisting is new memory), on top of the ~2.5 ms uid/resourceVersion pass';
+  metrics.push(...ifMissed(percentiles(S, `${churnLabel}, wall`, churn, 'ms', { max: 10 }), churnWhy));
+  metrics.push(...ifMissed(percentiles(S, `${churnLabel}, CPU`, churnCpu, 'ms', { max: 10 }), churnWhy));
   cache.indexFor('hub', relisted);
 
   const targets: Record<number, number | undefined> = { 1: 2, 3000: 20 };

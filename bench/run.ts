@@ -7,6 +7,7 @@ import { benchFloor } from './floor.js';
 import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
+import { benchNotify } from './notify.js';
 import { benchPage } from './page.js';
 import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
 import { benchWaves } from './waves.js';
@@ -25,6 +26,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   'cold-start': benchColdStart,
   page: benchPage,
   cost: benchCost,
+  notify: benchNotify,
 };
 
 const { options, json, wanted } = parseBenchArgs(process.argv.slice(2));

@@ -3,6 +3,7 @@ import { feedbackRepository } from '../feedback/repository.js';
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { Logger, Metrics } from '../ports.js';
+import type { RolloutDigestReader } from '../rollouts/rollout-digest.js';
 import type { RolloutReader } from '../rollouts/rollout-store.js';
 import { hostState, type StatusRequest, statusRequest } from './host-request.js';
 import { type PlannedStatus, plannedStatuses, statusRank } from './plan.js';
@@ -18,6 +19,8 @@ export interface PostedStatuses {
 
 export interface CommitStatusDeps {
   readonly rollouts: Pick<RolloutReader, 'get'>;
+  /** With it, the statuses are counted from the summary's views (one read), not from every app record. */
+  readonly digests?: RolloutDigestReader;
   readonly repositories: readonly RepositoryConfig[];
   readonly credentials: (repo: RepositoryConfig) => Promise<GitCredentials | undefined>;
   readonly posted: PostedStatuses;
@@ -38,7 +41,9 @@ export function commitStatusNotice(deps: CommitStatusDeps) {
   return async (sha: string): Promise<void> => {
     if (enabled.length === 0) return;
     try {
-      const rollout = await deps.rollouts.get(sha);
+      const digest = deps.digests === undefined ? undefined : await deps.digests.digest(sha, 0);
+      const rollout =
+        digest?.summary ?? (deps.digests === undefined ? await deps.rollouts.get(sha) : undefined);
       if (rollout === undefined) return;
       const repo = feedbackRepository(enabled, rollout);
       if (repo === undefined) return;
@@ -50,6 +55,7 @@ export function commitStatusNotice(deps: CommitStatusDeps) {
       const pageUrl = deps.pageUrl(sha);
       const statuses = plannedStatuses(rollout, {
         perCluster: repo.commitStatusPerCluster === true,
+        ...(digest === undefined ? {} : { counts: digest.clusters }),
         ...(pageUrl === undefined ? {} : { pageUrl }),
       });
       if (statuses.length === 0) return;

@@ -6,6 +6,8 @@ import {
   type OperatorActionName,
   type Rollout,
   type RolloutStatus,
+  type RolloutSummary,
+  type StateCounts,
 } from '../rollouts/model.js';
 
 export const STATUS_CONTEXT = 'gitops-sync';
@@ -36,7 +38,7 @@ export function phaseOf(status: RolloutStatus): CommitPhase {
  * What holds or stopped the rollout, as the head of its description: `halted at wave prod-eu: …`,
  * `paused by ops/alice`, `aborted by token`, or `wave prod-eu waits for canary` while a later wave is held.
  */
-export function controlLine(rollout: Rollout): string | undefined {
+export function controlLine(rollout: RolloutSummary): string | undefined {
   const waves = rollout.waves ?? [];
   if (rollout.status === 'halted') {
     const wave = waves.find((w) => w.state === 'halted');
@@ -55,7 +57,7 @@ export function controlLine(rollout: Rollout): string | undefined {
 }
 
 /** The commit waits while a later wave is held: `pending`, not `running`, until the last wave opens. */
-function rolloutPhase(rollout: Rollout): CommitPhase {
+function rolloutPhase(rollout: RolloutSummary): CommitPhase {
   const phase = phaseOf(rollout.status);
   const held = phase === 'running' && (rollout.waves ?? []).some((w) => w.state === 'waiting');
   return held ? 'pending' : phase;
@@ -65,13 +67,13 @@ function rolloutPhase(rollout: Rollout): CommitPhase {
  * Orders the views of one rollout for the posted-status claim: operators' actions and closed waves only
  * grow, so a resume after a halt, or the pending of a pause after running, outranks what was posted before.
  */
-export function statusRank(rollout: Rollout, phase: CommitPhase): number {
+export function statusRank(rollout: RolloutSummary, phase: CommitPhase): number {
   const closed = (rollout.waves ?? []).filter((w) => w.state === 'done').length;
   const phaseRank = phase === 'pending' ? 0 : phase === 'running' ? 1 : 2;
   return (rollout.actions?.length ?? 0) * 1000 + closed * 3 + phaseRank;
 }
 
-function lastAction(rollout: Rollout, name: OperatorActionName): OperatorAction | undefined {
+function lastAction(rollout: RolloutSummary, name: OperatorActionName): OperatorAction | undefined {
   return [...(rollout.actions ?? [])].reverse().find((a) => a.action === name);
 }
 
@@ -102,13 +104,26 @@ export function summaryLine(states: readonly AppState[]): string {
  * cluster (`gitops-sync/<cluster>`). A rollout with no apps shows nothing (as in Slack).
  */
 export function plannedStatuses(
-  rollout: Rollout,
-  options: { readonly perCluster: boolean; readonly pageUrl?: string },
+  rollout: Omit<Rollout, 'apps'> & Partial<Pick<Rollout, 'apps'>>,
+  options: {
+    readonly perCluster: boolean;
+    readonly pageUrl?: string;
+    /** Apps per state per cluster (the summary's views), instead of `rollout.apps`. */
+    readonly counts?: Readonly<Record<string, StateCounts>>;
+  },
 ): PlannedStatus[] {
-  const states = [
-    ...rollout.apps.map((a) => a.state),
-    ...Object.keys(rollout.clusterErrors ?? {}).map((): AppState => 'error'),
-  ];
+  const byCluster = new Map<string, AppState[]>();
+  const add = (cluster: string, state: AppState, n = 1) => {
+    const list = byCluster.get(cluster) ?? [];
+    byCluster.set(cluster, list);
+    for (let i = 0; i < n; i++) list.push(state);
+  };
+  if (options.counts !== undefined) {
+    for (const [cluster, counts] of Object.entries(options.counts))
+      for (const [state, n] of Object.entries(counts)) add(cluster, state as AppState, n ?? 0);
+  } else for (const app of rollout.apps ?? []) add(app.cluster, app.state);
+  const states = [...byCluster.values()].flat();
+  for (const _ of Object.keys(rollout.clusterErrors ?? {})) states.push('error');
   if (states.length === 0) return [];
   const link = options.pageUrl === undefined ? {} : { targetUrl: options.pageUrl };
   const statuses: PlannedStatus[] = [
@@ -120,13 +135,6 @@ export function plannedStatuses(
     },
   ];
   if (!options.perCluster) return statuses;
-  const byCluster = new Map<string, AppState[]>();
-  const add = (cluster: string, state: AppState) => {
-    const list = byCluster.get(cluster);
-    if (list === undefined) byCluster.set(cluster, [state]);
-    else list.push(state);
-  };
-  for (const app of rollout.apps) add(app.cluster, app.state);
   for (const cluster of Object.keys(rollout.clusterErrors ?? {})) add(cluster, 'error');
   for (const [cluster, clusterStates] of [...byCluster].sort(([a], [b]) => a.localeCompare(b))) {
     statuses.push({

@@ -26,6 +26,7 @@ import { dynamoPostedStatuses } from '../store/commit-statuses.js';
 import { dynamoDeployments } from '../store/deployments.js';
 import { dynamoOpenRollouts } from '../store/open-rollouts.js';
 import { dynamoRefPushes } from '../store/ref-pushes.js';
+import { dynamoRolloutDigest } from '../store/rollout-digest.js';
 import { createSlackRefs } from '../store/slack-refs.js';
 import { dynamoClusterTrackers } from '../store/trackers.js';
 import type { SharedRuntime } from './runtime-model.js';
@@ -113,9 +114,12 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   // The notices of one change run side by side: one read of the rollout serves them all.
   const notices = sharedRead(reader);
   const noticeReader = notices.reader;
-  const slackNotice = rolloutNotice({ rollouts: noticeReader, notifier, logger, metrics, clock });
+  // Slack reads the summary and a bounded list of the apps it names, not every app (lib/store/rollout-digest.ts).
+  const digests = dynamoRolloutDigest(table);
+  const slackNotice = rolloutNotice({ rollouts: noticeReader, digests, notifier, logger, metrics, clock });
   const statusNotice = commitStatusNotice({
     rollouts: noticeReader,
+    digests,
     repositories: fleetConfig.repositories,
     credentials: feedbackAuth,
     posted: dynamoPostedStatuses(table, FEEDBACK_TTL_SECONDS),

@@ -1,4 +1,10 @@
-import { type IndexEntry, indexEntry, type ListedObject, withNewStatus } from './index-entry.js';
+import {
+  decidesAsBefore,
+  type IndexEntry,
+  indexEntry,
+  type ListedObject,
+  takeNewStatus,
+} from './index-entry.js';
 import { createIndexStore, type IndexStore } from './index-store.js';
 import type { MatchIndex } from './match-index.js';
 
@@ -47,7 +53,8 @@ export const INDEX_CACHE_MAX_CLUSTERS = 64;
 interface Cached {
   readonly kind: string;
   readonly uid: string;
-  readonly resourceVersion: string;
+  /** Moves on in place when only the status changed (the entry is kept, with the new object). */
+  resourceVersion: string;
   readonly entry: IndexEntry;
   seen: number;
   /** Where it stood in the last listing (`ClusterState.order`). */
@@ -136,20 +143,26 @@ function update(cluster: string, state: ClusterState, objects: Iterable<ListedOb
       cached = kindMap(state, object.kind).get(uid);
       if (cached !== undefined && cached.seen !== generation) cursor = cached.position;
     }
-    if (cached !== undefined && cached.seen !== generation && cached.resourceVersion === resourceVersion) {
-      // Same uid and resourceVersion: the kept `raw` is this object as it was first listed, byte for byte.
+    const unseen = cached !== undefined && cached.seen !== generation;
+    // Same uid and resourceVersion: the kept `raw` is this object as it was first listed, byte for byte.
+    const same = unseen && cached?.resourceVersion === resourceVersion;
+    // Or only its status changed: the entry stays where it is in the store, with the new object.
+    if (cached !== undefined && unseen && (same || decidesAsBefore(cached.entry, object))) {
+      if (same) reused++;
+      else {
+        takeNewStatus(cached.entry, object);
+        cached.resourceVersion = resourceVersion;
+        statusOnly++;
+      }
       cached.seen = generation;
       cursor++;
-      reused++;
       if (order === undefined && cached.position !== next) order = previous.slice(0, next);
       cached.position = next++;
       order?.push(cached);
       continue;
     }
-    const kept = cached && cached.seen !== generation ? withNewStatus(cached.entry, object) : undefined;
-    const entry = kept ?? indexEntry(cluster, object);
-    if (kept) statusOnly++;
-    else parsed++;
+    const entry = indexEntry(cluster, object);
+    parsed++;
     state.store.add(entry);
     if (cached?.seen === generation) {
       state.uncached.push(entry); // a uid listed twice: never trust it for next time

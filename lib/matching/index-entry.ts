@@ -113,42 +113,63 @@ export function indexEntry(cluster: string, listed: ListedObject): IndexEntry {
 
 const MAX_DEPTH = 64;
 
-/** JSON equality (key order aside); deeper than `MAX_DEPTH` counts as different, so the object is parsed. */
-function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+/**
+ * JSON equality (key order aside); deeper than `MAX_DEPTH` counts as different, so the object is parsed.
+ * It runs once per relisted object (10,000 per warm refresh), so it is plain loops: no key arrays, no
+ * closures, no `hasOwn` (a parsed JSON value has no inherited keys and no `undefined` member).
+ */
+function sameJson(a: unknown, b: unknown, depth: number): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > MAX_DEPTH) {
     return false;
   }
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => sameJson(item, b[i], depth + 1));
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
   }
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
+  if (Array.isArray(b)) return false;
   const x = a as RawRecord;
   const y = b as RawRecord;
-  return keys.every((key) => Object.hasOwn(y, key) && sameJson(x[key], y[key], depth + 1));
+  let keys = 0;
+  for (const key in x) {
+    const value = y[key];
+    if (value === undefined || !sameJson(x[key], value, depth + 1)) return false;
+    keys++;
+  }
+  for (const _ in y) if (--keys < 0) return false;
+  return keys === 0;
 }
 
 /**
- * The entry of an Application relisted with a new `resourceVersion` but the same metadata name, namespace and
- * annotations and the same spec (all `parseApplication` reads): Argo CD writes every app's status on each full
- * reconciliation (`reconciledAt`, every 180 s by default), and that bumps the resourceVersion without changing
- * what matching decides from. The parse and compiled rules are kept; `raw` is the new object, whose status
- * fan-out reads. Undefined when something the parser reads changed.
+ * Whether an Application relisted with a new `resourceVersion` decides matching as before: the same metadata
+ * name, namespace and annotations and the same spec (all `parseApplication` reads). Argo CD writes every
+ * app's status on each full reconciliation (`reconciledAt`, every 180 s by default), and that bumps the
+ * resourceVersion without changing what matching decides from. Only those parts are compared, never the
+ * status (the bulk of the object), and the comparison stops at the first difference.
  */
-export function withNewStatus(entry: IndexEntry, listed: ListedObject): IndexEntry | undefined {
-  if (!entry.parsed || entry.object.kind !== 'Application' || listed.kind !== 'Application') return undefined;
+export function decidesAsBefore(entry: IndexEntry, listed: ListedObject): boolean {
+  if (!entry.parsed || entry.object.kind !== 'Application' || listed.kind !== 'Application') return false;
   const before = entry.object.raw;
   const after = listed.raw;
   if (!isRecord(before) || !isRecord(after) || !isRecord(before.metadata) || !isRecord(after.metadata)) {
-    return undefined;
+    return false;
   }
   const [was, now] = [before.metadata, after.metadata];
-  const same =
+  return (
     was.name === now.name &&
     was.namespace === now.namespace &&
-    sameJson(was.annotations, now.annotations) &&
-    sameJson(before.spec, after.spec);
-  return same ? { ...entry, object: { ...entry.object, raw: after } } : undefined;
+    sameJson(was.annotations, now.annotations, 0) &&
+    sameJson(before.spec, after.spec, 0)
+  );
+}
+
+/**
+ * Hands the entry the relisted object (whose status fan-out reads): a new `object` with the same parse, so
+ * what earlier matches handed out stays as it was, while the entry keeps its compiled rules and its place
+ * in the index store (a status-only relisting costs no store update; the store reads `entry.object` when
+ * it matches). Only for an entry `decidesAsBefore` this object.
+ */
+export function takeNewStatus(entry: IndexEntry, listed: ListedObject): void {
+  if (entry.parsed) (entry as { object: IndexedObject }).object = { ...entry.object, raw: listed.raw };
 }

@@ -5,11 +5,13 @@ import { normaliseChangedFiles } from './changed-paths.js';
 import { decideCompiled, decideSingle, type SingleSource } from './compiled-decide.js';
 import type { Verdict } from './decide.js';
 import type { IndexEntry } from './index-entry.js';
-import type { IndexedObject, MatchIndex, ObjectMatch, ParseFailure } from './index-model.js';
+import type { MatchIndex, ObjectMatch, ParseFailure } from './index-model.js';
 import { globsCover } from './path-filter.js';
 import { type PushFacts, pushFacts } from './push-facts.js';
 import { decideImageApplication } from './registry-decide.js';
 import { canonicalRepoKeys } from './repo-url.js';
+
+type ParsedEntry = Extract<IndexEntry, { readonly parsed: true }>;
 
 /** Entries bucketed by canonical repository key; entries can be added and removed one at a time. */
 export interface IndexStore {
@@ -45,9 +47,9 @@ interface Walk {
  * `hit` is the serial of the last push that found one of its literal paths in the directory map.
  */
 interface Row {
-  readonly entry: IndexEntry;
+  /** Its `object` is read at match time: a status-only relisting replaces it in place (`takeNewStatus`). */
+  readonly entry: ParsedEntry;
   readonly target: AppTarget;
-  readonly object: IndexedObject;
   readonly single: SingleSource | undefined;
   readonly group: Group | undefined;
   hit: number;
@@ -78,7 +80,7 @@ function walkOf(bucket: RepoBucket): Walk {
         groups.set(key, group);
       }
     }
-    const row = { entry, target: entry.target, object: entry.object, single, group, hit: 0 };
+    const row = { entry, target: entry.target, single, group, hit: 0 };
     rows.push(row);
     rowOf.set(entry, row);
   }
@@ -176,12 +178,10 @@ export function createIndexStore(): IndexStore {
           const verdict =
             row.group !== undefined && changed.known
               ? singleVerdict(row, row.group, changed, facts, byMap)
-              : row.entry.parsed
-                ? decideCompiled(row.object, row.entry.rules, facts)
-                : undefined;
+              : decideCompiled(row.entry.object, row.entry.rules, facts);
           if (!verdict) continue;
           const { decision, reason, hydrate } = verdict;
-          matches.push({ target: row.target, object: row.object, decision, reason, hydrate });
+          matches.push({ target: row.target, object: row.entry.object, decision, reason, hydrate });
         }
       }
       // An app matched through its readable sources carries its ignored ones in its reason instead.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type AppRecord, type AppState, isTerminal, STATE_RANK } from '../rollouts/model.js';
+import { allTerminal, stateCounts } from './tally.js';
 import type { RolloutSnapshot, SlackMessage } from './types.js';
 
 /** States that get a notice of their own (thread reply / webhook message), once per app. */
@@ -42,12 +43,16 @@ export function compareApps(a: AppRecord, b: AppRecord): number {
 /** A rollout has ended when its status is final and no app is still on its way. */
 export function isRolloutEnded(snapshot: RolloutSnapshot): boolean {
   const finalStatus = snapshot.status !== 'pending' && snapshot.status !== 'in-progress';
+  if (snapshot.tally !== undefined) return finalStatus && allTerminal(snapshot.tally.counts);
   return finalStatus && snapshot.apps.every((app) => isTerminal(app.state));
 }
 
 /** States only move forward, so the sum of ranks never falls between two snapshots of one rollout. */
 export function rolloutProgress(snapshot: RolloutSnapshot): number {
-  return snapshot.apps.reduce((sum, app) => sum + STATE_RANK[app.state] + 1, 0);
+  let sum = 0;
+  for (const [state, n] of Object.entries(stateCounts(snapshot)))
+    sum += (STATE_RANK[state as AppState] + 1) * (n ?? 0);
+  return sum;
 }
 
 /** Failed or blocked apps that have not had their own notice yet, in listing order. */

@@ -1,7 +1,8 @@
-import { type AppRecord, isTerminal } from '../rollouts/model.js';
+import { type AppState, isTerminal, type StateCounts } from '../rollouts/model.js';
 import { STATE_EMOJI } from './app-lines.js';
 import { code, safeText } from './mrkdwn.js';
 import { STATE_ORDER } from './notice-plan.js';
+import { appTotal, clusterCounts } from './tally.js';
 import type { RolloutSnapshot } from './types.js';
 
 /** Clusters given a progress line each; the rest are summed up in one. */
@@ -39,30 +40,29 @@ export function timingLine(snapshot: RolloutSnapshot, ended: boolean): string | 
 }
 
 /**
- * One line per destination cluster (the fleet cluster an app deploys to, else the cluster holding it):
- * `spoke-a 4/6 done · ✅ 3 · ❌ 1 · ⏳ 2`. Bounded whatever the fleet size.
+ * One line per destination cluster (the fleet cluster an app deploys to, else the cluster holding it; per
+ * cluster holding the apps when counted from the summary's views): `spoke-a 4/6 done · ✅ 3 · ❌ 1 · ⏳ 2`.
+ * Bounded whatever the fleet size.
  */
-export function clusterLines(apps: readonly AppRecord[]): string[] {
-  const byCluster = new Map<string, AppRecord[]>();
-  for (const app of apps) {
-    const where = app.destination ?? app.cluster;
-    byCluster.set(where, [...(byCluster.get(where) ?? []), app]);
-  }
+export function clusterLines(snapshot: RolloutSnapshot): string[] {
+  const byCluster = clusterCounts(snapshot);
   const clusters = [...byCluster.keys()].sort();
+  const done = (counts: StateCounts) =>
+    Object.entries(counts).reduce((n, [state, c]) => (isTerminal(state as AppState) ? n + (c ?? 0) : n), 0);
   const lines = clusters.slice(0, MAX_CLUSTER_LINES).map((cluster) => {
-    const group = byCluster.get(cluster) ?? [];
-    const done = group.filter((a) => isTerminal(a.state)).length;
+    const group = byCluster.get(cluster) ?? {};
     const counts = STATE_ORDER.flatMap((state) => {
-      const n = group.filter((a) => a.state === state).length;
+      const n = group[state] ?? 0;
       return n === 0 ? [] : [`${STATE_EMOJI[state]} ${n}`];
     });
-    return `${code(safeText(cluster, 63))} ${done}/${group.length} done · ${counts.join(' · ')}`;
+    return `${code(safeText(cluster, 63))} ${done(group)}/${appTotal(group)} done · ${counts.join(' · ')}`;
   });
   const rest = clusters.slice(MAX_CLUSTER_LINES);
   if (rest.length > 0) {
-    const restApps = rest.flatMap((c) => byCluster.get(c) ?? []);
-    const done = restApps.filter((a) => isTerminal(a.state)).length;
-    lines.push(`and ${rest.length} more clusters: ${done}/${restApps.length} done`);
+    const restCounts = rest.map((c) => byCluster.get(c) ?? {});
+    const finished = restCounts.reduce((n, counts) => n + done(counts), 0);
+    const total = restCounts.reduce((n, counts) => n + appTotal(counts), 0);
+    lines.push(`and ${rest.length} more clusters: ${finished}/${total} done`);
   }
   return lines;
 }

@@ -1,5 +1,6 @@
-import type { AppRecord, OperatorAction, WaveState } from '../rollouts/model.js';
+import type { OperatorAction, WaveState } from '../rollouts/model.js';
 import { code, folded, safeText } from './mrkdwn.js';
+import { appTotal, waveCounts } from './tally.js';
 import type { RolloutSnapshot } from './types.js';
 
 /** Waves given a line each; the rest are counted. */
@@ -27,7 +28,7 @@ export function releaseLines(snapshot: RolloutSnapshot): string[] {
   const control = controlLine(snapshot);
   if (control !== undefined) lines.push(control);
   lines.push(...waveLines(snapshot));
-  lines.push(...heldLines(snapshot.apps));
+  lines.push(...heldLines(snapshot));
   return lines;
 }
 
@@ -52,14 +53,9 @@ function controlLine(snapshot: RolloutSnapshot): string | undefined {
 export function waveLines(snapshot: RolloutSnapshot): string[] {
   const waves = snapshot.waves ?? [];
   if (waves.length === 0) return [];
-  const counts = new Map<string, { total: number; synced: number }>();
-  for (const app of snapshot.apps) {
-    if (app.wave === undefined) continue;
-    const c = counts.get(app.wave) ?? { total: 0, synced: 0 };
-    c.total += 1;
-    if (app.state === 'synced') c.synced += 1;
-    counts.set(app.wave, c);
-  }
+  const counts = new Map(
+    [...waveCounts(snapshot)].map(([wave, c]) => [wave, { total: appTotal(c), synced: c.synced ?? 0 }]),
+  );
   const lines = waves.slice(0, MAX_WAVE_LINES).map((wave) => {
     const c = counts.get(wave.name) ?? { total: 0, synced: 0 };
     const soak =
@@ -74,11 +70,18 @@ export function waveLines(snapshot: RolloutSnapshot): string[] {
   return lines;
 }
 
-/** `⏸ 38 held: wave prod-eu waits for canary (36) · frozen: release freeze (2)`. */
-function heldLines(apps: readonly AppRecord[]): string[] {
+/**
+ * `⏸ 38 held: wave prod-eu waits for canary (36) · frozen: release freeze (2)`. Counted from the summary's
+ * views (a tally), held apps are not read one by one: `⏸ 38 held` (the wave and control lines say why).
+ */
+function heldLines(snapshot: RolloutSnapshot): string[] {
+  if (snapshot.tally !== undefined) {
+    const n = snapshot.tally.counts.held ?? 0;
+    return n === 0 ? [] : [`:pause_button: ${n} held`];
+  }
   const reasons = new Map<string, number>();
   let held = 0;
-  for (const app of apps) {
+  for (const app of snapshot.apps) {
     if (app.state !== 'held') continue;
     held += 1;
     const why = folded(app.message ?? '') || 'not refreshed yet';

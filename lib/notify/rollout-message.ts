@@ -1,10 +1,17 @@
-import { APP_STATES, type AppRecord, countStates, warnReasonsOf } from '../rollouts/model.js';
+import {
+  APP_STATES,
+  type AppRecord,
+  type AppState,
+  type StateCounts,
+  warnReasonsOf,
+} from '../rollouts/model.js';
 import { appDetail, appLine, STATE_EMOJI, STATUS_EMOJI } from './app-lines.js';
 import { context, divider, header, packSections, SLACK_LIMITS, section } from './blocks.js';
 import { code, escapeMrkdwn, link, oneLine, redactCredentials, safeText, truncate } from './mrkdwn.js';
 import { compareApps, FAILURE_STATES, isRolloutEnded } from './notice-plan.js';
 import { clusterLines, refsLabel, timingLine } from './progress-lines.js';
 import { releaseContext, releaseLines } from './release-lines.js';
+import { appTotal, stateCounts, warnedTotal } from './tally.js';
 import type { RolloutSnapshot, SlackBlock, SlackMessage } from './types.js';
 
 export interface MessageLimits {
@@ -47,12 +54,17 @@ export function renderRolloutMessage(
 ): SlackMessage {
   const apps = snapshot.apps;
   const ended = isRolloutEnded(snapshot);
-  const listedApps = apps
-    .filter((app) => (ended ? !QUIET.has(app.state) : NEEDS_A_PERSON.has(app.state)))
-    .sort(compareApps);
+  const listable = (state: AppState) => (ended ? !QUIET.has(state) : NEEDS_A_PERSON.has(state));
+  const listedApps = apps.filter((app) => listable(app.state)).sort(compareApps);
+  // With a tally, `apps` holds the first of them: the rest are counted from the summary's views.
+  const counts = stateCounts(snapshot);
+  const listableTotal = Math.max(
+    listedApps.length,
+    Object.entries(counts).reduce((n, [state, c]) => (listable(state as AppState) ? n + (c ?? 0) : n), 0),
+  );
   const timing = timingLine(snapshot, ended);
   const page = snapshot.pageUrl === undefined ? '' : ` · ${link(snapshot.pageUrl, 'rollout page')}`;
-  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(apps)}${page}`;
+  const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(counts)}${page}`;
   const top: SlackBlock[] = [
     header(
       `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,
@@ -62,7 +74,7 @@ export function renderRolloutMessage(
   ];
   const release = releaseLines(snapshot);
   if (release.length > 0) top.push(section(release.join('\n')));
-  const clusters = clusterLines(apps);
+  const clusters = clusterLines(snapshot);
   if (clusters.length > 1) top.push(section(clusters.join('\n')));
   const notes = releaseContext(snapshot);
   if (notes.length > 0) top.push(context(notes.join('\n')));
@@ -75,11 +87,11 @@ export function renderRolloutMessage(
       room,
     );
     blocks.push(divider, ...packed.blocks);
-    const more = listedApps.length - listed.length + packed.left;
+    const more = listableTotal - listed.length + packed.left;
     const what = ended ? 'not synced' : 'to look at';
     if (more > 0) blocks.push(context(`…and ${more} more ${more === 1 ? 'app' : 'apps'} ${what}`));
   }
-  const warned = warnedLines(apps);
+  const warned = warnedLines(apps, snapshot);
   if (warned.length > 0 && blocks.length < SLACK_LIMITS.blocksPerMessage) {
     blocks.push(context(warned.join('\n')));
   }
@@ -90,7 +102,7 @@ export function renderRolloutMessage(
  * Apps the preflight let through with a warning (verdict `warn`: a Helm chart not rendered, a manifest that
  * does not parse, a reference that does not resolve under policy `warn`), each named once with its reasons.
  */
-function warnedLines(apps: readonly AppRecord[]): string[] {
+function warnedLines(apps: readonly AppRecord[], snapshot: RolloutSnapshot): string[] {
   const lines = apps.flatMap((app) => {
     const reasons = warnReasonsOf(app);
     if (reasons.length === 0) return [];
@@ -100,7 +112,8 @@ function warnedLines(apps: readonly AppRecord[]): string[] {
       `:warning: *warn* ${code(escapeMrkdwn(app.cluster))} ${escapeMrkdwn(`${app.namespace}/${app.name}`)}: ${shown.join('; ')}${more}`,
     ];
   });
-  return lines.length <= 5 ? lines : [...lines.slice(0, 5), `…and ${lines.length - 5} more apps warned`];
+  const total = Math.max(lines.length, warnedTotal(snapshot, lines.length));
+  return total <= 5 ? lines : [...lines.slice(0, 5), `…and ${total - 5} more apps warned`];
 }
 
 /**
@@ -150,7 +163,7 @@ export function renderRefNotice(snapshot: RolloutSnapshot, ref: string): SlackMe
   const tag = /^refs\/tags\/(.+)$/.exec(ref)?.[1];
   const name = tag ?? shortRef(ref);
   const what = `${tag === undefined ? 'branch' : 'tag'} ${code(safeText(name, 100))}`;
-  const line = `:label: ${what} now points at this commit (${STATUS_EMOJI[snapshot.status]} ${snapshot.status} · ${countsLine(snapshot.apps)})`;
+  const line = `:label: ${what} now points at this commit (${STATUS_EMOJI[snapshot.status]} ${snapshot.status} · ${countsLine(stateCounts(snapshot))})`;
   return {
     text: plain(
       `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${tag === undefined ? 'branch' : 'tag'} ${name}`,
@@ -170,17 +183,17 @@ function commitLines(snapshot: RolloutSnapshot): string {
   return title === '' ? head : `${head}\n>${title}`;
 }
 
-function countsLine(apps: readonly AppRecord[]): string {
-  const counts = countStates(apps.map((app) => app.state));
+function countsLine(counts: StateCounts): string {
   const parts = APP_STATES.filter((state) => (counts[state] ?? 0) > 0).map(
     (state) => `${STATE_EMOJI[state]} ${counts[state]} ${state}`,
   );
-  const total = `${apps.length} ${apps.length === 1 ? 'app' : 'apps'}`;
+  const n = appTotal(counts);
+  const total = `${n} ${n === 1 ? 'app' : 'apps'}`;
   return parts.length === 0 ? total : `${total}: ${parts.join(' · ')}`;
 }
 
 function fallbackText(snapshot: RolloutSnapshot): string {
-  const counts = countStates(snapshot.apps.map((app) => app.state));
+  const counts = stateCounts(snapshot);
   const summary = APP_STATES.filter((state) => (counts[state] ?? 0) > 0)
     .map((state) => `${counts[state]} ${state}`)
     .join(', ');

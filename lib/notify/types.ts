@@ -2,12 +2,32 @@ import type {
   AppRecord,
   OperatorAction,
   RolloutStatus,
+  StateCounts,
   Trigger,
   UngatedInstance,
   WaveProgress,
 } from '../rollouts/model.js';
 
-/** What the notifier reads of one rollout: the summary plus every app record, as stored. */
+/**
+ * The counts of a rollout whose snapshot names only some apps: the summary's views. Without it, `apps` is
+ * every app record and the counts are taken from them.
+ */
+export interface RolloutTally {
+  /** Apps per state over the whole rollout (a cluster fan-out could not read counts as one `error`). */
+  readonly counts: StateCounts;
+  /** Apps per state per cluster holding them. */
+  readonly clusters: Readonly<Record<string, StateCounts>>;
+  /** Apps per state per wave. */
+  readonly waves: Readonly<Record<string, StateCounts>>;
+  /** Apps the preflight let through with a warning, in all. */
+  readonly warned: number;
+}
+
+/**
+ * What the notifier reads of one rollout: the summary plus its app records. With `tally`, `apps` holds only
+ * the apps the notice names (the first problem apps and warned apps: lib/rollouts/rollout-digest.ts) and
+ * the counts come from the tally; without, `apps` is every app record.
+ */
 export interface RolloutSnapshot {
   readonly sha: string;
   readonly repo: { readonly fullName: string; readonly webUrl: string };
@@ -19,6 +39,7 @@ export interface RolloutSnapshot {
   readonly commitUrl?: string;
   readonly status: RolloutStatus;
   readonly apps: readonly AppRecord[];
+  readonly tally?: RolloutTally;
   /** Every ref the commit arrived on (a tag pushed later on the same commit is named). */
   readonly refs?: readonly string[];
   readonly receivedAt?: string;

@@ -1,9 +1,11 @@
 import { errorMessage } from '../errors.js';
+import { DEFAULT_MESSAGE_LIMITS } from '../notify/rollout-message.js';
 import type { RolloutNotifier } from '../notify/rollout-notifier.js';
 import type { RolloutSnapshot } from '../notify/types.js';
 import { rolloutEndCounter } from '../observability/rollout-metrics.js';
 import { type Clock, type Logger, type Metrics, noMetrics, systemClock } from '../ports.js';
 import type { AppRecord, Rollout } from './model.js';
+import type { RolloutDigest, RolloutDigestReader } from './rollout-digest.js';
 import type { RolloutReader } from './rollout-store.js';
 
 /** The notifier's view of a stored rollout; an unreadable cluster shows as one `error` line of its own. */
@@ -36,42 +38,87 @@ export function snapshotOf(rollout: Rollout): RolloutSnapshot {
   };
 }
 
+/** Problem apps (and warned apps) a notice reads by name: as many as the message lists. */
+export const NOTICE_APPS_READ = DEFAULT_MESSAGE_LIMITS.maxAppsListed;
+
+/**
+ * The notifier's view of a rollout from its digest: the apps it names (the first problem apps, the first
+ * warned apps, one `error` line per unreadable cluster) and the counts of every app from the summary's views.
+ */
+export function snapshotOfDigest(digest: RolloutDigest): RolloutSnapshot {
+  const base = snapshotOf({ ...digest.summary, apps: [] });
+  const byKey = new Map<string, AppRecord>();
+  for (const app of [...digest.problems, ...digest.warned])
+    byKey.set(`${app.cluster}/${app.kind}/${app.namespace}/${app.name}`, app);
+  const clusters: Record<string, Record<string, number>> = {};
+  const counts: Record<string, number> = {};
+  const add = (cluster: string, state: string, n: number) => {
+    const into = clusters[cluster] ?? {};
+    clusters[cluster] = into;
+    into[state] = (into[state] ?? 0) + n;
+    counts[state] = (counts[state] ?? 0) + n;
+  };
+  for (const [cluster, view] of Object.entries(digest.clusters))
+    for (const [state, n] of Object.entries(view)) if ((n ?? 0) > 0) add(cluster, state, n ?? 0);
+  for (const line of base.apps) add(line.cluster, 'error', 1);
+  return {
+    ...base,
+    apps: [...byKey.values(), ...base.apps],
+    tally: { counts, clusters, waves: digest.waves, warned: digest.warnedCount },
+  };
+}
+
 /**
  * Keeps the commit's Slack message current after the records are written. A rollout that matched nothing
- * sends nothing; a Slack failure is logged and never fails the caller.
+ * sends nothing; a Slack failure is logged and never fails the caller. With `digests`, a notice reads the
+ * rollout's summary and a bounded list of the apps it names (O(problems), not O(apps)); every app record is
+ * read only once a rollout ended, for the end metrics, by one notice of this container.
  */
 export function rolloutNotice(deps: {
   rollouts: RolloutReader;
+  digests?: RolloutDigestReader;
   notifier: RolloutNotifier;
   logger: Logger;
   metrics?: Metrics;
   clock?: Clock;
 }) {
   const countEnd = rolloutEndCounter(deps.metrics ?? noMetrics, deps.clock ?? systemClock);
+  /** The end metrics, from every app record: read when the rollout is first seen ended, not before. */
+  const countOnce = async (sha: string, summary: Pick<Rollout, 'sha' | 'status'> | undefined) => {
+    if (summary === undefined || !countEnd.claim(summary)) return;
+    try {
+      const rollout = await deps.rollouts.get(sha);
+      if (rollout !== undefined) countEnd(rollout);
+    } finally {
+      countEnd.release(sha);
+    }
+  };
+  const send = async (sha: string, snapshot: RolloutSnapshot) => {
+    const result = await deps.notifier.notify(snapshot);
+    if (result.errors.length > 0) {
+      deps.logger.warn('slack notice incomplete', { sha, errors: result.errors.map((e) => e.message) });
+    }
+  };
   return async (sha: string): Promise<void> => {
     try {
-      // Every app of the rollout is read only when something will use them: Slack, or the end metrics (by
-      // one notice of this container at a time, so concurrent notices do not each hold every app).
-      if (deps.notifier.active === false) {
-        const summary = await deps.rollouts.summary(sha);
-        if (summary === undefined || !countEnd.claim(summary)) return;
-        try {
-          const rollout = await deps.rollouts.get(sha);
-          if (rollout !== undefined) countEnd(rollout);
-        } finally {
-          countEnd.release(sha);
-        }
-        return;
+      // Every app of the rollout is read only when something will use them: the end metrics (by one notice
+      // of this container at a time, so concurrent notices do not each hold every app), or Slack without
+      // a digest reader.
+      if (deps.notifier.active === false) return await countOnce(sha, await deps.rollouts.summary(sha));
+      if (deps.digests !== undefined) {
+        const digest = await deps.digests.digest(sha, NOTICE_APPS_READ);
+        if (digest === undefined) return;
+        await countOnce(sha, digest.summary);
+        const snapshot = snapshotOfDigest(digest);
+        if (snapshot.apps.length === 0 && Object.keys(snapshot.tally?.counts ?? {}).length === 0) return;
+        return await send(sha, snapshot);
       }
       const rollout = await deps.rollouts.get(sha);
       if (rollout === undefined) return;
       countEnd(rollout);
       const snapshot = snapshotOf(rollout);
       if (snapshot.apps.length === 0) return;
-      const result = await deps.notifier.notify(snapshot);
-      if (result.errors.length > 0) {
-        deps.logger.warn('slack notice incomplete', { sha, errors: result.errors.map((e) => e.message) });
-      }
+      await send(sha, snapshot);
     } catch (error) {
       deps.logger.warn('slack notice failed', { sha, error: errorMessage(error) });
     }

@@ -3,6 +3,7 @@ import type { AppTransitions, TransitionWrite } from '../rollouts/rollout-store.
 import { batchWriteAll } from './batch-write.js';
 import { queryAll, type TableRef } from './dynamo.js';
 import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';
+import { withProblemIndex } from './problem-apps.js';
 import { appFromItem } from './rollout-items.js';
 
 /**
@@ -42,7 +43,7 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
         if (rank !== undefined) next.stateRank = rank;
         next.version = expectedVersion + 1;
         next.updatedAt = now;
-        puts.push(next);
+        puts.push(withProblemIndex(next));
         items.set(appSk(target), next);
       }
       await batchWriteAll(

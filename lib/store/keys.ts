@@ -23,6 +23,8 @@ import type { AppTarget } from '../rollouts/model.js';
  *
  * Rollout summaries also carry gsi2 (`ROLLOUTS` / `<receivedAt>#<sha>`: every rollout, newest first) and
  * gsi3 (`ROLLOUTS#<repo>` / the same: one repository's). gsi1 on a summary resolves a short SHA by prefix.
+ * App items carry gsi2 (`PROBLEMS#<sha>` / `<state order>#<sk>`) while their state is a problem, and gsi3
+ * (`WARNED#<sha>` / `<sk>`) while the preflight warned: sparse indexes a notice reads (lib/store/problem-apps.ts).
  * Release control's state of a rollout (`waves`, `paused`, `aborted`, `halted`, `actions`) sits on its summary.
  */
 export const SUMMARY_SK = '#SUMMARY';

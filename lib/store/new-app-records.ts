@@ -5,6 +5,7 @@ import { batchWriteAll } from './batch-write.js';
 import { PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, historyPk, historySk, rolloutPk } from './keys.js';
+import { withProblemIndex } from './problem-apps.js';
 import { boundChecks } from './secret-chunks.js';
 
 /** The fields every app item of a rollout repeats: its history index entry and its expiry. */
@@ -104,7 +105,7 @@ export function newAppRecords(
     viewed: () => viewed,
     async flush(targets, alongside = []) {
       const keys = targets === undefined ? [...items.keys()] : targets.map(keyOf).filter((k) => items.has(k));
-      const taken = keys.map((k) => items.get(k) as Item);
+      const taken = keys.map((k) => withProblemIndex(items.get(k) as Item));
       for (const k of keys) items.delete(k);
       if (lease !== undefined && Date.now() < lease.untilMs - LEASE_SAFETY_MS) {
         const puts = [...taken.flatMap((item) => bounded(meta.sha, item)), ...alongside].map((Item) => ({

@@ -21,6 +21,7 @@ import {
 import { appSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
 
 import { appItemFields, newAppRecords } from './new-app-records.js';
+import { problemIndexFields, warnedIndexFields } from './problem-apps.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
 import { boundChecks } from './secret-chunks.js';
@@ -155,13 +156,17 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
         ...(await bounded(meta.sha, target, rest)),
         stateRank: STATE_RANK[record.state],
       };
-      const { names, values, sets } = setClause(withoutNulls(item));
+      const { names, values, sets, removals } = setClause({
+        ...withoutNulls(item),
+        ...problemIndexFields(meta.sha, target, record.state),
+        ...warnedIndexFields(meta.sha, target, record),
+      });
       try {
         await table.doc.send(
           new UpdateCommand({
             TableName: table.tableName,
             Key: appKeys(meta, target),
-            UpdateExpression: `SET ${sets}, version = if_not_exists(version, :zero) + :one`,
+            UpdateExpression: `SET ${sets}, version = if_not_exists(version, :zero) + :one${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
             ConditionExpression: 'attribute_not_exists(stateRank) OR stateRank < :rank OR #st = :state',
             ExpressionAttributeNames: { ...names, '#st': 'state' },
             ExpressionAttributeValues: {
@@ -188,6 +193,8 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
         stateRank: STATE_RANK[claim.state],
         version: next,
         updatedAt: new Date().toISOString(),
+        ...problemIndexFields(meta.sha, target, claim.state),
+        ...warnedIndexFields(meta.sha, target, claim),
       };
       const { names, values, sets, removals } = setClause(item);
       // Fields of an earlier round that no longer apply once the app is claimed again.
@@ -257,7 +264,17 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
         ...(await bounded(sha, target, change)),
         updatedAt: new Date().toISOString(),
       };
-      if (change.state !== undefined) item.stateRank = STATE_RANK[change.state];
+      if (change.state !== undefined) {
+        item.stateRank = STATE_RANK[change.state];
+        Object.assign(item, problemIndexFields(sha, target, change.state));
+      }
+      // A verdict written again (a blocked app preflighted again) moves it in or out of the warned index.
+      if (change.preflight !== undefined && change.preflight !== null && change.state !== undefined) {
+        Object.assign(
+          item,
+          warnedIndexFields(sha, target, { ...target, state: change.state, preflight: change.preflight }),
+        );
+      }
       const { names, values, sets, removals } = setClause(item);
       try {
         await table.doc.send(

@@ -6,6 +6,7 @@ import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
 import type { AppState } from '../../../lib/rollouts/model.js';
 import { dynamoPostedStatuses } from '../../../lib/store/commit-statuses.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
+import { dynamoRolloutDigest } from '../../../lib/store/rollout-digest.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
@@ -46,6 +47,8 @@ describe('commit statuses as a rollout moves, through dynalite and the GitHub an
     ];
     notice = commitStatusNotice({
       rollouts: dynamoRolloutReader(ref),
+      // as the runtime wires it: counted from the summary's views, not from every app record
+      digests: dynamoRolloutDigest(ref),
       repositories,
       credentials: async (repo) => (repo.token === undefined ? undefined : { token: repo.token }),
       posted: dynamoPostedStatuses(ref, 86400),
