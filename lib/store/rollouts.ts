@@ -1,6 +1,5 @@
-import { type AppRecord, type AppTarget, type DecisionRecord, STATE_RANK } from '../rollouts/model.js';
+import type { DecisionRecord } from '../rollouts/model.js';
 import type {
-  AppChange,
   AppStateWriter,
   ClusterProgressWriter,
   NewAppRecords,
@@ -8,6 +7,7 @@ import type {
   RolloutMeta,
   RolloutWriter,
 } from '../rollouts/rollout-store.js';
+import { dynamoAppLedger } from './app-ledger.js';
 import { chunkDecisions } from './decision-chunks.js';
 import { PutCommand, UpdateCommand } from './document-client.js';
 import {
@@ -17,15 +17,16 @@ import {
   queryAll,
   type TableRef,
 } from './dynamo.js';
-import { appSk, decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
-
-import { appItemFields, newAppRecords } from './new-app-records.js';
+import { decisionsSk, rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
+import { newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
-import { boundChecks } from './secret-chunks.js';
 import { addRef, recordClusterProgress } from './summary-caps.js';
 
-/** Rollout records on the single table: conditional writes only, no transactions (dynalite has none). */
+/**
+ * Rollout records on the single table: conditional writes only, no transactions (dynalite has none). The
+ * summary and decision items are written here, the app items in `app-ledger.ts`.
+ */
 export type DynamoRolloutWriter = RolloutWriter &
   AppStateWriter &
   ClusterProgressWriter & { newApps(meta: RolloutMeta, lease?: { untilMs: number }): NewAppRecords };
@@ -34,29 +35,9 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
   const summary = dynamoRolloutSummary(table);
   const expiresAt = (iso: string) => epochSeconds(new Date(iso)) + ttlSeconds;
 
-  const appKeys = (meta: RolloutMeta, target: AppTarget) => ({
-    pk: rolloutPk(meta.sha),
-    sk: appSk(target),
-  });
-
-  const appIndexFields = (meta: RolloutMeta, target: AppTarget) => {
-    const { pk: _pk, sk: _sk, ...fields } = appItemFields(meta, target, ttlSeconds);
-    return fields;
-  };
-
-  /** An app's checks as its item may hold them; their full list, when too long, is put beside it first. */
-  const bounded = async <T extends { secrets?: unknown }>(sha: string, target: AppTarget, fields: T) => {
-    const checks = fields.secrets;
-    if (!Array.isArray(checks)) return fields;
-    const { fields: kept, chunks } = boundChecks(sha, target, checks, {
-      expiresAt: epochSeconds(new Date()) + ttlSeconds,
-    });
-    for (const Item of chunks) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
-    return { ...fields, ...kept };
-  };
-
   return {
     ...summary,
+    ...dynamoAppLedger(table, ttlSeconds),
     newApps: (meta, lease) => newAppRecords(table, meta, ttlSeconds, lease),
     async start(rollout: NewRollout) {
       try {
@@ -149,79 +130,6 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
       });
     },
 
-    async recordApp(meta, record: AppRecord) {
-      const { cluster, namespace, name, kind, ...rest } = record;
-      const target: AppTarget = { cluster, namespace, name, kind };
-      const item = {
-        ...appIndexFields(meta, target),
-        ...(await bounded(meta.sha, target, rest)),
-        stateRank: STATE_RANK[record.state],
-      };
-      const { names, values, sets } = setClause(withoutNulls(item));
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: appKeys(meta, target),
-            UpdateExpression: `SET ${sets}, version = if_not_exists(version, :zero) + :one`,
-            ConditionExpression: 'attribute_not_exists(stateRank) OR stateRank < :rank OR #st = :state',
-            ExpressionAttributeNames: { ...names, '#st': 'state' },
-            ExpressionAttributeValues: {
-              ...values,
-              ':zero': 0,
-              ':one': 1,
-              ':rank': STATE_RANK[record.state],
-              ':state': record.state,
-            },
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-    },
-
-    async claimApp(meta, claim, expectedVersion) {
-      const { cluster, namespace, name, kind, ...rest } = claim;
-      const target: AppTarget = { cluster, namespace, name, kind };
-      const next = (expectedVersion ?? 0) + 1;
-      const item = {
-        ...appIndexFields(meta, target),
-        ...(await bounded(meta.sha, target, rest)),
-        stateRank: STATE_RANK[claim.state],
-        version: next,
-        updatedAt: new Date().toISOString(),
-      };
-      const { names, values, sets, removals } = setClause(item);
-      // Fields of an earlier round that no longer apply once the app is claimed again.
-      const stale = ['refreshedAt', 'finishedAt', 'syncStatus', 'health', 'revision', 'message'].filter(
-        (field) => (rest as Record<string, unknown>)[field] === undefined,
-      );
-      stale.forEach((field, i) => {
-        names[`#r${i}`] = field;
-        removals.push(`#r${i}`);
-      });
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: appKeys(meta, target),
-            UpdateExpression: `SET ${sets}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
-            ConditionExpression:
-              expectedVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :expected',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: {
-              ...values,
-              ...(expectedVersion === undefined ? {} : { ':expected': expectedVersion }),
-            },
-          }),
-        );
-        return next;
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      }
-    },
-
     async planClusters(sha, clusters) {
       if (clusters.length === 0) return;
       const names: Record<string, string> = {};
@@ -245,61 +153,5 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     async recordCluster(sha, cluster, progress, message) {
       await recordClusterProgress(table, sha, cluster, progress, message);
     },
-
-    async transition(sha: string, target: AppTarget, change: AppChange, expectedVersion: number) {
-      const item: Record<string, unknown> = {
-        ...(await bounded(sha, target, change)),
-        updatedAt: new Date().toISOString(),
-      };
-      if (change.state !== undefined) item.stateRank = STATE_RANK[change.state];
-      const { names, values, sets, removals } = setClause(item);
-      try {
-        await table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: appSk(target) },
-            UpdateExpression: `SET ${sets}, version = version + :one${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
-            ConditionExpression:
-              change.state === undefined
-                ? 'version = :expected'
-                : 'version = :expected AND stateRank <= :rank',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: {
-              ...values,
-              ':one': 1,
-              ':expected': expectedVersion,
-              ...(change.state === undefined ? {} : { ':rank': STATE_RANK[change.state] }),
-            },
-          }),
-        );
-        return 'updated';
-      } catch (error) {
-        if (isConditionFailure(error)) return 'conflict';
-        throw error;
-      }
-    },
   };
 }
-
-/** `SET` for values, `REMOVE` for nulls; `sets` is the SET list (the caller appends to it). */
-function setClause(item: Record<string, unknown>) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const parts: string[] = [];
-  const removals: string[] = [];
-  let i = 0;
-  for (const [key, value] of Object.entries(item)) {
-    if (value === undefined) continue;
-    names[`#a${i}`] = key;
-    if (value === null) removals.push(`#a${i}`);
-    else {
-      values[`:a${i}`] = value;
-      parts.push(`#a${i} = :a${i}`);
-    }
-    i++;
-  }
-  return { names, values, sets: parts.join(', '), removals };
-}
-
-const withoutNulls = (item: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(item).filter(([, v]) => v !== null));
