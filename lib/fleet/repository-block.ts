@@ -44,24 +44,16 @@ export function repository(
   const control = fields.oneOf('control', REPOSITORY_CONTROLS);
   fields.localOnly('apiUrl', plainHttp(apiUrl));
   // A URL that is itself wrong is reported once, as the url's problem.
-  const noStatus =
-    commitStatus === true && repositoryUrl(url) === undefined
-      ? statusTargetProblem({
-          url,
-          ...(provider === undefined ? {} : { provider }),
-          ...(apiUrl === undefined ? {} : { apiUrl }),
-        })
-      : undefined;
+  const urlValid = repositoryUrl(url) === undefined;
+  const host = {
+    url,
+    ...(provider === undefined ? {} : { provider }),
+    ...(apiUrl === undefined ? {} : { apiUrl }),
+  };
+  const noStatus = commitStatus === true && urlValid ? statusTargetProblem(host) : undefined;
   if (noStatus !== undefined) fields.fail('commitStatus', noStatus);
   const deployments = fields.boolean('deployments');
-  const noDeployments =
-    deployments === true && repositoryUrl(url) === undefined
-      ? deploymentTargetProblem({
-          url,
-          ...(provider === undefined ? {} : { provider }),
-          ...(apiUrl === undefined ? {} : { apiUrl }),
-        })
-      : undefined;
+  const noDeployments = deployments === true && urlValid ? deploymentTargetProblem(host) : undefined;
   if (noDeployments !== undefined) fields.fail('deployments', noDeployments);
   const checkRun = fields.boolean('checkRun');
   if (checkRun === true) {
