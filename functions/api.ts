@@ -1,4 +1,4 @@
-import { createApiApp } from '../lib/composition/runtime.js';
+import { createApiApp } from '../lib/composition/runtime-api.js';
 import { apiHandler } from '../lib/handlers.js';
 import { lambdaApp } from '../lib/lambda-app.js';
 

@@ -1,4 +1,4 @@
-import { createWebhookApp } from '../lib/composition/runtime.js';
+import { createWebhookApp } from '../lib/composition/runtime-webhook.js';
 import { webhookHandler } from '../lib/handlers.js';
 import { lambdaApp } from '../lib/lambda-app.js';
 

@@ -13,7 +13,7 @@ export function localMetricsOn(env: Env): boolean {
 
 /**
  * The local stack's metrics: CloudWatch EMF documents on stdout only when asked (they were a quarter of
- * the console, and nothing reads them locally). Lambda always writes them (lib/composition/runtime.ts).
+ * the console, and nothing reads them locally). Lambda always writes them (lib/composition/runtime-adapters.ts).
  */
 export function localMetrics(env: Env): Metrics {
   return localMetricsOn(env) ? createEmfMetrics({ service: 'gitops-sync' }) : noMetrics;

@@ -2,7 +2,8 @@ import { createAppAuth } from '@octokit/auth-app';
 import { request as octokitRequest } from '@octokit/request';
 import { AppError } from '../errors.js';
 import type { GitHubAppConfig } from '../fleet/fleet-config.js';
-import { DEFAULT_HOST_BUDGET, type HostCallBudget, retryAfterMs } from '../http/host-call.js';
+import { DEFAULT_HOST_BUDGET, type HostCallBudget } from '../http/host-call.js';
+import { retryAfterMs, withRetries } from '../http/retry-schedule.js';
 import type { SecretReader } from '../ports.js';
 import { normalizePem, privateKeyProblem } from './private-key.js';
 
@@ -167,29 +168,33 @@ function failed(step: string, error: unknown): GitHubAppError {
  * GitHub), and 429, 5xx and no answer retried within the budget, honouring `Retry-After`.
  */
 function retryingFetch(baseFetch: typeof fetch, budget: HostCallBudget): typeof fetch {
-  return async (input, init) => {
-    let waited = 0;
-    for (let attempt = 1; ; attempt++) {
-      let response: Response | undefined;
-      let failure: unknown;
+  return (input, init) =>
+    withRetries<Response>(budget, async () => {
+      let response: Response;
       try {
         response = await baseFetch(input, {
           ...init,
           redirect: 'manual',
           signal: AbortSignal.timeout(budget.timeoutMs),
         });
-      } catch (error) {
-        failure = error;
+      } catch (failure) {
+        return {
+          again: {
+            giveUp: () => {
+              throw failure;
+            },
+          },
+        };
       }
-      const retryable = response === undefined || response.status === 429 || response.status >= 500;
-      const wait = retryAfterMs(response?.headers.get('retry-after') ?? null) ?? budget.backoffMs * attempt;
-      if (!retryable || attempt >= budget.maxAttempts || waited + wait > budget.maxWaitMs) {
-        if (response !== undefined) return response;
-        throw failure;
-      }
-      await response?.body?.cancel().catch(() => undefined);
-      await budget.sleep(wait);
-      waited += wait;
-    }
-  };
+      if (response.status !== 429 && response.status < 500) return { done: response };
+      const retryAfter = retryAfterMs(response.headers.get('retry-after'));
+      // The last answer is handed to octokit as it came; one that will be tried again is let go.
+      return {
+        again: {
+          retryAfterMs: retryAfter,
+          giveUp: () => response,
+          release: async () => response.body?.cancel(),
+        },
+      };
+    });
 }

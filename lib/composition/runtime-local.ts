@@ -1,16 +1,13 @@
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
-import {
-  createApiApp,
-  createFleetApp,
-  createWebhookApp,
-  type RuntimeOverrides,
-  runtimeBase,
-} from './runtime.js';
+import { createFleetApp, type RuntimeOverrides } from './runtime.js';
+import { runtimeBase } from './runtime-adapters.js';
+import { createApiApp } from './runtime-api.js';
 import { createFanout } from './runtime-fanout.js';
 import { type FleetBuilder, fleetContext } from './runtime-fleet.js';
 import { createReconcile } from './runtime-reconcile.js';
 import { createTrack } from './runtime-track.js';
+import { createWebhookApp } from './runtime-webhook.js';
 
 /** fanout, track and reconcile over one fleet context: they share its clients, Git pool and caches. */
 export const allFleetFunctions: FleetBuilder = async (shared) => {

@@ -1,4 +1,7 @@
 import { AppError } from '../errors.js';
+import { type RetrySchedule, retryAfterMs, sleepFor, withRetries } from './retry-schedule.js';
+
+export { retryAfterMs } from './retry-schedule.js';
 
 /**
  * One call to a Git host's API for feedback (a commit status, a deployment, a check run): bounded in time,
@@ -12,21 +15,18 @@ export interface HostCallRequest {
   readonly body?: string;
 }
 
-/** How long one call may take: a few attempts, a cap on the waits (Retry-After included). */
-export interface HostCallBudget {
-  readonly maxAttempts: number;
-  readonly maxWaitMs: number;
-  readonly backoffMs: number;
+/** How long one call may take: the retry schedule (attempts, waits, their cap) and each attempt's timeout. */
+export interface HostCallBudget extends RetrySchedule {
   readonly timeoutMs: number;
-  readonly sleep: (ms: number) => Promise<void>;
 }
 
 export const DEFAULT_HOST_BUDGET: HostCallBudget = {
   maxAttempts: 3,
   maxWaitMs: 5_000,
   backoffMs: 300,
+  jitter: 0.2,
   timeoutMs: 5_000,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: sleepFor,
 };
 
 /** A call the host did not take. Its message names the HTTP status only: never a URL query or a token. */
@@ -62,29 +62,41 @@ export async function callHost(request: HostCallRequest, options: HostCallOption
   const budget = options.budget ?? DEFAULT_HOST_BUDGET;
   const doFetch = options.fetch ?? fetch;
   let current = request;
-  let mended = false;
-  let waited = 0;
-  for (let attempt = 1; ; attempt++) {
+  let mendable = options.mendOnce;
+  return withRetries(budget, async () => {
     try {
-      return await once(current, doFetch, budget.timeoutMs);
+      return { done: await once(current, doFetch, budget.timeoutMs) };
     } catch (thrown) {
-      const error = thrown instanceof HostCallError ? thrown : new HostCallError('host unreachable', true);
-      if (!mended && options.mendOnce !== undefined && !error.retryable) {
-        mended = true;
-        const next = await options.mendOnce(error);
+      let error = asHostCallError(thrown);
+      // Mended at once, inside this attempt: the mend does not count against the budget.
+      const mend = mendable;
+      if (mend !== undefined && !error.retryable) {
+        mendable = undefined;
+        const next = await mend(error);
         if (next !== undefined) {
           current = next;
-          attempt -= 1;
-          continue;
+          try {
+            return { done: await once(current, doFetch, budget.timeoutMs) };
+          } catch (again) {
+            error = asHostCallError(again);
+          }
         }
       }
-      if (!error.retryable || attempt >= budget.maxAttempts) throw error;
-      const wait = error.retryAfterMs ?? budget.backoffMs * attempt;
-      if (waited + wait > budget.maxWaitMs) throw error;
-      await budget.sleep(wait);
-      waited += wait;
+      if (!error.retryable) throw error;
+      return {
+        again: {
+          retryAfterMs: error.retryAfterMs,
+          giveUp: () => {
+            throw error;
+          },
+        },
+      };
     }
-  }
+  });
+}
+
+function asHostCallError(thrown: unknown): HostCallError {
+  return thrown instanceof HostCallError ? thrown : new HostCallError('host unreachable', true);
 }
 
 async function once(request: HostCallRequest, doFetch: typeof fetch, timeoutMs: number): Promise<unknown> {
@@ -137,14 +149,6 @@ async function once(request: HostCallRequest, doFetch: typeof fetch, timeoutMs: 
 function timeoutOr(error: unknown, timeoutMs: number): HostCallError {
   const timedOut = (error as { name?: string }).name === 'TimeoutError';
   return new HostCallError(timedOut ? `no answer within ${timeoutMs} ms` : 'host unreachable', true);
-}
-
-/** `Retry-After` in milliseconds: seconds or an HTTP date; absent or unreadable: the budget's own backoff. */
-export function retryAfterMs(value: string | null): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 /** `x-ratelimit-reset`: epoch seconds when GitHub's primary limit resets. */

@@ -1,20 +1,15 @@
+import { type RetrySchedule, sleepFor, withRetries } from '../http/retry-schedule.js';
 import type { SlackDeliveryError } from './slack-errors.js';
 
-/** How long a Slack call may hold a Lambda: a few attempts and a cap on the time spent waiting. */
-export interface RetryBudget {
-  readonly maxAttempts: number;
-  /** Longest total wait (Retry-After included) before giving up; a longer Retry-After gives up at once. */
-  readonly maxWaitMs: number;
-  /** Pause before retrying a 5xx or a network failure (times the attempt number). */
-  readonly backoffMs: number;
-  readonly sleep: (ms: number) => Promise<void>;
-}
+/** How long a Slack call may hold a Lambda: the shared retry schedule (`lib/http/retry-schedule.ts`). */
+export type RetryBudget = RetrySchedule;
 
 export const DEFAULT_RETRY_BUDGET: RetryBudget = {
   maxAttempts: 2,
   maxWaitMs: 10_000,
   backoffMs: 500,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  jitter: 0.2,
+  sleep: sleepFor,
 };
 
 /** Used when a 429 carries no usable Retry-After. */
@@ -29,20 +24,24 @@ export async function withBoundedRetry<T>(
   classify: (error: unknown) => SlackDeliveryError,
   budget: RetryBudget,
 ): Promise<T> {
-  let waited = 0;
-  for (let attempt = 1; ; attempt += 1) {
+  return withRetries(budget, async () => {
     try {
-      return await call();
+      return { done: await call() };
     } catch (thrown) {
       const error = classify(thrown);
-      if (error.failure === 'rejected' || attempt >= budget.maxAttempts) throw error;
-      const wait =
+      if (error.failure === 'rejected') throw error;
+      const retryAfterMs =
         error.failure === 'rate-limited'
           ? (error.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS) * 1000
-          : budget.backoffMs * attempt;
-      if (waited + wait > budget.maxWaitMs) throw error;
-      await budget.sleep(wait);
-      waited += wait;
+          : undefined;
+      return {
+        again: {
+          retryAfterMs,
+          giveUp: () => {
+            throw error;
+          },
+        },
+      };
     }
-  }
+  });
 }

@@ -20,7 +20,18 @@ import {
   requireRecord,
   uniqueStrings,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
+
+export const AZURE_DEVOPS_PROVIDER: WebhookProvider = {
+  name: 'azure-devops',
+  signature: { kind: 'basic-auth' },
+  eventName: { bodyField: 'eventType', otherwise: 'unknown' },
+  deliveryId: { bodyField: 'id' },
+  otherEventsId: 'body-hash',
+  events: { push: ['git.push'] },
+  normalize: normalizeAzureDevOpsPush,
+};
 
 const AZURE_KEYS = { ref: 'name', before: 'oldObjectId', after: 'newObjectId' } as const;
 

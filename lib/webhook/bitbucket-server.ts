@@ -15,7 +15,18 @@ import {
   requireString,
   uniqueStrings,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
+
+export const BITBUCKET_SERVER_PROVIDER: WebhookProvider = {
+  name: 'bitbucket-server',
+  signature: { kind: 'hmac-sha256', names: ['x-hub-signature'], prefix: 'sha256=' },
+  eventName: { header: ['x-event-key'] },
+  deliveryId: { header: ['x-request-id'] },
+  otherEventsId: 'any-header',
+  events: { push: ['repo:refs_changed'], ping: ['diagnostics:ping'] },
+  normalize: normalizeBitbucketServerPush,
+};
 
 /**
  * A Bitbucket Server / Data Center `repo:refs_changed` payload → one push per entry of `changes`

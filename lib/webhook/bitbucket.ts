@@ -14,7 +14,18 @@ import {
   requireString,
   uniqueStrings,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
 import { type PushAuthor, type PushRepository, type RefType, ZERO_SHA } from './push-event.js';
+
+export const BITBUCKET_PROVIDER: WebhookProvider = {
+  name: 'bitbucket',
+  signature: { kind: 'hmac-sha256', names: ['x-hub-signature'], prefix: 'sha256=' },
+  eventName: { header: ['x-event-key'] },
+  deliveryId: { header: ['x-request-uuid'] },
+  otherEventsId: 'any-header',
+  events: { push: ['repo:push'] },
+  normalize: normalizeBitbucketPush,
+};
 
 const REF_TYPES: Readonly<Record<string, RefType>> = {
   branch: 'branch',

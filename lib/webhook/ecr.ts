@@ -1,22 +1,29 @@
 import { BadRequestError } from '../errors.js';
-import {
-  DIGEST,
-  digestHex,
-  ecrHost,
-  imageKey,
-  OCI_TAG,
-  REPOSITORY_PATH,
-  type RegistryImage,
-} from '../registry/registry-event.js';
+import { ecrHost, type RegistryImage } from '../registry/registry-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { type JsonRecord, quoted, requireRecord, requireString, wrongType } from './payload-fields.js';
-import { type PushEvent, ZERO_SHA } from './push-event.js';
+import type { WebhookProvider } from './provider-model.js';
+import { registryPush, requireDigest, requireImageTag, requireRepositoryPath } from './registry-push.js';
 
 export const ECR_SOURCE = 'aws.ecr';
 export const ECR_IMAGE_ACTION = 'ECR Image Action';
 
 const ACCOUNT = /^[0-9]{12}$/;
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-[0-9]$/;
+
+/**
+ * The EventBridge event as the body, signed like the generic endpoint. In AWS the rule invokes the
+ * function directly (no signature: AWS is the caller), see eventbridge-event.ts.
+ */
+export const ECR_PROVIDER: WebhookProvider = {
+  name: 'ecr',
+  signature: { kind: 'hmac-sha256', names: ['x-signature-256'], prefix: 'sha256=' },
+  eventName: { fixed: ECR_IMAGE_ACTION },
+  deliveryId: { bodyField: 'id' },
+  otherEventsId: 'body-hash',
+  events: { push: [ECR_IMAGE_ACTION], checkPush: checkEcrPush },
+  normalize: normalizeEcrPush,
+};
 
 /**
  * The EventBridge event `source: aws.ecr`, `detail-type: ECR Image Action` must be a successful push;
@@ -41,50 +48,21 @@ export function normalizeEcrPush(body: JsonRecord, meta: DeliveryMeta): Normaliz
   const region = requireString(body, 'region');
   if (!REGION.test(region)) throw wrongType('region', 'an AWS region');
   const detail = requireRecord(body, 'detail');
-  const repository = requireString(detail, 'repository-name', 'detail.repository-name');
-  if (repository.length > 256 || !REPOSITORY_PATH.test(repository)) {
-    throw wrongType('detail.repository-name', 'an ECR repository name');
-  }
-  const digest = requireString(detail, 'image-digest', 'detail.image-digest').toLowerCase();
-  if (!DIGEST.test(digest)) throw wrongType('detail.image-digest', 'a sha256 digest');
-  const tag = detail['image-tag'];
+  const repository = requireRepositoryPath(
+    requireString(detail, 'repository-name', 'detail.repository-name'),
+    'detail.repository-name',
+    'an ECR repository name',
+  );
+  const digest = requireDigest(
+    requireString(detail, 'image-digest', 'detail.image-digest'),
+    'detail.image-digest',
+  );
+  const raw = detail['image-tag'];
   // A push by digest alone names no tag: nothing follows it (targetRevisions name tags or digests).
-  if (tag === undefined || tag === null || tag === '') {
+  if (raw === undefined || raw === null || raw === '') {
     return { kind: 'ignored', reason: `image ${quoted(repository, 80)} pushed without a tag` };
   }
-  if (typeof tag !== 'string' || !OCI_TAG.test(tag)) throw wrongType('detail.image-tag', 'an image tag');
+  const tag = requireImageTag(raw, 'detail.image-tag');
   const image: RegistryImage = { host: ecrHost(account, region), repository, tag, digest, account, region };
-  return { kind: 'push', event: registryPushEvent('ecr', image, meta) };
-}
-
-/**
- * A registry push in the shape of a push event, so the engine plans, records and tracks it as one: the
- * rollout's `after` is the digest's hex, `ref`/`refName` the tag, `repo` the image repository. There is no
- * Git commit, no file list (a known-empty one: no path filter applies) and no parent commit.
- */
-export function registryPushEvent(
-  provider: 'ecr' | 'github' | 'harbor',
-  image: RegistryImage,
-  meta: DeliveryMeta,
-): PushEvent {
-  const key = imageKey(image);
-  return {
-    provider,
-    deliveryId: meta.deliveryId,
-    repo: { fullName: key, webUrl: `oci://${key}`, urls: [] },
-    ref: image.tag,
-    refType: 'tag',
-    refName: image.tag,
-    before: ZERO_SHA,
-    after: digestHex(image.digest),
-    touchedDefaultBranch: false,
-    created: false,
-    deleted: false,
-    forced: false,
-    author: { name: provider },
-    commitTitle: `${key}:${image.tag}`,
-    changedFiles: { known: true, files: [] },
-    receivedAt: meta.receivedAt,
-    image,
-  };
+  return registryPush('ecr', image, meta);
 }

@@ -13,7 +13,18 @@ import {
   requireString,
   wrongType,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
 import { type ChangedFiles, ZERO_SHA } from './push-event.js';
+
+export const GENERIC_PROVIDER: WebhookProvider = {
+  name: 'generic',
+  signature: { kind: 'hmac-sha256', names: ['x-signature-256'], prefix: 'sha256=' },
+  eventName: { fixed: 'push' },
+  deliveryId: { header: ['x-delivery-id'], orBodyHash: true },
+  otherEventsId: 'first',
+  events: { push: ['push'] },
+  normalize: normalizeGenericPush,
+};
 
 /** The generic endpoint's cap on listed files; a CI job with more should leave `files` out (fail open). */
 export const GENERIC_MAX_FILES = 10_000;

@@ -1,6 +1,5 @@
-import { DIGEST, OCI_TAG, REPOSITORY_PATH, type RegistryImage } from '../registry/registry-event.js';
+import { DIGEST, type RegistryImage } from '../registry/registry-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
-import { registryPushEvent } from './ecr.js';
 import {
   httpUrl,
   type JsonRecord,
@@ -11,6 +10,7 @@ import {
   requireString,
   wrongType,
 } from './payload-fields.js';
+import { registryPush, requireImageTag, requireRepositoryPath } from './registry-push.js';
 
 /** GitHub's event for a package published to GitHub Packages; only container packages are image pushes. */
 export const GHCR_EVENT = 'package';
@@ -39,9 +39,11 @@ export function normalizeGhcrPackage(body: JsonRecord, meta: DeliveryMeta): Norm
   const ignored = ghcrIgnored(body);
   if (ignored !== undefined) return { kind: 'ignored', reason: ignored };
   const pkg = requireRecord(body, 'package');
-  const name = requireString(pkg, 'name', 'package.name').toLowerCase();
-  if (name.length > 256 || !REPOSITORY_PATH.test(name))
-    throw wrongType('package.name', 'a container package name');
+  const name = requireRepositoryPath(
+    requireString(pkg, 'name', 'package.name').toLowerCase(),
+    'package.name',
+    'a container package name',
+  );
   const owner = (
     optionalString(pkg, 'namespace')?.split('/')[0] ??
     optionalString(optionalRecord(pkg, 'owner'), 'login') ??
@@ -58,17 +60,13 @@ export function normalizeGhcrPackage(body: JsonRecord, meta: DeliveryMeta): Norm
   if (digest === undefined) throw wrongType('package.package_version.version', 'a sha256 digest');
   if (tag === '')
     return { kind: 'ignored', reason: `image ${quoted(`${owner}/${name}`, 80)} published without a tag` };
-  if (!OCI_TAG.test(tag))
-    throw wrongType('package.package_version.container_metadata.tag.name', 'an image tag');
   const image: RegistryImage = {
     host: registryHost(optionalRecord(pkg, 'registry')),
     repository: `${owner}/${name}`,
-    tag,
+    tag: requireImageTag(tag, 'package.package_version.container_metadata.tag.name'),
     digest,
   };
-  const event = registryPushEvent('github', image, meta);
-  const sender = optionalString(optionalRecord(body, 'sender'), 'login');
-  return { kind: 'push', event: sender === undefined ? event : { ...event, author: { name: sender } } };
+  return registryPush('github', image, meta, optionalString(optionalRecord(body, 'sender'), 'login'));
 }
 
 /** `ghcr.io`, or a GitHub Enterprise Server's container host (`containers.<host>`) as its registry names it. */

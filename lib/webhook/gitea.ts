@@ -20,7 +20,23 @@ import {
   payloadObject,
   requireRecord,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
 import type { PushAuthor } from './push-event.js';
+
+export const GITEA_PROVIDER: WebhookProvider = {
+  name: 'gitea',
+  // Forgejo sends its own headers besides Gitea's; Gogs only its own. All signatures are bare hex.
+  signature: {
+    kind: 'hmac-sha256',
+    names: ['x-gitea-signature', 'x-forgejo-signature', 'x-gogs-signature'],
+    prefix: '',
+  },
+  eventName: { header: ['x-gitea-event', 'x-forgejo-event', 'x-gogs-event'] },
+  deliveryId: { header: ['x-gitea-delivery', 'x-forgejo-delivery', 'x-gogs-delivery'] },
+  otherEventsId: 'any-header',
+  events: { push: ['push'] },
+  normalize: normalizeGiteaPush,
+};
 
 /**
  * A Gitea, Forgejo or Gogs `push` payload (GitHub-shaped: `ref`, `before`, `after`, `commits[]` with

@@ -1,6 +1,9 @@
+import { BadRequestError } from '../errors.js';
 import { commitList, listedCommitFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
+import { GHCR_EVENT, ghcrIgnored, isPackageEvent, normalizeGhcrPackage } from './ghcr.js';
 import { parseRef } from './git-ref.js';
+import { CHECK_RUN_EVENTS, readCheckRunAction } from './github-check-run.js';
 import { htmlRepository } from './html-repository.js';
 import {
   notBranchOrTag,
@@ -22,7 +25,25 @@ import {
   requireRecord,
   uniqueStrings,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
 import type { PushAuthor, PushRepository } from './push-event.js';
+
+export const GITHUB_PROVIDER: WebhookProvider = {
+  name: 'github',
+  signature: { kind: 'github-sha256' },
+  eventName: { header: ['x-github-event'] },
+  deliveryId: { header: ['x-github-delivery'] },
+  otherEventsId: 'first',
+  events: {
+    // `package`: GHCR (a container version published), a registry push like ECR's.
+    push: ['push', GHCR_EVENT],
+    ping: ['ping'],
+    checkPush: checkGitHubPush,
+    action: { events: CHECK_RUN_EVENTS, read: readCheckRunAction },
+  },
+  normalize: (body, meta) =>
+    isPackageEvent(body) ? normalizeGhcrPackage(body, meta) : normalizeGitHubPush(body, meta),
+};
 
 /** GitHub lists at most 2048 commits per push delivery; longer pushes arrive cut. */
 export const GITHUB_MAX_COMMITS = 2048;
@@ -91,4 +112,12 @@ function githubApiBase(repository: JsonRecord, webUrl: string): string {
 
 function person(record: JsonRecord | undefined): PushAuthor | undefined {
   return personOf(optionalString(record, 'name'), optionalString(record, 'username'));
+}
+
+/** A body must be the event it is named as (a `package` body is read as a registry push); 400 otherwise. */
+function checkGitHubPush(eventName: string, body: JsonRecord): string | undefined {
+  if ((eventName === GHCR_EVENT) !== isPackageEvent(body)) {
+    throw new BadRequestError(`body is not a GitHub ${eventName} event`, { code: 'invalid-payload' });
+  }
+  return eventName === GHCR_EVENT ? ghcrIgnored(body) : undefined;
 }

@@ -1,3 +1,4 @@
+import { BadRequestError } from '../errors.js';
 import { commitList, unionCommitFiles, unknownFiles } from './commit-files.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { parseRef } from './git-ref.js';
@@ -19,9 +20,23 @@ import {
   optionalRecord,
   optionalString,
   payloadObject,
+  quoted,
   uniqueStrings,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
 import type { ChangedFiles, PushRepository } from './push-event.js';
+
+export const GITLAB_PROVIDER: WebhookProvider = {
+  name: 'gitlab',
+  signature: { kind: 'token', header: 'x-gitlab-token' },
+  eventName: { header: ['x-gitlab-event'] },
+  // `Idempotency-Key` stays the same across retries; `X-Gitlab-Event-UUID` names the event. Without
+  // either (older GitLab, or a proxy that drops them) the body's SHA-256 still catches a redelivery.
+  deliveryId: { header: ['idempotency-key', 'x-gitlab-event-uuid'], orBodyHash: true },
+  otherEventsId: 'first',
+  events: { push: ['Push Hook', 'Tag Push Hook', 'System Hook'], checkPush: checkGitLabPush },
+  normalize: normalizeGitLabPush,
+};
 
 /** GitLab lists the newest 20 commits of a push; `total_commits_count` has the real number. */
 export const GITLAB_MAX_COMMITS = 20;
@@ -125,4 +140,30 @@ function gitlabApiBase(webUrl: string, fullName: string): string {
 function headCommit(commits: readonly unknown[] | undefined, after: string): JsonRecord | undefined {
   const records = (commits ?? []).filter(isRecord);
   return records.find((commit) => commit.id === after) ?? records.at(-1);
+}
+
+const GITLAB_PUSH_KINDS: Readonly<Record<string, string>> = {
+  'Push Hook': 'push',
+  'Tag Push Hook': 'tag_push',
+};
+
+/** A system hook carries every kind of event (only pushes are handled); a project hook names its own. */
+function checkGitLabPush(eventName: string, body: JsonRecord): string | undefined {
+  const kind = gitlabKind(body);
+  if (eventName === 'System Hook') {
+    return kind === 'push' || kind === 'tag_push'
+      ? undefined
+      : `system hook ${quoted(kind ?? 'unknown', 60)} is not handled`;
+  }
+  if (kind !== undefined && kind !== GITLAB_PUSH_KINDS[eventName]) {
+    throw new BadRequestError(`body is not a ${eventName}: object_kind is ${quoted(kind, 60)}`, {
+      code: 'invalid-payload',
+    });
+  }
+  return undefined;
+}
+
+function gitlabKind(body: JsonRecord): string | undefined {
+  const kind = body.object_kind ?? body.event_name;
+  return typeof kind === 'string' && kind !== '' ? kind : undefined;
 }

@@ -1,7 +1,6 @@
 import { BadRequestError } from '../errors.js';
-import { DIGEST, OCI_TAG, REPOSITORY_PATH, type RegistryImage } from '../registry/registry-event.js';
+import type { RegistryImage } from '../registry/registry-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
-import { registryPushEvent } from './ecr.js';
 import {
   isRecord,
   type JsonRecord,
@@ -11,6 +10,8 @@ import {
   requireString,
   wrongType,
 } from './payload-fields.js';
+import type { WebhookProvider } from './provider-model.js';
+import { registryPush, requireDigest, requireImageTag, requireRepositoryPath } from './registry-push.js';
 
 /** Harbor's webhook event for an artifact (image, chart) pushed to a project. */
 export const HARBOR_PUSH = 'PUSH_ARTIFACT';
@@ -18,6 +19,18 @@ export const HARBOR_PUSH = 'PUSH_ARTIFACT';
 const HOST = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?$/;
 /** A push of many artifacts at once is refused rather than fanned out without bound. */
 const MAX_RESOURCES = 100;
+
+export const HARBOR_PROVIDER: WebhookProvider = {
+  name: 'harbor',
+  // Harbor sends the webhook policy's "Auth Header" as `Authorization`, compared in constant time.
+  signature: { kind: 'token', header: 'authorization' },
+  eventName: { bodyField: 'type', otherwise: 'unknown' },
+  // Harbor names no delivery: a redelivery of the same body is the same delivery.
+  deliveryId: { header: [], orBodyHash: true },
+  otherEventsId: 'body-hash',
+  events: { push: [HARBOR_PUSH], checkPush: checkHarborPush },
+  normalize: normalizeHarborPush,
+};
 
 /** Harbor's event type is in the body (`type`): a push, or another event answered 202 ignored. */
 export function checkHarborPush(eventName: string, body: JsonRecord): string | undefined {
@@ -33,14 +46,12 @@ export function checkHarborPush(eventName: string, body: JsonRecord): string | u
 export function normalizeHarborPush(body: JsonRecord, meta: DeliveryMeta): NormalizedPush | NormalizedPush[] {
   const data = requireRecord(body, 'event_data');
   const repository = requireRecord(data, 'repository', 'event_data.repository');
-  const path = requireString(
-    repository,
-    'repo_full_name',
-    'event_data.repository.repo_full_name',
-  ).toLowerCase();
-  if (path.length > 256 || !REPOSITORY_PATH.test(path)) {
-    throw wrongType('event_data.repository.repo_full_name', 'a Harbor repository path');
-  }
+  const field = 'event_data.repository.repo_full_name';
+  const path = requireRepositoryPath(
+    requireString(repository, 'repo_full_name', field).toLowerCase(),
+    field,
+    'a Harbor repository path',
+  );
   const resources = data.resources;
   if (!Array.isArray(resources) || resources.length === 0) {
     throw wrongType('event_data.resources', 'a list of pushed artifacts');
@@ -54,19 +65,14 @@ export function normalizeHarborPush(body: JsonRecord, meta: DeliveryMeta): Norma
   for (const [i, resource] of resources.entries()) {
     const at = `event_data.resources[${i}]`;
     if (!isRecord(resource)) throw wrongType(at, 'an object');
-    const digest = requireString(resource, 'digest', `${at}.digest`).toLowerCase();
-    if (!DIGEST.test(digest)) throw wrongType(`${at}.digest`, 'a sha256 digest');
+    const digest = requireDigest(requireString(resource, 'digest', `${at}.digest`), `${at}.digest`);
     const tag = optionalString(resource, 'tag') ?? '';
     if (tag === '') continue;
-    if (!OCI_TAG.test(tag)) throw wrongType(`${at}.tag`, 'an image tag');
+    requireImageTag(tag, `${at}.tag`);
     const host = hostOf(optionalString(resource, 'resource_url'), at);
     const image: RegistryImage = { host, repository: path, tag, digest };
-    const event = registryPushEvent('harbor', image, { ...meta, deliveryId: `${meta.deliveryId}#${i}` });
-    const operator = optionalString(body, 'operator');
-    pushes.push({
-      kind: 'push',
-      event: operator === undefined ? event : { ...event, author: { name: operator } },
-    });
+    const each = { ...meta, deliveryId: `${meta.deliveryId}#${i}` };
+    pushes.push(registryPush('harbor', image, each, optionalString(body, 'operator')));
   }
   if (pushes.length === 0)
     return { kind: 'ignored', reason: `artifacts of ${quoted(path, 80)} pushed without a tag` };

@@ -2,11 +2,10 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { localDynamoClient } from '../../../infra/local/dynamodb.js';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { SecretCheck } from '../../../lib/secrets/secret-check.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitAndSign } from '../../helpers/world-push.js';
 
 type App = { name: string; state: string; secrets?: SecretCheck[]; message?: string };
 
@@ -27,21 +26,7 @@ describe('the local stack renders through its simulated Argo CD API, and the tok
   let fallenBack: Record<string, unknown>;
 
   const push = async (files: Record<string, string>, message: string) => {
-    const world = stack.world;
-    if (world === undefined) throw new Error('no simulated world');
-    const commit = await world.commit('platform', files, message);
-    const delivery = githubPush(
-      {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message,
-      },
-      LOCAL_GITHUB_SECRET,
-    );
+    const { commit, delivery } = await commitAndSign(stack, files, message);
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
     return stack.rolloutWhenDone(commit.after);
   };

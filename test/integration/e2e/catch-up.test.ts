@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { signedWorldPush } from '../../helpers/world-push.js';
 
 interface AppOut {
   cluster: string;
@@ -50,19 +49,7 @@ describe('the catch-up and retries: every push ends deployed or with a reason', 
   }
 
   const delivery = (commit: { before: string; after: string; changed: readonly string[] }, id?: string) =>
-    githubPush(
-      {
-        repoUrl: world().repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: `push ${commit.after.slice(0, 7)}`,
-      },
-      LOCAL_GITHUB_SECRET,
-      id,
-    );
+    signedWorldPush(world(), commit, `push ${commit.after.slice(0, 7)}`, { deliveryId: id });
 
   const deliver = async (d: { headers: Record<string, string>; body: string }) => {
     expect((await stack.post('/webhooks/github', d)).status).toBe(202);

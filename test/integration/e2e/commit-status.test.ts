@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
 import { type ProviderApiDouble, startProviderApi } from '../../helpers/git-provider-api.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitAndSign } from '../../helpers/world-push.js';
 
 const TOKEN = 'ghp_local-status-token';
 
@@ -33,20 +32,9 @@ describe('commit statuses of a rollout through the local stack and the GitHub do
   });
 
   async function push(changes: Record<string, string>, message: string) {
-    const world = stack.world;
-    if (world === undefined) throw new Error('no simulated world');
     pushes += 1;
-    const commit = await world.commit('platform', changes, message);
-    const sample = {
-      repoUrl: world.repoUrl('platform'),
-      fullName: 'example/platform',
-      branch: 'main',
-      before: commit.before,
-      after: commit.after,
-      changed: commit.changed,
-      message,
-    };
-    const response = await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET));
+    const { commit, delivery } = await commitAndSign(stack, changes, message);
+    const response = await stack.post('/webhooks/github', delivery);
     expect(response.status).toBe(202);
     await stack.rolloutWhenDone(commit.after);
     return commit.after;

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDynamoClient } from '../../../infra/local/dynamodb.js';
 import { githubPush, gitlabPush } from '../../../infra/local/sample-push.js';
 import { LOCAL_GITHUB_SECRET, LOCAL_GITLAB_TOKEN } from '../../../infra/local/stack.js';
-import { defaultPush, defaultPushExpectations } from '../../../infra/simulator/default-push.js';
+import { defaultPushExpectations } from '../../../infra/simulator/default-push.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitDefaultChange } from '../../helpers/world-push.js';
 
 interface AppOut {
   cluster: string;
@@ -21,32 +22,10 @@ describe('a signed push through the local stack against the simulated fleet', ()
   }, 60_000);
   afterAll(async () => stack?.close());
 
-  let pushes = 0;
   // Each push changes the web image again: pushing the same content twice would be an empty commit.
   async function pushDefaultChange() {
-    const world = stack.world;
-    if (world === undefined) throw new Error('no simulated world');
-    const push = defaultPush();
-    pushes += 1;
-    const changes = Object.fromEntries(
-      Object.entries(push.changes).map(([path, text]) => [
-        path,
-        text.replace('web:1.9.0', `web:1.9.${pushes}`),
-      ]),
-    );
-    const commit = await world.commit(push.repository, changes, push.message, push.branch);
-    return {
-      ...commit,
-      sample: {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: push.branch,
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: push.message,
-      },
-    };
+    const { commit, sample } = await commitDefaultChange(stack);
+    return { ...commit, sample };
   }
 
   it('refreshes exactly the expected apps across clusters and follows each to its end', async () => {

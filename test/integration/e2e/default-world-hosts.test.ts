@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultPush, defaultPushExpectations } from '../../../infra/simulator/default-push.js';
+import { defaultPushExpectations } from '../../../infra/simulator/default-push.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitDefaultChange } from '../../helpers/world-push.js';
 import { hostFixture, SECRETS, sign } from '../../unit/webhook/hosts.js';
 
 interface AppOut {
@@ -26,21 +27,10 @@ describe('pushes from Gitea and the generic endpoint against the default simulat
   afterAll(async () => stack?.close());
 
   let pushes = 0;
-  async function commitDefaultChange() {
-    const world = stack.world;
-    if (world === undefined) throw new Error('no simulated world');
-    const push = defaultPush();
+  async function commitChange() {
     pushes += 1;
-    const changes = Object.fromEntries(
-      Object.entries(push.changes).map(([path, text]) => [
-        path,
-        text.replace('web:1.9.0', `web:1.9.${pushes}`),
-      ]),
-    );
-    return {
-      ...(await world.commit(push.repository, changes, push.message, push.branch)),
-      url: world.repoUrl('platform'),
-    };
+    const { commit, sample } = await commitDefaultChange(stack);
+    return { ...commit, url: sample.repoUrl };
   }
 
   function expectDefaultOutcome(apps: AppOut[]) {
@@ -54,7 +44,7 @@ describe('pushes from Gitea and the generic endpoint against the default simulat
   }
 
   it('a Gitea push with the commit file lists refreshes exactly the expected apps', async () => {
-    const commit = await commitDefaultChange();
+    const commit = await commitChange();
     const payload = hostFixture('gitea-push');
     const webUrl = commit.url.replace(/\.git$/, '');
     const head = {
@@ -89,7 +79,7 @@ describe('pushes from Gitea and the generic endpoint against the default simulat
   }, 40_000);
 
   it('a generic push from a CI job, with its file list, refreshes exactly the expected apps', async () => {
-    const commit = await commitDefaultChange();
+    const commit = await commitChange();
     const body = JSON.stringify({
       repo: commit.url,
       ref: 'main',

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { type DeploymentsDouble, startDeploymentsApi } from '../../helpers/deployments-api.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitAndSign } from '../../helpers/world-push.js';
 
 const TOKEN = 'ghp_local-deployments-token';
 
@@ -44,20 +43,9 @@ describe('deployments of a rollout through the local stack and the GitHub deploy
   }
 
   it('creates one deployment per destination environment and moves each to success, linking the page', async () => {
-    const world = stack.world;
-    if (world === undefined) throw new Error('no simulated world');
-    const message = 'worker: notes';
-    const commit = await world.commit('platform', { 'apps/worker/README.md': 'worker notes\n' }, message);
-    const sample = {
-      repoUrl: world.repoUrl('platform'),
-      fullName: 'example/platform',
-      branch: 'main',
-      before: commit.before,
-      after: commit.after,
-      changed: commit.changed,
-      message,
-    };
-    const response = await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET));
+    const change = { 'apps/worker/README.md': 'worker notes\n' };
+    const { commit, delivery } = await commitAndSign(stack, change, 'worker: notes');
+    const response = await stack.post('/webhooks/github', delivery);
     expect(response.status).toBe(202);
     const rollout = (await stack.rolloutWhenDone(commit.after)) as {
       apps: { cluster: string; destination?: string; state: string }[];

@@ -5,6 +5,7 @@ import { defaultPush } from '../../../infra/simulator/default-push.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { PushEvent } from '../../../lib/webhook/push-event.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { worldSample } from '../../helpers/world-push.js';
 
 interface AppOut {
   cluster: string;
@@ -33,15 +34,7 @@ describe('fan-out when a cluster fails', () => {
       Object.entries(push.changes).map(([p, text]) => [p, text.replace('web:1.9.0', `web:2.0.${pushes}`)]),
     );
     const commit = await world.commit('platform', changes, `web 2.0.${pushes}`);
-    const sample = {
-      repoUrl: world.repoUrl('platform'),
-      fullName: 'example/platform',
-      branch: 'main',
-      before: commit.before,
-      after: commit.after,
-      changed: commit.changed,
-      message: `web 2.0.${pushes}`,
-    };
+    const sample = worldSample(world, commit, `web 2.0.${pushes}`);
     return { sha: commit.after, delivery: githubPush(sample, LOCAL_GITHUB_SECRET) };
   }
 

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { signedWorldPush } from '../../helpers/world-push.js';
 
 const APPS = 3000;
 /** Names near Kubernetes' 253-character limit: the decisions of one push pass DynamoDB's 400 KB item limit. */
@@ -45,18 +44,7 @@ describe('one repository with 3,000 path-filtered apps on one hub', () => {
     const commit = await world.commit('platform', push.changes, push.message);
     const hub = world.fleet.servers.get('hub');
     hub?.requests.reset();
-    const delivery = githubPush(
-      {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: push.message,
-      },
-      LOCAL_GITHUB_SECRET,
-    );
+    const delivery = signedWorldPush(world, commit, push.message);
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
     const rollout = await stack.rolloutWhenDone(commit.after, 90_000);
     expect((rollout.clusters as Record<string, string>).hub).toBe('done');

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import type { StoredObject } from '../../../infra/simulator/resource-store.js';
 import { FOLLOWS_ANNOTATION, firstPinPatch, movePinPatch } from '../../../lib/argocd/pin.js';
 import type { ClusterApi } from '../../../lib/kubernetes/cluster-api.js';
@@ -8,6 +6,7 @@ import { createClusterClients } from '../../../lib/kubernetes/cluster-clients.js
 import { APPLICATIONS, CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 import { waitFor } from '../../helpers/simulator.js';
+import { signedWorldPush } from '../../helpers/world-push.js';
 
 // An ExternalSecret whose secret does not exist: the preflight blocks the commit (secret policy block).
 const BLOCKED = `apiVersion: external-secrets.io/v1
@@ -74,18 +73,7 @@ describe('a blocked commit: advisory holds leak through Argo CD polling, a pin h
       'e2e: hold',
     );
     blocked = commit.after;
-    const delivery = githubPush(
-      {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: 'e2e: hold',
-      },
-      LOCAL_GITHUB_SECRET,
-    );
+    const delivery = signedWorldPush(world, commit, 'e2e: hold');
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
     rollout = await stack.rolloutWhenDone(blocked);
   }, 60_000);

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import type { StoredObject } from '../../../infra/simulator/resource-store.js';
 import { FOLLOWS_ANNOTATION } from '../../../lib/argocd/pin.js';
 import type { FleetConfig } from '../../../lib/fleet/fleet-config.js';
 import { APPLICATIONS, CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 import { waitFor } from '../../helpers/simulator.js';
+import { signedWorldPush } from '../../helpers/world-push.js';
 
 interface AppView {
   metadata: { annotations?: Record<string, string> };
@@ -76,18 +75,7 @@ describe('a pinned repository: a waiting wave holds for real while Argo CD polls
     if (world === undefined) throw new Error('no simulated world');
     const before = app('hold-rest').status?.sync?.revision ?? '';
     const commit = await world.commit('platform', { 'apps/e2e-pin/config.yaml': CONFIG(1) }, 'e2e: pin');
-    const delivery = githubPush(
-      {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: 'e2e: pin',
-      },
-      LOCAL_GITHUB_SECRET,
-    );
+    const delivery = signedWorldPush(world, commit, 'e2e: pin');
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
 
     // The canary moves to the commit; the rest app is pinned where it was synced.

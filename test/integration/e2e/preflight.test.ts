@@ -1,11 +1,10 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDynamoClient } from '../../../infra/local/dynamodb.js';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { SecretCheck } from '../../../lib/secrets/secret-check.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { signedWorldPush } from '../../helpers/world-push.js';
 
 // A value planted in Secrets Manager that must never leave the check (logs, DynamoDB, HTTP, Slack).
 const CANARY = 'canary-7d1f0e-never-leaves-the-check';
@@ -111,18 +110,7 @@ describe('the ExternalSecret preflight against the Git server, the Secrets Manag
       'e2e: secrets',
     );
     sha = commit.after;
-    const delivery = githubPush(
-      {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: 'e2e: secrets',
-      },
-      LOCAL_GITHUB_SECRET,
-    );
+    const delivery = signedWorldPush(world, commit, 'e2e: secrets');
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
     rollout = await stack.rolloutWhenDone(sha);
   }, 60_000);

@@ -7,6 +7,7 @@ import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
 import { KUBE_RESOURCES, resourceName } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { worldSample } from '../../helpers/world-push.js';
 
 interface Rule {
   apiGroups: string[];
@@ -74,15 +75,7 @@ describe('infra/rbac grants exactly what the orchestrator calls', () => {
     if (world === undefined) throw new Error('no simulated world');
     const push = defaultPush();
     const commit = await world.commit(push.repository, push.changes, push.message, push.branch);
-    const sample = {
-      repoUrl: world.repoUrl('platform'),
-      fullName: 'example/platform',
-      branch: push.branch,
-      before: commit.before,
-      after: commit.after,
-      changed: commit.changed,
-      message: push.message,
-    };
+    const sample = worldSample(world, commit, push.message, { branch: push.branch });
     await stack.post('/webhooks/github', githubPush(sample, LOCAL_GITHUB_SECRET, 'rbac-delivery'));
     sha = commit.after;
     await stack.rolloutWhenDone(commit.after);

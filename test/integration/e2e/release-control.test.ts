@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
 import type { StoredObject } from '../../../infra/simulator/resource-store.js';
 import type { FleetConfig, WaveConfig } from '../../../lib/fleet/fleet-config.js';
 import { CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { signedWorldPush } from '../../helpers/world-push.js';
 
 interface AppOut {
   cluster: string;
@@ -76,18 +75,7 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
       Object.entries(push.changes).map(([p, text]) => [p, text.replace('web:1.9.0', `web:5.0.${n}`)]),
     );
     const commit = await world().commit('platform', changes, `web 5.0.${n}`);
-    const delivery = githubPush(
-      {
-        repoUrl: world().repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: `web 5.0.${n}`,
-      },
-      LOCAL_GITHUB_SECRET,
-    );
+    const delivery = signedWorldPush(world(), commit, `web 5.0.${n}`);
     const answer = await stack.post('/webhooks/github', delivery);
     expect(answer.status).toBe(202);
     watched = commit.after;

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitAndSign } from '../../helpers/world-push.js';
 
 interface AppOut {
   cluster: string;
@@ -46,26 +45,9 @@ describe('following every sync to its end', () => {
   afterAll(async () => stack?.close());
 
   async function push(): Promise<string> {
-    const world = stack.world;
-    if (world === undefined) throw new Error('no simulated world');
     pushes += 1;
-    const commit = await world.commit(
-      'platform',
-      { 'apps/e2e-track/config.yaml': `revision: ${pushes}\n` },
-      `track ${pushes}`,
-    );
-    const delivery = githubPush(
-      {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message: `track ${pushes}`,
-      },
-      LOCAL_GITHUB_SECRET,
-    );
+    const change = { 'apps/e2e-track/config.yaml': `revision: ${pushes}\n` };
+    const { commit, delivery } = await commitAndSign(stack, change, `track ${pushes}`);
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
     return commit.after;
   }

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { githubPush } from '../../../infra/local/sample-push.js';
-import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { AppRecord } from '../../../lib/rollouts/model.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import { commitAndSign } from '../../helpers/world-push.js';
 
 // `replicas: [3` never closes: the YAML parser stops at line 7, column 3 (the next key).
 const BROKEN = `apiVersion: apps/v1
@@ -59,8 +58,8 @@ describe('a manifest that does not parse, through the local stack (Git server, s
     spokeC?.requests.reset();
 
     const message = 'e2e: a manifest that does not parse';
-    const commit = await world.commit(
-      'platform',
+    const { commit, delivery } = await commitAndSign(
+      stack,
       {
         'apps/e2e-broken/deploy.yaml': BROKEN,
         'apps/e2e-broken/service.yaml': service,
@@ -73,18 +72,6 @@ describe('a manifest that does not parse, through the local stack (Git server, s
       message,
     );
     sha = commit.after;
-    const delivery = githubPush(
-      {
-        repoUrl: world.repoUrl('platform'),
-        fullName: 'example/platform',
-        branch: 'main',
-        before: commit.before,
-        after: commit.after,
-        changed: commit.changed,
-        message,
-      },
-      LOCAL_GITHUB_SECRET,
-    );
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
     rollout = (await stack.rolloutWhenDone(sha)) as unknown as { apps: AppRecord[] };
     page = await fetch(`${stack.url}/ui/rollouts/${sha}`).then((r) => r.text());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQueue } from '../../../infra/local/memory-queue.js';
-import { createWebhookApp } from '../../../lib/composition/runtime.js';
+import { createWebhookApp } from '../../../lib/composition/runtime-webhook.js';
 import { loadConfig } from '../../../lib/config.js';
 import { webhookHandler } from '../../../lib/handlers.js';
 import { createMemoryLogger } from '../../../lib/logger.js';

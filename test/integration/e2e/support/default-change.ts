@@ -2,36 +2,16 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
 import { githubPush, type SignedDelivery } from '../../../../infra/local/sample-push.js';
 import { LOCAL_GITHUB_SECRET } from '../../../../infra/local/stack.js';
-import { defaultPush, defaultPushExpectations } from '../../../../infra/simulator/default-push.js';
+import { defaultPushExpectations } from '../../../../infra/simulator/default-push.js';
 import type { TestStack } from '../../../helpers/local-stack.js';
-
-let pushes = 0;
+import { commitDefaultChange as commitDefaultChangeAgain } from '../../../helpers/world-push.js';
 
 /** Commits the default web-image change once more (a new commit each time) and signs its GitHub push. */
 export async function commitDefaultChange(
   stack: Pick<TestStack, 'world'>,
   deliveryId: string,
 ): Promise<{ after: string; delivery: SignedDelivery }> {
-  const world = stack.world;
-  if (world === undefined) throw new Error('no simulated world');
-  const push = defaultPush();
-  pushes += 1;
-  const changes = Object.fromEntries(
-    Object.entries(push.changes).map(([path, text]) => [
-      path,
-      text.replace('web:1.9.0', `web:1.9.${pushes}00`),
-    ]),
-  );
-  const commit = await world.commit(push.repository, changes, push.message, push.branch);
-  const sample = {
-    repoUrl: world.repoUrl('platform'),
-    fullName: 'example/platform',
-    branch: push.branch,
-    before: commit.before,
-    after: commit.after,
-    changed: commit.changed,
-    message: push.message,
-  };
+  const { commit, sample } = await commitDefaultChangeAgain(stack);
   return { after: commit.after, delivery: githubPush(sample, LOCAL_GITHUB_SECRET, deliveryId) };
 }
 
