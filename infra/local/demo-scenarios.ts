@@ -1,11 +1,13 @@
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
 import { badManifest } from './demo-bad-manifest.js';
+import { chart } from './demo-chart.js';
 import { failedSync } from './demo-failed-sync.js';
 import type { LocalStack, LocalStackOptions } from './stack.js';
 
-// `npm run demo -- waves`, `npm run demo -- missing-secret`, `bad-manifest` and `failed-sync`: release
-// control and the preflight on a stack of their own (a fleet with waves; a secret created half way; a
-// manifest that does not parse; a sync an admission webhook denies), each in well under a minute.
+// `npm run demo -- waves`, `npm run demo -- missing-secret`, `bad-manifest`, `failed-sync` and `chart`:
+// release control, the preflight and registry triggers on a stack of their own (a fleet with waves; a
+// secret created half way; a manifest that does not parse; a sync an admission webhook denies; a Helm
+// chart pushed to ECR), each in well under a minute.
 
 export interface DemoTarget {
   readonly url: string;
@@ -107,4 +109,5 @@ export const SCENARIOS: Readonly<Record<string, (kit: DemoKit) => Promise<void>>
   'missing-secret': missingSecret,
   'bad-manifest': badManifest,
   'failed-sync': failedSync,
+  chart,
 };

@@ -11,6 +11,7 @@ import {
 } from './argocd-controller.js';
 import type { SeedObject, SimulatedClusterSpec } from './default-fleet.js';
 import { type KubeApiServer, startKubeApiServer } from './kube-api-server.js';
+import { createOciRegistry, type OciRegistry, withOciRegistry } from './oci-registry.js';
 import { primeStatus } from './prime-status.js';
 import type { SimRenderDeps } from './render-app.js';
 
@@ -18,7 +19,10 @@ export interface SimulatedFleetOptions {
   readonly clusters: readonly SimulatedClusterSpec[];
   /** Objects per cluster name. */
   readonly objects?: Readonly<Record<string, readonly SeedObject[]>>;
+  /** Resolves Git sources; OCI and Helm OCI sources are resolved against `registry`. */
   readonly resolveRevision: ResolveRevision;
+  /** The container registry the fleet's Argo CD pulls OCI and Helm OCI sources from (default: empty). */
+  readonly registry?: OciRegistry;
   /** Timings and clock of the simulated controllers (one per cluster running Argo CD or Flux). */
   readonly controller?: Omit<ControllerOptions, 'store' | 'resolveRevision'>;
   /** Give seeded Applications without a status a finished sync at their current commit (default true). */
@@ -48,6 +52,8 @@ export interface SimulatedFleet {
   readonly controllers: ReadonlyMap<string, SimulatedController>;
   /** The simulated Argo CD API servers, by cluster; the fleet config names each with a literal token. */
   readonly argocdApis: ReadonlyMap<string, ArgoCdApiServer>;
+  /** The registry OCI sources resolve against: push to it, then refresh (or send the registry's event). */
+  readonly registry: OciRegistry;
   /** Ticks every controller once (for `tickMs: 0`). */
   tick(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +67,9 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
   const clusters: SimulatedCluster[] = [];
   const argocdApis = new Map<string, ArgoCdApiServer>();
   const argocdTokens = new Map<string, string>();
+  const registry = options.registry ?? createOciRegistry();
+  // Argo CD 3.1+ resolves an OCI source to the manifest digest and a Helm OCI source to the chart version.
+  const resolveRevision = withOciRegistry(registry, options.resolveRevision);
   try {
     await Promise.all(
       options.clusters.map(async (spec) => {
@@ -75,9 +84,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
         servers.set(spec.name, server);
         const seeds = options.objects?.[spec.name] ?? [];
         const primed =
-          options.primeStatus === false
-            ? seeds
-            : await primeStatus(seeds, options.resolveRevision, clock.now());
+          options.primeStatus === false ? seeds : await primeStatus(seeds, resolveRevision, clock.now());
         for (const seed of primed) server.store.create(seed.resource, seed.object);
         if (spec.argocd !== undefined || spec.flux !== undefined) {
           controllers.set(
@@ -86,7 +93,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
               ...options.controller,
               ...(spec.argocd === undefined ? {} : { argocdNamespace: spec.argocd.namespace }),
               store: server.store,
-              resolveRevision: options.resolveRevision,
+              resolveRevision,
             }),
           );
         }
@@ -97,7 +104,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
             tokens: { [argoToken]: { projects: '*' } },
             namespace: spec.argocd.namespace,
             treeAt: options.argocdApi.treeAt,
-            resolveRevision: options.resolveRevision,
+            resolveRevision,
           });
           argocdApis.set(spec.name, api);
           argocdTokens.set(spec.name, argoToken);
@@ -134,6 +141,7 @@ export async function startSimulatedFleet(options: SimulatedFleetOptions): Promi
     servers,
     controllers,
     argocdApis,
+    registry,
     tick: async () => {
       await Promise.all([...controllers.values()].map((c) => c.tick()));
     },

@@ -6,16 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import type { SeedObject } from '../../../infra/simulator/default-fleet.js';
+import { createOciRegistry } from '../../../infra/simulator/oci-registry.js';
+import { createMapResolver } from '../../../infra/simulator/revision-resolver.js';
 import { type SimulatedFleet, startSimulatedFleet } from '../../../infra/simulator/simulated-fleet.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
-import { constraintMatches } from '../../../lib/matching/semver.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 
 /**
  * A test-only world: Argo CD Applications on OCI and Helm OCI sources of one ECR registry (and one Git app)
  * on two simulated clusters. The simulated Argo CD resolves an OCI source to the digest its tag points at
- * and a Helm OCI source to the chart version, from `registry`, which each test moves before it delivers the
- * signed EventBridge event, as ECR would after a `docker push` / `helm push`.
+ * and a Helm OCI source to the chart version, from the simulator's `registry`, which each test pushes to
+ * before it delivers the signed EventBridge event, as ECR would after a `docker push` / `helm push`.
  */
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
@@ -23,37 +24,20 @@ const HOST = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com`;
 const SECRET = 'ecr-events-secret-e2e-7215ee9c7d9dc229';
 const HARBOR_AUTH = 'Basic aGFyYm9yOmU5YzFmMmQ4YTc=';
 
-/** Image repository (`host/path`) → tag → digest. */
-const registry = new Map<string, Map<string, string>>();
+/** The simulator's registry: each test pushes to it before it delivers the registry's event. */
+const registry = createOciRegistry();
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, '0').replace(/^0/, 'd')}`;
 const GIT_HEAD = 'a1'.repeat(20);
 
 function tag(repository: string, name: string, to: string, host = HOST) {
-  const key = `${host}/${repository}`;
-  const tags = registry.get(key) ?? new Map<string, string>();
-  tags.set(name, to);
-  registry.set(key, tags);
+  registry.push({ repository: `${host}/${repository}`, tag: name, digest: to });
 }
 
-/** What the simulated Argo CD reports for a source: the digest (OCI), the chart version (Helm OCI). */
-function resolve(url: string, revision: string): string | undefined {
-  if (url.startsWith('https://')) return GIT_HEAD;
-  const oci = url.startsWith('oci://');
-  const tags = registry.get(url.replace(/^oci:\/\//, '').toLowerCase());
-  if (tags === undefined) return undefined;
-  if (revision.startsWith('sha256:')) return revision;
-  const named = tags.get(revision);
-  const found =
-    named === undefined
-      ? [...tags.keys()]
-          .filter((t) => constraintMatches(revision, t))
-          .sort(byVersion)
-          .at(-1)
-      : revision;
-  if (found === undefined) return undefined;
-  return oci ? tags.get(found) : found;
-}
-const byVersion = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+/** The Git sources' refs (the registry sources are the simulated Argo CD's own to resolve). */
+const git = createMapResolver({
+  'https://github.com/acme/gitops': { defaultBranch: 'main', branches: { main: GIT_HEAD } },
+  'https://github.com/acme/values': { defaultBranch: 'main', branches: { main: GIT_HEAD } },
+});
 
 function application(name: string, sources: Record<string, unknown>): SeedObject {
   return {
@@ -136,7 +120,8 @@ describe('a signed ECR image push through the local stack', () => {
         { name: 'spoke', argocd: { namespace: 'argocd' } },
       ],
       objects: { hub: HUB_APPS, spoke: SPOKE_APPS },
-      resolveRevision: resolve,
+      resolveRevision: git,
+      registry,
       controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
     });
     dir = await mkdtemp(join(tmpdir(), 'gitops-sync-registry-'));
