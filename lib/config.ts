@@ -1,5 +1,6 @@
 import { SEVERITIES, type Severity } from './audit/types.js';
 import { ConfigError } from './errors.js';
+import { type EcrCatchUpSettings, ecrCatchUpSettings } from './registry/ecr-catch-up-settings.js';
 import {
   type AwsScopes,
   PREFLIGHT_ASSUMABLE_ROLES,
@@ -81,6 +82,8 @@ export interface Config {
   readonly webhookSecrets: WebhookSecretsConfig;
   /** `ECR_EVENTS_ACCOUNT`, `ECR_EVENTS_REGION` (unset: any). */
   readonly registryScope: RegistryScope;
+  /** `ECR_REPOSITORY_ARNS`, `ECR_ENDPOINT`: reconcile's ECR catch-up (absent: no DescribeImages call). */
+  readonly ecrCatchUp?: EcrCatchUpSettings;
   readonly slack: SlackConfig;
   /** SQS queue feeding `fanout`; absent locally, where the in-process queue is used. */
   readonly queueUrl?: string;
@@ -157,6 +160,7 @@ export function loadConfig(env: Env): Config {
     ...optional('awsScopes', scopes(env)),
     webhookSecrets,
     registryScope: registryScope(env),
+    ...optional('ecrCatchUp', ecrCatchUpSettings(env)),
     slack,
     ...optional('queueUrl', url(env, 'QUEUE_URL')),
     ...optional('trackQueueUrl', url(env, 'TRACK_QUEUE_URL')),
