@@ -94,8 +94,9 @@ export async function startLocalEcr(options: LocalEcrOptions): Promise<LocalEcr>
         'UnknownOperationException',
         `operation ${operation} is not served by the local double`,
       );
+    const out = JSON.stringify(describeImages(body, region ?? 'us-east-1'));
     res.writeHead(200, { 'content-type': JSON_TYPE });
-    res.end(JSON.stringify(describeImages(body, region ?? 'us-east-1')));
+    res.end(out);
   };
 
   const describeImages = (body: Record<string, unknown>, region: string) => {

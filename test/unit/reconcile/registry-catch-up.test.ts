@@ -35,14 +35,15 @@ describe('judgeSource: an ECR source against its repository images', () => {
     ['a Helm chart at the highest version', { helm: true, synced: '1.4.0' }, 'current'],
     ['a Helm chart already later than any tag', { helm: true, synced: '1.9.0' }, 'current'],
     ['a digest pin', { targetRevision: d(9) }, 'current'],
-    ['a source never compared', { synced: undefined }, 'current'],
-  ] as const)('%s', (_name, over, kind, tag?: string, digest?: string) => {
-    const { synced, ...rest } = over as Partial<RegistrySource>;
-    const s =
-      'synced' in over && synced === undefined ? { ...source(rest), synced: undefined } : source(over);
-    const judged = judgeSource(s as RegistrySource, images);
+  ] as const)('%s', (_name, over: Partial<RegistrySource>, kind, tag?: string, digest?: string) => {
+    const judged = judgeSource(source(over), images);
     expect(judged.kind).toBe(kind);
     if (judged.kind === 'behind') expect({ tag: judged.tag, digest: judged.digest }).toEqual({ tag, digest });
+  });
+
+  it('leaves a source Argo CD never compared (not behind anything yet)', () => {
+    const { synced: _synced, ...never } = source();
+    expect(judgeSource(never, images)).toEqual({ kind: 'current', why: 'not compared yet' });
   });
 
   it('finds no match, with the reason, when the only newer tags are not versions', () => {
