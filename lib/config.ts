@@ -1,12 +1,12 @@
 import { SEVERITIES, type Severity } from './audit/types.js';
 import { ConfigError } from './errors.js';
-import { type EcrCatchUpSettings, ecrCatchUpSettings } from './registry/ecr-catch-up-settings.js';
 import {
   type AwsScopes,
   PREFLIGHT_ASSUMABLE_ROLES,
   parseRolePatterns,
   runtimeScopes,
 } from './fleet/aws-scopes.js';
+import { type EcrCatchUpSettings, ecrCatchUpSettings } from './registry/ecr-catch-up-settings.js';
 import { type UiAuthSettings, uiAuthSettings } from './ui-auth/settings.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
