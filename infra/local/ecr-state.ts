@@ -44,10 +44,12 @@ export function memoryEcrState(): MemoryEcrState {
     push(registryId, name, image) {
       createRepository(registryId, name);
       const images = repositories.get(key(registryId, name)) ?? [];
-      const moved = images.map((d) => ({
-        ...d,
-        imageTags: (d.imageTags ?? []).filter((t) => t !== image.tag),
-      }));
+      // Only the image holding the tag changes (a tag names one image of a repository).
+      const moved = images.map((d) =>
+        d.imageTags?.includes(image.tag) === true
+          ? { ...d, imageTags: d.imageTags.filter((t) => t !== image.tag) }
+          : d,
+      );
       const at = moved.findIndex((d) => d.imageDigest === image.digest);
       const pushedAt = image.pushedAt ?? Date.now();
       if (at < 0) {
