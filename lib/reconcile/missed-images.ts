@@ -103,7 +103,12 @@ export async function catchUpImages(
     const listing =
       deps.clock.now().getTime() >= deps.deadline
         ? ({ ok: false, reason: 'out-of-time', error: 'the pass ran out of time' } as const)
-        : await deps.images.describe(repository, deps.deadline);
+        : // The port never throws; should an adapter still, the repository is a skip like any other.
+          await deps.images
+            .describe(repository, deps.deadline)
+            .catch(
+              (error: unknown) => ({ ok: false, reason: 'failed', error: errorMessage(error) }) as const,
+            );
     if (!listing.ok) {
       skipped.push({ repository: key, reason: listing.reason, error: listing.error });
       deps.logger.warn('ecr repository not described', {
