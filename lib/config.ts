@@ -6,6 +6,7 @@ import { type SlackConfig, slackConfig } from './config/slack-settings.js';
 import { type WebhookSecretsConfig, webhookSecretsConfig } from './config/webhook-secrets.js';
 import { ConfigError } from './errors.js';
 import { type AwsScopes, PREFLIGHT_ASSUMABLE_ROLES } from './fleet/aws-scopes.js';
+import { type EcrCatchUpSettings, ecrCatchUpSettings } from './registry/ecr-catch-up-settings.js';
 import { type UiAuthSettings, uiAuthSettings } from './ui-auth/settings.js';
 
 // The settings' parts live in lib/config/; their types are named here too, where every caller imports them.
@@ -40,6 +41,8 @@ export interface Config {
   readonly webhookSecrets: WebhookSecretsConfig;
   /** `ECR_EVENTS_ACCOUNT`, `ECR_EVENTS_REGION` (unset: any). */
   readonly registryScope: RegistryScope;
+  /** `ECR_REPOSITORY_ARNS`, `ECR_ENDPOINT`: reconcile's ECR catch-up (absent: no DescribeImages call). */
+  readonly ecrCatchUp?: EcrCatchUpSettings;
   readonly slack: SlackConfig;
   /** SQS queue feeding `fanout`; absent locally, where the in-process queue is used. */
   readonly queueUrl?: string;
@@ -105,6 +108,7 @@ export function loadConfig(env: Env): Config {
     ...optional('awsScopes', awsScopes(env)),
     webhookSecrets,
     registryScope: registryScope(env),
+    ...optional('ecrCatchUp', ecrCatchUpSettings(env)),
     slack,
     ...optional('queueUrl', url(env, 'QUEUE_URL')),
     ...optional('trackQueueUrl', url(env, 'TRACK_QUEUE_URL')),

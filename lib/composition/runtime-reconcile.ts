@@ -1,4 +1,5 @@
 import { createArgoCdApis, createRenderCache, createRenderMemo } from '../argocd-api/renderers.js';
+import { createEcrImages } from '../aws/ecr-images.js';
 import { errorMessage } from '../errors.js';
 import { createGitReaderPool } from '../git/manifests.js';
 import { CLUSTER_SECRET_STORES, SECRET_STORES } from '../kubernetes/resources.js';
@@ -8,6 +9,7 @@ import { summarizePass } from '../reconcile/report.js';
 import { runReconcile } from '../reconcile/run-reconcile.js';
 import { sweepRollouts } from '../rollouts/sweep.js';
 import { storeCoverage } from '../secrets/store-coverage.js';
+import { dynamoDeliveryStore } from '../store/deliveries.js';
 import { dynamoReconcileMemory, dynamoRolloutExistence } from '../store/reconcile-memory.js';
 import { recordLastPass } from '../store/reconcile-pass.js';
 import {
@@ -61,6 +63,24 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
       release: context.release.engine,
     });
   const identity = preflightIdentity(context);
+  // The ECR catch-up, opt-in (`ECR_REPOSITORY_ARNS`): records deliveries as the webhook does, so a pass and
+  // a late EventBridge event of one image are one delivery.
+  const ecr = config.ecrCatchUp;
+  const registries =
+    ecr === undefined
+      ? undefined
+      : {
+          images: createEcrImages({
+            ...(ecr.endpoint === undefined ? {} : { endpoint: ecr.endpoint }),
+            http: {
+              requestTimeoutMs: config.awsRequestTimeoutMs,
+              connectionTimeoutMs: config.awsConnectTimeoutMs,
+            },
+          }),
+          deliveries: dynamoDeliveryStore(table, config.deliveryTtlSeconds),
+          repositoryArns: ecr.repositoryArns,
+          maxRepositories: ecr.maxRepositories,
+        };
   return async (options = {}) => {
     if (options.sweepOnly === true) return { sweep: await sweep() };
     const git = gitPool.session();
@@ -78,6 +98,7 @@ export function createReconcile(context: FleetContext): FleetFunctions['reconcil
           decisions: (sha) => reader.decisions(sha),
         },
         pushQueue,
+        ...(registries === undefined ? {} : { registries }),
         digest: (message) =>
           postToSlack(context.slack, message).catch((error: unknown) =>
             logger.warn('findings digest not sent', { error: errorMessage(error) }),

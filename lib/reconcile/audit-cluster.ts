@@ -11,6 +11,7 @@ import { type ClusterPass, startClusterPass } from './memory-update.js';
 import type { ObservationLimits } from './observations.js';
 import type { ClusterMemory } from './ports.js';
 import type { ArgoClusterRead, LiveObjectsReader } from './read-clusters.js';
+import { type RegistrySource, registrySourcesOf } from './registry-sources.js';
 import type { InvalidApplication } from './report.js';
 import type { RepositoriesReader } from './resolve-repos.js';
 import { type TrackedSource, trackApplication } from './tracked-app.js';
@@ -28,6 +29,8 @@ export interface AuditedCluster {
   readonly appProjectsError?: string;
   /** Every source behind its current commit, with since when. */
   readonly behind: ClusterPass['behind'];
+  /** Every OCI and Helm OCI source on an ECR repository (the ECR catch-up's input). */
+  readonly registrySources: readonly RegistrySource[];
   /** The cluster's memory after the pass, to write when it changed. */
   readonly memory: Pick<ClusterPass, 'apps' | 'changed'>;
 }
@@ -87,6 +90,7 @@ export async function auditCluster(
   const invalid: InvalidApplication[] = [];
   const findings: FindingDraft[] = [];
   const notes: AuditNote[] = [];
+  const registrySources: RegistrySource[] = [];
   let applications = 0;
   let unlisted = 0;
   let outOfTime = 0;
@@ -111,6 +115,7 @@ export async function auditCluster(
       });
     }
     const tracked = targets.flatMap((t) => (t.tracked === undefined ? [] : [t.tracked]));
+    for (const t of tracked) registrySources.push(...registrySourcesOf(t));
     await Promise.all([
       deps.repositories.load(tracked.flatMap((t) => t.sources.map((s) => s.source))),
       deps.live.load(
@@ -147,6 +152,7 @@ export async function auditCluster(
     outOfTime,
     ...(read.appProjectsError === undefined ? {} : { appProjectsError: read.appProjectsError }),
     behind,
+    registrySources,
     memory: { apps, changed },
   };
 }

@@ -1,4 +1,5 @@
 import type { Finding } from '../audit/types.js';
+import type { EcrRepository, RepositoryImage } from '../registry/ecr-repository.js';
 import type { DecisionRecord, StoredApp } from '../rollouts/model.js';
 
 /** Where findings live between passes (DynamoDB in `lib/store/findings.ts`). */
@@ -59,4 +60,22 @@ export interface CatchUpRollouts extends RolloutExistence {
   listApps(sha: string): Promise<readonly StoredApp[]>;
   /** The commit's per-object decisions (apps it left alone on purpose are not caught up). */
   decisions?(sha: string): Promise<readonly DecisionRecord[]>;
+}
+
+/** Why a repository's images could not be read: a counted, logged skip of the pass, never its failure. */
+export type RegistryReadFailure = 'not-found' | 'access-denied' | 'out-of-time' | 'failed';
+
+export type RegistryListing =
+  | {
+      readonly ok: true;
+      readonly images: readonly RepositoryImage[];
+      /** More pages than the reader takes (its image cap or the deadline): the newest may be missing. */
+      readonly truncated: boolean;
+    }
+  | { readonly ok: false; readonly reason: RegistryReadFailure; readonly error: string };
+
+/** A registry's image listing (ECR `DescribeImages` in `lib/aws/ecr-images.ts`); never throws. */
+export interface RegistryImages {
+  /** The repository's tagged images, page after page, until `deadline` (epoch ms). */
+  describe(repository: EcrRepository, deadline: number): Promise<RegistryListing>;
 }

@@ -1,4 +1,5 @@
 import type { StoreCoverage } from '../secrets/store-coverage.js';
+import type { RegistryCatchUpReport } from './missed-images.js';
 import type { MissedWebhookReport } from './missed-webhooks.js';
 import type { UnreadCluster } from './read-clusters.js';
 
@@ -15,6 +16,8 @@ export type ReconcileReport = {
     readonly failed: readonly { readonly repo: string; readonly error: string }[];
   };
   readonly missedWebhooks: readonly MissedWebhookReport[];
+  /** The ECR catch-up (with `ECR_REPOSITORY_ARNS`): images apps are behind that no event delivered. */
+  readonly registryCatchUp?: RegistryCatchUpReport;
   readonly findings: {
     /** New or reopened in this pass. */
     readonly created: number;

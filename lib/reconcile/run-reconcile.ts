@@ -16,6 +16,7 @@ import { readArgoGates } from './argocd-gate.js';
 import { auditCluster } from './audit-cluster.js';
 import { groupMissedPushes } from './behind.js';
 import { createInterner } from './intern.js';
+import { catchUpImages, type MissedImageDeps } from './missed-images.js';
 import { enqueueMissedPushes } from './missed-webhooks.js';
 import { type ReconcileSettings, resolveOptions } from './options.js';
 import type { CatchUpRollouts, FindingsStore, ReconcileMemory } from './ports.js';
@@ -43,6 +44,11 @@ export interface ReconcileDeps {
   readonly renderer?: ManifestRenderer;
   /** Per cluster, how many of its live stores the ExternalSecret preflight can read (never throws). */
   readonly preflightCoverage?: () => Promise<readonly StoreCoverage[]>;
+  /** The ECR catch-up (`ECR_REPOSITORY_ARNS`); absent: no registry call. */
+  readonly registries?: Pick<
+    MissedImageDeps,
+    'images' | 'deliveries' | 'repositoryArns' | 'maxRepositories' | 'concurrency'
+  >;
 }
 
 /**
@@ -133,6 +139,22 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     graceMs: options.graceSeconds * 1000,
   });
 
+  const registryCatchUp =
+    deps.registries === undefined
+      ? undefined
+      : await catchUpImages(
+          clusters.flatMap((c) => c.registrySources),
+          {
+            ...deps.registries,
+            rollouts: deps.rollouts,
+            pushQueue: deps.pushQueue,
+            clock: deps.clock,
+            logger: log,
+            graceMs: options.graceSeconds * 1000,
+            deadline: now + options.timeBudgetMs,
+          },
+        );
+
   const invalid = clusters.flatMap((c) => c.invalid);
   const gate = await gates;
   const notAudited = clusters.reduce((sum, c) => sum + c.outOfTime, 0);
@@ -162,6 +184,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     applications: clusters.reduce((sum, c) => sum + c.applications, 0),
     repositories: { read: repos.read, failed: repos.failed },
     missedWebhooks,
+    ...(registryCatchUp === undefined ? {} : { registryCatchUp }),
     findings: outcome.counts,
     digest,
     ...(preflightCoverage === undefined ? {} : { preflightCoverage }),
@@ -183,6 +206,12 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     clustersUnread: report.clusters.unread.length,
     applications: report.applications,
     missedWebhooksEnqueued: missedWebhooks.filter((m) => m.action === 'enqueued').length,
+    ...(registryCatchUp === undefined
+      ? {}
+      : {
+          missedImagesEnqueued: registryCatchUp.images.filter((m) => m.action === 'enqueued').length,
+          registriesSkipped: registryCatchUp.skipped.length,
+        }),
     notAudited,
     ...report.findings,
   });

@@ -135,4 +135,18 @@ describe('the per-function IAM roles', () => {
       expect(slack(role)[0]?.Resource).toBe(v('self:custom.slackSecretArn'));
     }
   });
+
+  it('let only reconcile describe ECR images, on the configured repositories, only when they are set', () => {
+    const ecr = (role: string) => statements(role).filter((s) => s.Action.some((a) => a.startsWith('ecr:')));
+    expect(roles.filter((r) => ecr(r).length > 0)).toEqual(['ReconcileRole']);
+    expect(ecr('ReconcileRole')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['ecr:DescribeImages'],
+        Resource: { '!Split': [',', v('self:custom.ecrRepositoryArns')] },
+        condition: 'HasEcrCatchUp',
+      },
+    ]);
+    expect(serverless).toContain(`ecrRepositoryArns: ${v("env:ECR_REPOSITORY_ARNS, ''")}`);
+  });
 });

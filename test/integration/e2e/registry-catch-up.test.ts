@@ -1,0 +1,223 @@
+import { createHmac } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stringify } from 'yaml';
+import { type EcrImageDetail, type LocalEcr, startLocalEcr } from '../../../infra/local/ecr-server.js';
+import type { SeedObject } from '../../../infra/simulator/default-fleet.js';
+import { type SimulatedFleet, startSimulatedFleet } from '../../../infra/simulator/simulated-fleet.js';
+import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
+import { constraintMatches } from '../../../lib/matching/semver.js';
+import type { RegistryCatchUpReport } from '../../../lib/reconcile/missed-images.js';
+import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+
+/**
+ * A chart pushed to ECR whose EventBridge event never came: the scheduled pass reads the repositories the
+ * fleet's OCI and Helm OCI sources use (DescribeImages against the local double, backed by the same
+ * registry state the simulated Argo CD resolves revisions from), starts the rollout the push would have
+ * started, and a second pass (and the event arriving late) starts nothing new.
+ */
+const ACCOUNT = '123456789012';
+const REGION = 'eu-west-1';
+const HOST = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com`;
+const SECRET = 'ecr-events-secret-catch-up-9c41d0e2';
+
+/** Repository path → tag → digest, and when each digest was pushed. */
+const registry = new Map<string, Map<string, string>>();
+const pushedAt = new Map<string, number>();
+const digest = (n: number) => `sha256:${n.toString(16).padStart(64, '0').replace(/^0/, 'e')}`;
+function tag(repository: string, name: string, to: string) {
+  const tags = registry.get(repository) ?? new Map<string, string>();
+  tags.set(name, to);
+  registry.set(repository, tags);
+  pushedAt.set(to, Date.now() - 60_000);
+}
+
+/** The ECR double's state over the same map: one image per digest, with every tag pointing at it. */
+const ecrState = {
+  images(registryId: string, repositoryName: string): EcrImageDetail[] | undefined {
+    if (registryId !== ACCOUNT) return undefined;
+    const tags = registry.get(repositoryName);
+    if (tags === undefined) return undefined;
+    const byDigest = new Map<string, string[]>();
+    for (const [name, to] of tags) byDigest.set(to, [...(byDigest.get(to) ?? []), name]);
+    return [...byDigest].map(([imageDigest, imageTags]) => ({
+      imageDigest,
+      imageTags,
+      imagePushedAt: pushedAt.get(imageDigest) ?? 0,
+    }));
+  },
+};
+
+const byVersion = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+function resolve(url: string, revision: string): string | undefined {
+  const oci = url.startsWith('oci://');
+  const path = url
+    .replace(/^oci:\/\//, '')
+    .toLowerCase()
+    .slice(`${HOST}/`.length);
+  const tags = registry.get(path);
+  if (tags === undefined) return undefined;
+  const named = tags.get(revision);
+  const found =
+    named === undefined
+      ? [...tags.keys()]
+          .filter((t) => constraintMatches(revision, t))
+          .sort(byVersion)
+          .at(-1)
+      : revision;
+  if (found === undefined) return undefined;
+  return oci ? tags.get(found) : found;
+}
+
+function application(name: string, source: Record<string, unknown>): SeedObject {
+  return {
+    resource: APPLICATIONS,
+    object: {
+      metadata: { name, namespace: 'argocd' },
+      spec: {
+        project: 'default',
+        source,
+        destination: { name: 'in-cluster', namespace: name },
+        syncPolicy: { automated: { prune: true, selfHeal: true } },
+      },
+    },
+  };
+}
+
+const APPS = [
+  application('web-oci', { repoURL: `oci://${HOST}/charts/web`, targetRevision: '^1.0.0', path: '.' }),
+  application('web-helm', { repoURL: `${HOST}/charts`, chart: 'web', targetRevision: '1.x' }),
+  application('web-pinned', { repoURL: `oci://${HOST}/charts/web`, targetRevision: '1.3.0' }),
+  application('api-stable', { repoURL: `oci://${HOST}/charts/api`, targetRevision: 'stable' }),
+  // A repository outside ECR_REPOSITORY_ARNS: never described.
+  application('tools', { repoURL: `oci://${HOST}/tools/cli`, targetRevision: 'latest' }),
+];
+
+describe('the ECR catch-up through reconcile', () => {
+  let fleet: SimulatedFleet;
+  let stack: TestStack;
+  let ecr: LocalEcr;
+  let dir: string;
+  beforeAll(async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+    tag('charts/web', '1.3.0', digest(1));
+    tag('charts/api', 'stable', digest(2));
+    tag('tools/cli', 'latest', digest(3));
+    ecr = await startLocalEcr({ state: ecrState, accountId: ACCOUNT });
+    fleet = await startSimulatedFleet({
+      clusters: [{ name: 'hub', argocd: { namespace: 'argocd' } }],
+      objects: { hub: APPS },
+      resolveRevision: resolve,
+      controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
+    });
+    dir = await mkdtemp(join(tmpdir(), 'gitops-sync-ecr-catch-up-'));
+    const fleetFile = join(dir, 'fleet.yaml');
+    await writeFile(
+      fleetFile,
+      stringify({
+        clusters: fleet.clusters.map((c) => ({
+          name: c.name,
+          server: c.server,
+          auth: { token: c.token },
+          argocd: { namespace: 'argocd' },
+        })),
+        secretPolicy: 'block',
+      }),
+    );
+    stack = await startTestStack({
+      FLEET_CONFIG: fleetFile,
+      ECR_EVENTS_SECRET: SECRET,
+      ECR_EVENTS_ACCOUNT: ACCOUNT,
+      ECR_EVENTS_REGION: REGION,
+      ECR_ENDPOINT: ecr.endpoint,
+      ECR_REPOSITORY_ARNS: `arn:aws:ecr:${REGION}:${ACCOUNT}:repository/charts/*`,
+      MISSED_WEBHOOK_GRACE_SECONDS: '0',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await stack?.close();
+    await fleet?.close();
+    await ecr?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  const pass = async () => (await stack.app.reconcile()).registryCatchUp as RegistryCatchUpReport;
+  const live = (name: string) => {
+    const object = fleet.servers.get('hub')?.store.get(APPLICATIONS, 'argocd', name);
+    return (object?.status as { sync?: { revision?: string } } | undefined)?.sync?.revision;
+  };
+
+  it('catches a push whose event never came, once, and takes the late event as a duplicate', async () => {
+    // Everything synced at what its tag names: a pass starts nothing.
+    const deadline = Date.now() + 20_000;
+    while (live('web-oci') !== digest(1) || live('api-stable') !== digest(2)) {
+      if (Date.now() > deadline) throw new Error('the simulated Argo CD never synced the apps');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const quiet = await pass();
+    expect(quiet).toMatchObject({ described: 2, notConfigured: 1, skipped: [], images: [] });
+
+    // `helm push` of 1.4.0 and `docker push` moving `stable`: no EventBridge event is delivered.
+    tag('charts/web', '1.4.0', digest(4));
+    tag('charts/api', 'stable', digest(5));
+    const caught = await pass();
+    expect(caught.images.map((i) => [i.repository, i.tag, i.digest, i.apps, i.action])).toEqual([
+      [`${HOST}/charts/api`, 'stable', digest(5), 1, 'enqueued'],
+      [`${HOST}/charts/web`, '1.4.0', digest(4), 2, 'enqueued'],
+    ]);
+    const hex = digest(4).slice('sha256:'.length);
+    const rollout = await stack.rolloutWhenDone(hex);
+    expect(rollout).toMatchObject({
+      trigger: 'registry',
+      repo: `${HOST}/charts/web`,
+      ref: '1.4.0',
+      status: 'succeeded',
+    });
+    const apps = rollout.apps as { name: string; state: string }[];
+    expect(Object.fromEntries(apps.map((a) => [a.name, a.state]))).toEqual({
+      'web-oci': 'synced',
+      'web-helm': 'synced',
+    });
+    expect(live('web-oci')).toBe(digest(4));
+    expect(live('web-helm')).toBe('1.4.0');
+    await stack.rolloutWhenDone(digest(5).slice('sha256:'.length));
+
+    // A second pass: nothing new to start.
+    const again = await pass();
+    expect(again.images.filter((i) => i.action === 'enqueued')).toEqual([]);
+    // The event arriving late is the same delivery (digest and tag): no second rollout.
+    const body = JSON.stringify({
+      version: '0',
+      id: 'evt-late-web-140',
+      'detail-type': 'ECR Image Action',
+      source: 'aws.ecr',
+      account: ACCOUNT,
+      time: '2026-12-02T12:00:00Z',
+      region: REGION,
+      resources: [],
+      detail: {
+        result: 'SUCCESS',
+        'repository-name': 'charts/web',
+        'image-digest': digest(4),
+        'action-type': 'PUSH',
+        'image-tag': '1.4.0',
+      },
+    });
+    const late = await stack.post('/webhooks/ecr', {
+      headers: {
+        'content-type': 'application/json',
+        'x-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+      },
+      body,
+    });
+    expect(late).toEqual({ status: 200, body: { duplicate: true } });
+    // Only the configured repositories were described, with the real API's paging parameters.
+    const described = ecr.requests.map((r) => r.body.repositoryName);
+    expect(new Set(described)).toEqual(new Set(['charts/web', 'charts/api']));
+    expect(ecr.requests.every((r) => r.body.maxResults === 1000 && r.region === REGION)).toBe(true);
+  }, 60_000);
+});
