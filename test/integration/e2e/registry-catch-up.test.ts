@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
-import { type EcrImageDetail, type LocalEcr, startLocalEcr } from '../../../infra/local/ecr-server.js';
+import { type LocalEcr, startLocalEcr } from '../../../infra/local/ecr-server.js';
 import type { SeedObject } from '../../../infra/simulator/default-fleet.js';
+import { createOciRegistry } from '../../../infra/simulator/oci-registry.js';
+import { ecrImagesOf } from '../../../infra/simulator/oci-registry-ecr.js';
+import { createMapResolver } from '../../../infra/simulator/revision-resolver.js';
 import { type SimulatedFleet, startSimulatedFleet } from '../../../infra/simulator/simulated-fleet.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
-import { constraintMatches } from '../../../lib/matching/semver.js';
 import type { RegistryCatchUpReport } from '../../../lib/reconcile/missed-images.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 
@@ -23,52 +25,16 @@ const REGION = 'eu-west-1';
 const HOST = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com`;
 const SECRET = 'ecr-events-secret-catch-up-9c41d0e2';
 
-/** Repository path → tag → digest, and when each digest was pushed. */
-const registry = new Map<string, Map<string, string>>();
-const pushedAt = new Map<string, number>();
+/** The simulated fleet's registry: Argo CD resolves from it, the ECR double lists it. */
+const registry = createOciRegistry();
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, '0').replace(/^0/, 'e')}`;
 function tag(repository: string, name: string, to: string) {
-  const tags = registry.get(repository) ?? new Map<string, string>();
-  tags.set(name, to);
-  registry.set(repository, tags);
-  pushedAt.set(to, Date.now() - 60_000);
-}
-
-/** The ECR double's state over the same map: one image per digest, with every tag pointing at it. */
-const ecrState = {
-  images(registryId: string, repositoryName: string): EcrImageDetail[] | undefined {
-    if (registryId !== ACCOUNT) return undefined;
-    const tags = registry.get(repositoryName);
-    if (tags === undefined) return undefined;
-    const byDigest = new Map<string, string[]>();
-    for (const [name, to] of tags) byDigest.set(to, [...(byDigest.get(to) ?? []), name]);
-    return [...byDigest].map(([imageDigest, imageTags]) => ({
-      imageDigest,
-      imageTags,
-      imagePushedAt: pushedAt.get(imageDigest) ?? 0,
-    }));
-  },
-};
-
-const byVersion = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
-function resolve(url: string, revision: string): string | undefined {
-  const oci = url.startsWith('oci://');
-  const path = url
-    .replace(/^oci:\/\//, '')
-    .toLowerCase()
-    .slice(`${HOST}/`.length);
-  const tags = registry.get(path);
-  if (tags === undefined) return undefined;
-  const named = tags.get(revision);
-  const found =
-    named === undefined
-      ? [...tags.keys()]
-          .filter((t) => constraintMatches(revision, t))
-          .sort(byVersion)
-          .at(-1)
-      : revision;
-  if (found === undefined) return undefined;
-  return oci ? tags.get(found) : found;
+  registry.push({
+    repository: `${HOST}/${repository}`,
+    tag: name,
+    digest: to,
+    pushedAt: new Date(Date.now() - 60_000),
+  });
 }
 
 function application(name: string, source: Record<string, unknown>): SeedObject {
@@ -106,11 +72,13 @@ describe('the ECR catch-up through reconcile', () => {
     tag('charts/web', '1.3.0', digest(1));
     tag('charts/api', 'stable', digest(2));
     tag('tools/cli', 'latest', digest(3));
-    ecr = await startLocalEcr({ state: ecrState, accountId: ACCOUNT });
+    ecr = await startLocalEcr({ state: ecrImagesOf(registry, REGION), accountId: ACCOUNT });
     fleet = await startSimulatedFleet({
       clusters: [{ name: 'hub', argocd: { namespace: 'argocd' } }],
       objects: { hub: APPS },
-      resolveRevision: resolve,
+      registry,
+      // No Git source here: every app is on the registry.
+      resolveRevision: createMapResolver({}),
       controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
     });
     dir = await mkdtemp(join(tmpdir(), 'gitops-sync-ecr-catch-up-'));

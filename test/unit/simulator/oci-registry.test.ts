@@ -144,7 +144,7 @@ describe('the registry as ECR DescribeImages lists it', () => {
       repositoryName: 'charts/web',
       imageDigest: digest('f'),
       imageTags: ['2.1.0'],
-      imagePushedAt: at(9),
+      imagePushedAt: at(9).getTime(),
       imageManifestMediaType: 'application/vnd.oci.image.manifest.v1+json',
       artifactMediaType: 'application/vnd.cncf.helm.config.v1+json',
     });
