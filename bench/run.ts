@@ -8,6 +8,7 @@ import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
 import { benchPage } from './page.js';
 import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
+import { benchTrack } from './track.js';
 import { benchWaves } from './waves.js';
 import { benchWebhook } from './webhook.js';
 
@@ -19,6 +20,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   webhook: benchWebhook,
   fleet: benchFleet,
   waves: benchWaves,
+  track: benchTrack,
   load: benchLoad,
   'cold-start': benchColdStart,
   page: benchPage,
