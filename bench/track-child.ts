@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { TrackMessage } from '../lib/queue/messages.js';
@@ -40,6 +42,29 @@ const takeRequests = () => {
 
 const world = await startBenchWorld({ clusters, applications: apps, latencyMs: 0, realistic: true });
 const TRACK_BATCH_SIZE = 10;
+interface Profile {
+  nodes: { id: number }[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+// The measured polls' profiles as one (node ids offset so they stay apart).
+let merged: Profile | undefined;
+const keep = ({ profile }: { profile: Profile }) => {
+  if (merged === undefined) {
+    merged = profile;
+    return;
+  }
+  const offset = Math.max(...merged.nodes.map((n) => n.id));
+  const shift = (id: number) => id + offset;
+  for (const node of profile.nodes as { id: number; children?: number[] }[]) {
+    merged.nodes.push({ ...node, id: shift(node.id), children: (node.children ?? []).map(shift) } as never);
+  }
+  merged.samples.push(...profile.samples.map(shift));
+  merged.timeDeltas.push(...profile.timeDeltas);
+  merged.endTime += profile.endTime - profile.startTime;
+};
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
@@ -49,6 +74,12 @@ const pollInBatches = async (chains: readonly TrackMessage[]) => {
     await Promise.all(chains.slice(i, i + TRACK_BATCH_SIZE).map((m) => world.app.track(m)));
   }
 };
+
+// BENCH_TRACK_PROF=<file>: a CPU profile of the measured polls only (not the pushes, work items or ticks).
+const profileTo = process.env.BENCH_TRACK_PROF;
+const session = profileTo === undefined ? undefined : new Session();
+session?.connect();
+await session?.post('Profiler.enable');
 
 try {
   let service = 0;
@@ -71,7 +102,10 @@ try {
       const cpu = process.cpuUsage();
       const started = Date.now();
       const chains = world.queues.track.takeAll();
+      if (round > 0) await session?.post('Profiler.start');
       await pollInBatches(chains);
+      if (round > 0)
+        await session?.post('Profiler.stop').then((r) => keep(r as unknown as { profile: Profile }));
       const pollCpu = cpuMs(cpu);
       const wall = Date.now() - started;
       const byAction = takeRequests();
@@ -87,6 +121,7 @@ try {
       );
     }
   }
+  if (profileTo !== undefined) writeFileSync(profileTo, JSON.stringify(merged));
 } finally {
   await world.close();
 }

@@ -120,7 +120,12 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     const { sha } = poll.registration;
     const deadline = poll.summary?.deadline;
     const pastDeadline = deadline !== undefined && now.getTime() >= Date.parse(deadline);
-    const head = await headOf(poll.summary);
+    // Read only if an app is at neither the pushed commit nor none (most polls: every app is at the commit).
+    let read: Promise<string | undefined> | undefined;
+    const head = () => {
+      read ??= headOf(poll.summary);
+      return read;
+    };
     const ref = poll.summary?.ref;
     const aliases = registryAliases(
       poll.summary?.repoUrl,
@@ -250,7 +255,7 @@ interface ApplyContext {
   readonly pastDeadline: boolean;
   readonly now: Date;
   readonly live: LiveView;
-  readonly head: string | undefined;
+  readonly head: () => Promise<string | undefined>;
   readonly deps: TrackDeps;
   readonly ref?: string;
   readonly ownedLater: (later: string, app: StoredApp) => Promise<boolean>;
