@@ -46,7 +46,7 @@ export async function benchTrack(options: BenchOptions): Promise<Metric[]> {
       '--changes',
       changes,
       '--rounds',
-      options.quick ? '1' : '2',
+      '1',
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
   );

@@ -116,6 +116,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
 
   let changed = 0;
   let unfinished = 0;
+  let dropped = 0;
   for (const poll of polls) {
     const { sha } = poll.registration;
     const deadline = poll.summary?.deadline;
@@ -154,9 +155,10 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       await deps.gate?.(sha, summary);
     } else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
-    if (open === 0) await dropRegistration(cluster, poll.registration, deps);
+    if (open === 0 && (await dropRegistration(cluster, poll.registration, deps))) dropped += 1;
   }
-  const requeued = await continueChain({ ...message, chain }, registered, unfinished, deps);
+  const left = unfinished > 0 ? registered.length : registered.length - dropped;
+  const requeued = await continueChain({ ...message, chain }, registered, left, deps);
   log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
   return { rollouts: polls.length, changed, unfinished, requeued };
 }
@@ -204,7 +206,7 @@ function nextDelaySeconds(
 
 async function dropRegistration(cluster: string, registration: TrackedRollout, deps: TrackDeps) {
   // A registration made since we listed (a new delivery of this commit) keeps it: the next poll sees it.
-  await deps.trackers.unregister(cluster, registration);
+  return deps.trackers.unregister(cluster, registration);
 }
 
 /**
@@ -214,12 +216,14 @@ async function dropRegistration(cluster: string, registration: TrackedRollout, d
 async function continueChain(
   message: TrackMessage & { readonly chain: string },
   registered: readonly TrackedRollout[],
-  unfinished: number,
+  left: number,
   deps: TrackDeps,
 ): Promise<boolean> {
   const { cluster } = message;
   let { chain } = message;
-  let remaining = unfinished > 0 ? registered.length : (await deps.trackers.list(cluster)).length;
+  // `left`: the registrations this poll did not drop. None: the lease is released, then they are read
+  // again (one registered since this poll's read is seen there, not lost).
+  let remaining = left;
   if (remaining === 0) {
     await deps.trackers.releaseChain(cluster, chain);
     remaining = (await deps.trackers.list(cluster)).length;
