@@ -10,6 +10,7 @@ import type { Row } from './measure.js';
 import { benchNotify } from './notify.js';
 import { benchPage } from './page.js';
 import { type BenchOptions, jsonLine, type Metric, parseBenchArgs, tableRow } from './report.js';
+import { benchTrack } from './track.js';
 import { benchWaves } from './waves.js';
 import { benchWebhook } from './webhook.js';
 
@@ -22,6 +23,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   fleet: benchFleet,
   fanout: benchFanout,
   waves: benchWaves,
+  track: benchTrack,
   load: benchLoad,
   'cold-start': benchColdStart,
   page: benchPage,

@@ -18,12 +18,16 @@ export function createTrack(context: FleetContext): FleetFunctions['track'] {
     externalSecrets: (cluster, namespace) => context.listIn(cluster, [EXTERNAL_SECRETS], namespace),
     logger,
   });
+  // The polls of one SQS batch run side by side, mostly over the same rollouts and ref: each read of a
+  // summary or of a ref's pushes that another poll already has in flight shares that request.
+  const summary = shareInFlight((sha: string) => reader.summary(sha));
+  const recent = shareInFlight((repoKey: string, ref: string) => context.refPushes.recent(repoKey, ref));
   return async (message) => {
     await trackCluster(message, {
-      rollouts: { ...reader, ...rollouts, ...transitions },
+      rollouts: { ...reader, ...rollouts, ...transitions, summary },
       leases: context.leases,
       trackers: context.trackers,
-      refPushes: context.refPushes,
+      refPushes: { recent },
       live: {
         async listTargets(cluster, kinds) {
           const target = gateway.cluster(cluster);
@@ -48,5 +52,18 @@ export function createTrack(context: FleetContext): FleetFunctions['track'] {
       maxIntervalSeconds: config.trackMaxIntervalSeconds,
       chainLeaseSeconds: context.chainLeaseSeconds,
     });
+  };
+}
+
+/** `read`, with calls for the same arguments while one is in flight sharing it (never a settled result). */
+function shareInFlight<A extends string[], T>(read: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  const pending = new Map<string, Promise<T>>();
+  return (...args) => {
+    const key = args.join('\n');
+    const running = pending.get(key);
+    if (running !== undefined) return running;
+    const started = read(...args).finally(() => pending.delete(key));
+    pending.set(key, started);
+    return started;
   };
 }

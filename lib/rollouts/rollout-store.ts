@@ -215,6 +215,20 @@ export interface ClusterTrackers {
   claimChain(cluster: string, until: string, now: Date): Promise<string | undefined>;
   renewChain(cluster: string, chain: string | undefined, until: string): Promise<string | undefined>;
   releaseChain(cluster: string, chain: string): Promise<void>;
+  /**
+   * The chain item and the registrations in one read (what a poll starts from): a poll whose chain the
+   * item names, already polled and with lease enough left, need not renew it.
+   */
+  read?(
+    cluster: string,
+  ): Promise<{ readonly chain?: ChainLease; readonly registered: readonly TrackedRollout[] }>;
+}
+
+/** The chain item as read: who owns the chain, until when, and whether a poll has renewed it since its claim. */
+export interface ChainLease {
+  readonly chain?: string;
+  readonly leaseUntil?: string;
+  readonly polled: boolean;
 }
 
 /** Rollouts not yet ended, with their deadline: what the reconcile sweep finishes when tracking stopped. */

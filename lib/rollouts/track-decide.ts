@@ -18,8 +18,8 @@ export interface DecideContext {
   readonly pastDeadline: boolean;
   readonly now: Date;
   readonly live: LiveView;
-  /** The commit the rollout's ref points at now, as far as the pushes received tell. */
-  readonly head: string | undefined;
+  /** The commit the rollout's ref points at now, as far as the pushes received tell (read when first asked). */
+  readonly head: () => Promise<string | undefined>;
   readonly deps: { readonly onEnd?: OnEnd };
   /** The rollout's ref, named in the message of an app that ended at a later commit of it. */
   readonly ref?: string;
@@ -44,7 +44,7 @@ export async function decideApp(app: StoredApp, context: DecideContext): Promise
       ? found
       : withRolloutRevision(found, sha, context.aliases);
   const missing = live.error ?? 'not found on the cluster';
-  const moved = object === undefined ? undefined : movedOn(app, object, context);
+  const moved = object === undefined ? undefined : await movedOn(app, object, context);
   const owned = moved !== undefined && (await context.ownedLater?.(moved, app)) !== false;
   const at = moved !== undefined && !owned ? moved : sha;
   const observed = object === undefined ? undefined : observeTarget(app.kind, object, at);
@@ -82,14 +82,13 @@ export async function decideApp(app: StoredApp, context: DecideContext): Promise
 const suffix = (message: string | undefined) => (message === undefined ? '' : `: ${message}`);
 
 /** The later commit the app is at, when it has left the pushed one for a newer push of its ref. */
-function movedOn(app: StoredApp, object: unknown, context: DecideContext): string | undefined {
+async function movedOn(app: StoredApp, object: unknown, context: DecideContext) {
   if (app.kind === 'ApplicationSet') return undefined;
   const revisions = liveRevisions({ kind: app.kind, raw: object });
   if (revisions.length === 0 || revisions.includes(context.sha)) return undefined;
   const current = revisions[0] as string;
-  if (context.head !== undefined && context.head !== context.sha && revisions.includes(context.head)) {
-    return context.head;
-  }
+  const head = await context.head();
+  if (head !== undefined && head !== context.sha && revisions.includes(head)) return head;
   if (app.fromRevision !== undefined && !revisions.includes(app.fromRevision)) return current;
   return undefined;
 }

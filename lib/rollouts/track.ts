@@ -68,13 +68,13 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
   const { cluster } = message;
   const log = deps.logger.child({ cluster, attempt: message.attempt });
   const now = deps.clock.now();
-  const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
-  if (chain === undefined) {
+  const started = await startPoll(message, now, deps);
+  if (started === undefined) {
     // Another chain holds the cluster (the sweep started one while this message was invisible): stop.
     log.info('track chain superseded, stopping', { chain: message.chain ?? 'unnamed' });
     return { rollouts: 0, changed: 0, unfinished: 0, requeued: false, superseded: true };
   }
-  const registered = await deps.trackers.list(cluster);
+  const { chain, registered } = started;
   const polls = await Promise.all(
     registered.map(async (r) => ({
       registration: r,
@@ -116,11 +116,17 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
 
   let changed = 0;
   let unfinished = 0;
+  let dropped = 0;
   for (const poll of polls) {
     const { sha } = poll.registration;
     const deadline = poll.summary?.deadline;
     const pastDeadline = deadline !== undefined && now.getTime() >= Date.parse(deadline);
-    const head = await headOf(poll.summary);
+    // Read only if an app is at neither the pushed commit nor none (most polls: every app is at the commit).
+    let read: Promise<string | undefined> | undefined;
+    const head = () => {
+      read ??= headOf(poll.summary);
+      return read;
+    };
     const ref = poll.summary?.ref;
     const aliases = registryAliases(
       poll.summary?.repoUrl,
@@ -149,9 +155,10 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       await deps.gate?.(sha, summary);
     } else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
-    if (open === 0) await dropRegistration(cluster, poll.registration, deps);
+    if (open === 0 && (await dropRegistration(cluster, poll.registration, deps))) dropped += 1;
   }
-  const requeued = await continueChain({ ...message, chain }, registered, unfinished, deps);
+  const left = unfinished > 0 ? registered.length : registered.length - dropped;
+  const requeued = await continueChain({ ...message, chain }, registered, left, deps);
   log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
   return { rollouts: polls.length, changed, unfinished, requeued };
 }
@@ -159,9 +166,47 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
 const leaseUntil = (now: Date, deps: Pick<TrackDeps, 'chainLeaseSeconds'>) =>
   new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
 
+/** The track function's timeout (serverless.yml): no poll outlasts it. */
+const POLL_BUDGET_SECONDS = 60;
+
+/**
+ * The poll's chain and the cluster's registrations, or undefined when another chain holds the cluster. One
+ * read gives both; the lease is renewed (a write conditional on the chain) only when the read does not show
+ * it ours, renewed since its claim, and lasting past this poll and the next one's start.
+ */
+async function startPoll(message: TrackMessage, now: Date, deps: TrackDeps) {
+  const { cluster } = message;
+  const read = await deps.trackers.read?.(cluster);
+  if (read === undefined) {
+    const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
+    return chain === undefined ? undefined : { chain, registered: await deps.trackers.list(cluster) };
+  }
+  const held = read.chain;
+  if (message.chain !== undefined && held?.chain !== undefined && held.chain !== message.chain)
+    return undefined;
+  const needed = now.getTime() + (nextDelaySeconds(read.registered, now, deps) + POLL_BUDGET_SECONDS) * 1000;
+  const lasts = Date.parse(held?.leaseUntil ?? '') >= needed;
+  if (message.chain !== undefined && held?.chain === message.chain && held.polled && lasts) {
+    return { chain: message.chain, registered: read.registered };
+  }
+  const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
+  return chain === undefined ? undefined : { chain, registered: read.registered };
+}
+
+/** The backoff from the youngest rollout's age. */
+function nextDelaySeconds(
+  registered: readonly TrackedRollout[],
+  now: Date,
+  deps: Pick<TrackDeps, 'intervalSeconds' | 'maxIntervalSeconds'>,
+) {
+  const youngest = Math.max(0, ...registered.map((r) => Date.parse(r.addedAt) || 0));
+  const ageSeconds = Math.max(0, (now.getTime() - youngest) / 1000);
+  return Math.round(Math.min(deps.maxIntervalSeconds, Math.max(deps.intervalSeconds, ageSeconds / 4)));
+}
+
 async function dropRegistration(cluster: string, registration: TrackedRollout, deps: TrackDeps) {
   // A registration made since we listed (a new delivery of this commit) keeps it: the next poll sees it.
-  await deps.trackers.unregister(cluster, registration);
+  return deps.trackers.unregister(cluster, registration);
 }
 
 /**
@@ -171,12 +216,14 @@ async function dropRegistration(cluster: string, registration: TrackedRollout, d
 async function continueChain(
   message: TrackMessage & { readonly chain: string },
   registered: readonly TrackedRollout[],
-  unfinished: number,
+  left: number,
   deps: TrackDeps,
 ): Promise<boolean> {
   const { cluster } = message;
   let { chain } = message;
-  let remaining = unfinished > 0 ? registered.length : (await deps.trackers.list(cluster)).length;
+  // `left`: the registrations this poll did not drop. None: the lease is released, then they are read
+  // again (one registered since this poll's read is seen there, not lost).
+  let remaining = left;
   if (remaining === 0) {
     await deps.trackers.releaseChain(cluster, chain);
     remaining = (await deps.trackers.list(cluster)).length;
@@ -186,11 +233,7 @@ async function continueChain(
     if (claimed === undefined) return false;
     chain = claimed;
   }
-  const youngest = Math.max(0, ...registered.map((r) => Date.parse(r.addedAt) || 0));
-  const ageSeconds = Math.max(0, (deps.clock.now().getTime() - youngest) / 1000);
-  const delaySeconds = Math.round(
-    Math.min(deps.maxIntervalSeconds, Math.max(deps.intervalSeconds, ageSeconds / 4)),
-  );
+  const delaySeconds = nextDelaySeconds(registered, deps.clock.now(), deps);
   await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1, chain }, { delaySeconds });
   return true;
 }
@@ -216,7 +259,7 @@ interface ApplyContext {
   readonly pastDeadline: boolean;
   readonly now: Date;
   readonly live: LiveView;
-  readonly head: string | undefined;
+  readonly head: () => Promise<string | undefined>;
   readonly deps: TrackDeps;
   readonly ref?: string;
   readonly ownedLater: (later: string, app: StoredApp) => Promise<boolean>;

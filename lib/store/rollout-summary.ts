@@ -13,6 +13,7 @@ import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { dynamoOpenRollouts } from './open-rollouts.js';
 import { summaryFromItem } from './rollout-items.js';
+import { latestSummaries } from './summary-latest.js';
 
 type Item = Record<string, unknown>;
 
@@ -127,10 +128,14 @@ export function rolloutView(summary: Item) {
   };
 }
 
+const STALE = Symbol('stale');
+const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
+
 /** The rollout summary: its status derived from its clusters' views (monotonic). */
 export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syncSummary'> {
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
   const open = dynamoOpenRollouts(table);
+  const latest = latestSummaries();
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */
   async function storeViews(
@@ -177,8 +182,26 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
    * cannot be (the view is not newer, the summary changed meanwhile, an item without `views`): the caller
    * then takes the two-write way, which any number of writers may race on.
    */
-  async function storeViewAndStatus(sha: string, cluster: string, view: ClusterView) {
+  function storeViewAndStatus(sha: string, cluster: string, view: ClusterView) {
+    return latest.oneAtATime(sha, async () => {
+      const kept = latest.get(sha);
+      const first = await viewAndStatusFrom(kept ?? (await readSummary(sha)), sha, cluster, view);
+      if (first !== STALE) return first;
+      // The kept item was stale (another container wrote since): once more from a fresh read.
+      const again =
+        kept === undefined ? STALE : await viewAndStatusFrom(await readSummary(sha), sha, cluster, view);
+      return again === STALE ? undefined : again;
+    });
+  }
+
+  async function readSummary(sha: string) {
     const read = await getSummaryItem(table, sha);
+    latest.set(sha, read);
+    return read;
+  }
+
+  /** The single write from `read`: STALE when its condition failed (the item changed since `read`). */
+  async function viewAndStatusFrom(read: Item | undefined, sha: string, cluster: string, view: ClusterView) {
     const stored = read?.views as Record<string, ClusterView> | undefined;
     if (read === undefined || stored === undefined) return undefined;
     if (stored[cluster] !== undefined && stored[cluster].v >= view.v) return undefined;
@@ -209,17 +232,23 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
             '(attribute_not_exists(#views.#c) OR #views.#c.#cv < :cv)',
             unchanged('viewsVersion', ':readViews'),
             unchanged('errorsVersion', ':readErrors'),
+            // The status says what release control's flags make it: they too as read (the read may be a kept one).
+            ...CONTROL_FLAGS.map((flag) => unchanged(flag, `:read_${flag}`)),
           ].join(' AND '),
           ExpressionAttributeNames: { '#views': 'views', '#c': cluster, '#cv': 'v', '#status': 'status' },
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );
+      latest.set(sha, Attributes);
       if (Attributes === undefined) return undefined;
       await reopenRevived(sha, read, next.status);
       return syncedFromItem(Attributes);
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
+      if (isConditionFailure(error)) {
+        latest.set(sha, undefined);
+        return STALE;
+      }
       throw error;
     }
   }
@@ -294,6 +323,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
             ReturnValues: 'ALL_NEW',
           }),
         );
+        latest.set(sha, Attributes);
         if (Attributes !== undefined) {
           await reopenRevived(sha, before, view.status);
           return syncedFromItem(Attributes);

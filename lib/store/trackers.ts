@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ClusterTrackers, TrackedRollout } from '../rollouts/rollout-store.js';
-import { DeleteCommand, UpdateCommand } from './document-client.js';
+import type { ChainLease, ClusterTrackers, TrackedRollout } from '../rollouts/rollout-store.js';
+import { DeleteCommand, QueryCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { TRACKER_CHAIN_SK, TRACKER_ROLLOUT_PREFIX, trackerPk } from './keys.js';
 
@@ -55,14 +55,37 @@ export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): Clus
     },
 
     async list(cluster) {
-      const items = await queryAll(table, trackerPk(cluster), TRACKER_ROLLOUT_PREFIX);
-      return items.map(
-        (item): TrackedRollout => ({
-          sha: String(item.sha),
-          adds: Number(item.adds ?? 0),
-          addedAt: String(item.addedAt ?? ''),
-        }),
-      );
+      return (await queryAll(table, trackerPk(cluster), TRACKER_ROLLOUT_PREFIX)).map(registration);
+    },
+
+    async read(cluster) {
+      // The partition is the chain item ('#CHAIN') and the registrations ('ROLLOUT#<sha>'): one Query.
+      const items: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': trackerPk(cluster) },
+            ConsistentRead: true,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+      const item = items.find((i) => i.sk === TRACKER_CHAIN_SK);
+      const registered = items
+        .filter((i) => String(i.sk).startsWith(TRACKER_ROLLOUT_PREFIX))
+        .map(registration);
+      if (item === undefined) return { registered };
+      const chain: ChainLease = {
+        polled: item.polled === true,
+        ...(typeof item.chain === 'string' ? { chain: item.chain } : {}),
+        ...(typeof item.leaseUntil === 'string' ? { leaseUntil: item.leaseUntil } : {}),
+      };
+      return { chain, registered };
     },
 
     async unregister(cluster, rollout) {
@@ -118,3 +141,9 @@ export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): Clus
     },
   };
 }
+
+const registration = (item: Record<string, unknown>): TrackedRollout => ({
+  sha: String(item.sha),
+  adds: Number(item.adds ?? 0),
+  addedAt: String(item.addedAt ?? ''),
+});

@@ -127,8 +127,20 @@ describe('track chains on one cluster', () => {
       expect(claimed).toBeTruthy();
       await queue.send({ type: 'track', cluster: name, attempt: 0 }, { delaySeconds: 5 });
     };
-    const poll = (message: TrackMessage) => trackCluster(message, deps);
+    let renewals = 0;
+    const counted: TrackDeps = {
+      ...deps,
+      trackers: {
+        ...trackers,
+        renewChain: (...args) => {
+          renewals += 1;
+          return trackers.renewChain(...args);
+        },
+      },
+    };
+    const poll = (message: TrackMessage) => trackCluster(message, counted);
     return {
+      renewals: () => renewals,
       queue,
       lists,
       sweep,
@@ -209,5 +221,29 @@ describe('track chains on one cluster', () => {
     expect(results.map((r) => r.requeued).sort()).toEqual([false, true]);
     w.advance(10);
     expect(w.take()).toHaveLength(1);
+  });
+
+  it('renews the chain lease only when it would not last past the next poll, and the sweep never restarts it', async () => {
+    const w = await world();
+    await w.startTracking();
+    let polls = 0;
+    let restarts = 0;
+    // Ten minutes of polls as the chain sends them (backoff up to 60 s), the sweep every minute between them.
+    for (let t = 0; t < 600; ) {
+      const [message] = w.take();
+      expect(message).toBeDefined();
+      const result = await w.poll(message as TrackMessage);
+      expect(result.superseded).toBeUndefined();
+      expect(result.requeued).toBe(true);
+      polls += 1;
+      const step = Math.max(5, Math.min(60, Math.round(t / 4)));
+      w.advance(step);
+      t += step;
+      restarts += (await w.sweep()).chainsRestarted.length;
+    }
+    expect(restarts).toBe(0);
+    // The first poll after the claim renews (it marks the claim taken); later ones only when lease runs short.
+    expect(w.renewals()).toBeGreaterThan(0);
+    expect(w.renewals()).toBeLessThan(polls);
   });
 });

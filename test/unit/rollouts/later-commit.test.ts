@@ -50,7 +50,7 @@ describe('an app whose ref moved on to a later commit', () => {
     pastDeadline: false,
     now: new Date('2026-09-01T10:00:00Z'),
     live: { objects: new Map([['Application/argocd/web', application(C)]]) },
-    head: C,
+    head: async () => C,
     ref: 'refs/heads/main',
     deps: {},
     ownedLater: async (later: string) => owned && later === C,

@@ -33,7 +33,7 @@ const poll = (live: unknown, aliases: ReadonlySet<string> | undefined) => ({
   pastDeadline: false,
   now: new Date('2026-12-02T12:00:00Z'),
   live: { objects: new Map([['Application/argocd/web', live]]) },
-  head: undefined,
+  head: async () => undefined,
   ref: '1.4.0',
   deps: {},
   ...(aliases === undefined ? {} : { aliases }),

@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { build } from 'esbuild';
+import { LAMBDA_LIKE_BUILD, LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet.js';
+import type { BenchOptions, Metric } from './report.js';
+
+const CHILD = '.bench-build/track-child.mjs';
+
+interface PollLine {
+  readonly changes: number;
+  readonly polls: number;
+  readonly cpu: number;
+  readonly wall: number;
+  readonly changed: number;
+  readonly requests: Readonly<Record<string, number>>;
+}
+
+/** Issue 21's track targets: requests per poll of one cluster and rollout, CPU per state change. */
+const BASE_REQUESTS = 3;
+const CHANGES_PER_BATCH = 25;
+const CPU_PER_CHANGE_MS = 0.5;
+
+/**
+ * Track polls as SQS hands them to the track function (batches of 10 clusters side by side) over one
+ * rollout on every cluster, with 20 and 100 state changes per cluster per poll, in a child bundled like the
+ * Lambda bundles with a 256 MB function's heap. `BENCH_TRACK_PROF=<file>` writes a CPU profile of the
+ * measured polls alone (`.cpuprofile`, for Chrome DevTools).
+ */
+export async function benchTrack(options: BenchOptions): Promise<Metric[]> {
+  const profile = process.env.BENCH_TRACK_PROF;
+  // A profile reads better unminified (the same code otherwise).
+  const minify = profile === undefined;
+  await build({ ...LAMBDA_LIKE_BUILD, minify, entryPoints: ['bench/track-child.ts'], outfile: CHILD });
+  const [clusters, apps, changes] = options.quick ? [5, 100, '5,20'] : [50, 5000, '20,100'];
+  const size = `${apps.toLocaleString('en')} apps / ${clusters} clusters`;
+  process.stderr.write(`  track: ${size}...\n`);
+  const child = spawn(
+    process.execPath,
+    [
+      ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
+      CHILD,
+      '--clusters',
+      String(clusters),
+      '--apps',
+      String(apps),
+      '--changes',
+      changes,
+      '--rounds',
+      '1',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  const lines: PollLine[] = [];
+  for await (const text of createInterface({ input: child.stdout })) lines.push(JSON.parse(text) as PollLine);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0 || lines.length === 0) {
+    return [
+      {
+        scenario: `track, ${size}`,
+        metric: 'run',
+        value: 0,
+        unit: 'failed',
+        target: { min: 1 },
+        note: `exit ${code}`,
+      },
+    ];
+  }
+  const metrics: Metric[] = [];
+  for (const per of [...new Set(lines.map((l) => l.changes))]) {
+    const runs = lines.filter((l) => l.changes === per);
+    const sum = (f: (l: PollLine) => number) => runs.reduce((s, l) => s + f(l), 0);
+    const polls = sum((l) => l.polls);
+    const changed = sum((l) => l.changed);
+    const requests = sum((l) => Object.values(l.requests).reduce((a, b) => a + b, 0));
+    const byAction: Record<string, number> = {};
+    for (const run of runs)
+      for (const [action, n] of Object.entries(run.requests)) byAction[action] = (byAction[action] ?? 0) + n;
+    const actions = Object.entries(byAction)
+      .map(([action, n]) => `${action} ${Math.round((n / polls) * 10) / 10}`)
+      .join(', ');
+    // The controller syncs every refreshed app at once: this poll writes every change and ends the rollout.
+    const scenario = `track, ${size}, ${per} changes per cluster (the poll that ends the rollout)`;
+    const batches = Math.ceil(per / CHANGES_PER_BATCH);
+    metrics.push(
+      {
+        scenario,
+        metric: `DynamoDB requests per poll of one cluster and rollout (n=${polls})`,
+        value: requests / polls,
+        unit: 'requests',
+        target: { max: BASE_REQUESTS + batches },
+        note: actions,
+        whyMissed: REQUESTS_FLOOR,
+      },
+      {
+        scenario,
+        metric: 'orchestrator CPU per state change (polls in batches of 10)',
+        value: sum((l) => l.cpu) / Math.max(1, changed),
+        unit: 'ms',
+        target: { max: CPU_PER_CHANGE_MS },
+        whyMissed: CPU_FLOOR,
+        note: `${changed} changes, ${Math.round(sum((l) => l.wall))} ms wall`,
+      },
+    );
+  }
+  return metrics;
+}
+
+const REQUESTS_FLOOR =
+  'the tracker and rollout partitions are two Queries, the batch needs the lease, a read under it and its release, plus the summary update, the notices’ read and the end’s registration and chain writes (docs/engine.md)';
+const CPU_FLOOR =
+  'per poll a LIST of the cluster’s Applications (JSON and slimming) and ~0.85 ms of SDK CPU per request, and at the end the notices’ one read of the whole rollout, spread over the poll’s changes (BENCHMARKS.md, track)';
