@@ -309,6 +309,48 @@ describe('a signed ECR image push through the local stack', () => {
     expect((listed.body as { items: { sha: string }[] }).items.filter((r) => r.sha === hex)).toHaveLength(1);
   }, 40_000);
 
+  it('holds a push of an image repository frozen by its oci:// name, and only that repository', async () => {
+    const created = await fetch(`${stack.url}/freezes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo: `oci://${HOST}/charts/api`, reason: 'api chart under review' }),
+    });
+    expect(created.status).toBe(201);
+    const freeze = (await created.json()) as { id: string; repo: string };
+    expect(freeze.repo).toBe(`${HOST}/charts/api`);
+    try {
+      // A freeze a container already read reaches it within its cache (10 s): wait it out.
+      await new Promise((r) => setTimeout(r, 10_500));
+      const pushed = digest(8);
+      const hex = pushed.slice('sha256:'.length);
+      tag('charts/api', '1.2.0', pushed);
+      expect(
+        (await stack.post('/webhooks/ecr', signed(ecrEvent('evt-api-120', 'charts/api', '1.2.0', pushed))))
+          .status,
+      ).toBe(202);
+      const deadline = Date.now() + 15_000;
+      let api: { state?: string; message?: string } | undefined;
+      while (api?.state !== 'held' && Date.now() < deadline) {
+        const answer = await stack.get(`/rollouts/${hex}`);
+        api = (
+          ((answer.body as { apps?: unknown[] })?.apps ?? []) as {
+            name: string;
+            state?: string;
+            message?: string;
+          }[]
+        ).find((a) => a.name === 'api-oci');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(api?.state).toBe('held');
+      expect(api?.message).toMatch(/frozen: api chart under review/);
+      // The frozen repository's app was not refreshed: Argo CD still runs the earlier digest.
+      const live = fleet.servers.get('hub')?.store.get(APPLICATIONS, 'argocd', 'api-oci');
+      expect((live?.status as { sync?: { revision?: string } } | undefined)?.sync?.revision).toBe(digest(6));
+    } finally {
+      await fetch(`${stack.url}/freezes/${freeze.id}`, { method: 'DELETE' });
+    }
+  }, 40_000);
+
   it('ignores (202) an event of another account', async () => {
     const body = ecrEvent('evt-foreign', 'charts/web', '1.4.0', digest(7)).replace(ACCOUNT, '210987654321');
     const answer = await stack.post('/webhooks/ecr', signed(body));
