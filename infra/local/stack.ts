@@ -9,7 +9,9 @@ import { apiHandler, webhookHandler } from '../../lib/handlers.js';
 import { createLogger } from '../../lib/logger.js';
 import type { Logger } from '../../lib/ports.js';
 import type { ControllerOptions } from '../simulator/argocd-controller.js';
+import { ecrImagesOf } from '../simulator/oci-registry-ecr.js';
 import { type DefaultWorld, startDefaultWorld } from './default-world.js';
+import { startLocalEcr } from './ecr-server.js';
 import { ensureTable, localDynamoClient, startDynalite } from './dynamodb.js';
 import { startLocalHttpServer } from './http-server.js';
 import { localMetrics } from './local-metrics.js';
@@ -104,6 +106,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       closers.push(() => (world as DefaultWorld).close());
       env.SECRETS_MANAGER_ENDPOINT ??= world.secretsManager.endpoint;
       env.STS_ENDPOINT ??= world.secretsManager.endpoint;
+      // Reconcile's ECR catch-up, when configured, lists the simulated registry, never the real ECR.
+      if (env.ECR_REPOSITORY_ARNS !== undefined && env.ECR_ENDPOINT === undefined) {
+        const ecr = await startLocalEcr({ state: ecrImagesOf(world.fleet.registry) });
+        closers.push(() => ecr.close());
+        env.ECR_ENDPOINT = ecr.endpoint;
+      }
     }
     let publicUrl: string | undefined;
     let slack: SlackReceiver | undefined;
