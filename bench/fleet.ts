@@ -2,7 +2,7 @@ import { type BuildOptions, build } from 'esbuild';
 import { runSize, type Size } from './fleet-drive.js';
 import { FLEET_CHILD } from './fleet-process.js';
 import { comparisonRows, type SizeFigures, sizeFigures, sizeRows } from './fleet-rows.js';
-import type { BenchOptions, Metric } from './report.js';
+import { type BenchOptions, jsonLine, type Metric } from './report.js';
 
 export { LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet-process.js';
 
@@ -85,12 +85,18 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
     const started = Date.now();
     try {
       const measured = await runSize(size);
-      metrics.push(...sizeRows(size, measured), {
-        scenario: `fleet, ${size.name}`,
-        metric: 'the size, wall (doubles included: start, warm-up, measured runs)',
-        value: (Date.now() - started) / 1000,
-        unit: 's',
-      });
+      const rows = [
+        ...sizeRows(size, measured),
+        {
+          scenario: `fleet, ${size.name}`,
+          metric: 'the size, wall (doubles included: start, warm-up, measured runs)',
+          value: (Date.now() - started) / 1000,
+          unit: 's',
+        },
+      ];
+      metrics.push(...rows);
+      // Each size's rows as soon as it is done (a size takes minutes; a later one may not finish).
+      for (const row of rows) process.stderr.write(`    ${jsonLine(row)}\n`);
       if (COMPARED.has(size.tag) && measured.error === undefined) compared.push(sizeFigures(size, measured));
     } catch (error) {
       // One size failing (the doubles running out of memory, say) still reports the others.
