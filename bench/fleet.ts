@@ -86,7 +86,11 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
     try {
       const measured = await runSize(size);
       const rows = [
-        ...sizeRows(size, measured),
+        // A size that failed before its measured run has only its memory rows and the failure to show.
+        ...sizeRows(size, measured).filter(
+          (row) =>
+            measured.runs.length > 0 || row.scenario.startsWith('memory') || row.scenario.startsWith('fleet'),
+        ),
         {
           scenario: `fleet, ${size.name}`,
           metric: 'the size, wall (doubles included: start, warm-up, measured runs)',
