@@ -1,147 +1,171 @@
-import { parseArgs } from 'node:util';
-import { pushMessage } from './push-message.js';
-import { startBenchWorld } from './world.js';
+import { getHeapStatistics } from 'node:v8';
+import { MemoryQueue } from '../infra/local/memory-queue.js';
+import type { FleetApp, WebhookApp } from '../lib/app.js';
+import { createWebhookApp } from '../lib/composition/runtime.js';
+import {
+  createFanoutApp,
+  createReconcileApp,
+  createTrackApp,
+} from '../lib/composition/runtime-fleet-apps.js';
+import { loadConfig } from '../lib/config.js';
+import { webhookHandler } from '../lib/handlers.js';
+import { type Logger, noMetrics } from '../lib/ports.js';
+import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
+import type { ChildReply, ChildRequest, FunctionName, InvokeResult, MemoryResult } from './fleet-model.js';
+import { signedPushOf } from './signed-push.js';
 
-// One fleet size in a process of its own (`bench/fleet.ts` bundles and starts it), so its peak RSS
-// (`process.resourceUsage().maxRSS`) is the orchestrator's alone: the doubles run in a grandchild.
-// Prints one JSON line of samples per run, then one with the peak RSS.
-const { values } = parseArgs({
-  options: {
-    clusters: { type: 'string' },
-    apps: { type: 'string' },
-    latency: { type: 'string' },
-    realistic: { type: 'boolean' },
-    runs: { type: 'string' },
-    reconcile: { type: 'boolean' },
+// One function of the fleet bench in a process of its own (`bench/fleet.ts` bundles and starts one per
+// function, under a 256 MB Lambda's heap), built by that function's own composition as its Lambda bundle
+// builds it, against the shared doubles process. It answers bench/fleet.ts's requests over IPC, one at a
+// time: the queues are in-process here; what an invocation sends goes back to the parent, which hands it to
+// the next function as SQS would.
+
+/** serverless.yml's reconcile `timeout` (600 s) less the 30 s functions/reconcile.ts keeps for writing. */
+const RECONCILE_BUDGET_MS = 570_000;
+const MB = 1024 * 1024;
+
+let fn: FunctionName | undefined;
+let changed = 0;
+const logger: Logger = {
+  debug: () => {},
+  info: (message, fields) => {
+    if (message === 'cluster polled') changed += Number(fields?.changed ?? 0);
   },
-});
-const clusters = Number(values.clusters);
-const apps = Number(values.apps);
-const world = await startBenchWorld({
-  clusters,
-  applications: apps,
-  latencyMs: Number(values.latency ?? 0),
-  realistic: values.realistic === true,
-});
-// The idle process (runtime loaded, doubles up) before any work: the floor under the peak.
-global.gc?.();
-const idleRssMb = process.memoryUsage().rss / 1024 / 1024;
-// The peak so far is start-up's (the bundle and the SDKs loading), not the orchestrator's work.
-const startupPeakMb = process.resourceUsage().maxRSS / 1024;
-let sampledPeak = 0;
-// The peak of each phase of the measured runs (fan-out, track, reconcile), sampled every 10 ms.
-const phasePeak: Record<string, number> = {};
-let phase: string | undefined;
-const enter = (name: string | undefined) => {
-  phase = name;
+  warn: () => {},
+  error: () => {},
+  child: () => logger,
 };
+const queues = {
+  push: new MemoryQueue<FanoutMessage>('push'),
+  track: new MemoryQueue<TrackMessage>('track'),
+};
+let fleetApp: FleetApp | undefined;
+let webhook: ReturnType<typeof webhookHandler> | undefined;
+let repoURL = '';
+let idleRssMb = 0;
+let peakRss = 0;
+let peakHeap = 0;
+let sampler: NodeJS.Timeout | undefined;
+
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
 };
-const out = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
-// serverless.yml's track `batchSize`: one invocation polls at most this many clusters, side by side.
-const TRACK_BATCH_SIZE = 10;
-/** The track chains' messages as SQS hands them to track: a batch per invocation, one after another. */
-const pollInBatches = async (chains: readonly { cluster: string }[]) => {
-  for (let i = 0; i < chains.length; i += TRACK_BATCH_SIZE) {
-    await Promise.all(
-      chains
-        .slice(i, i + TRACK_BATCH_SIZE)
-        .map((m) => world.app.track({ type: 'track', cluster: m.cluster, attempt: 0 })),
+
+async function handle(request: ChildRequest): Promise<unknown> {
+  if (request.do === 'init') {
+    fn = request.fn;
+    repoURL = request.started.repoURL;
+    const config = loadConfig({
+      TABLE_NAME: 'bench',
+      DYNAMODB_ENDPOINT: request.started.dynamodb,
+      GITHUB_WEBHOOK_SECRET: 'bench-secret',
+      LOG_LEVEL: 'SILENT',
+      // dynalite shares one event loop with up to 100,000 simulated Applications: it can take seconds to
+      // accept a connection where DynamoDB would not.
+      AWS_REQUEST_TIMEOUT_MS: '60000',
+      AWS_CONNECT_TIMEOUT_MS: '30000',
+    });
+    const overrides = {
+      logger,
+      metrics: noMetrics,
+      pushQueue: queues.push,
+      trackQueue: queues.track,
+      fleet: request.started.fleet ?? {
+        clusters: [],
+        repositories: [],
+        secretPolicy: 'block',
+        secretStores: [],
+      },
+    } as const;
+    if (fn === 'webhook') {
+      const app: WebhookApp = createWebhookApp(config, overrides);
+      webhook = webhookHandler(async () => app);
+    } else {
+      const create = fn === 'fanout' ? createFanoutApp : fn === 'track' ? createTrackApp : createReconcileApp;
+      fleetApp = create(config, overrides);
+      await fleetApp.fleetReady?.();
+    }
+    global.gc?.();
+    idleRssMb = process.memoryUsage.rss() / MB;
+    return {};
+  }
+  if (request.do === 'measure') {
+    global.gc?.();
+    peakRss = 0;
+    peakHeap = 0;
+    sampler ??= setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+      peakHeap = Math.max(peakHeap, getHeapStatistics().used_heap_size);
+    }, 10);
+    sampler.unref();
+    return {};
+  }
+  if (request.do === 'memory') {
+    const memory: MemoryResult = {
+      peakRssMb: Math.max(peakRss, process.memoryUsage.rss()) / MB,
+      peakHeapMb: Math.max(peakHeap, getHeapStatistics().used_heap_size) / MB,
+      idleRssMb,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+    };
+    return memory;
+  }
+  return invoke(request.messages ?? [], request.commit);
+}
+
+async function invoke(
+  messages: readonly unknown[],
+  commit: { before: string; after: string; path: string } | undefined,
+): Promise<InvokeResult> {
+  changed = 0;
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const itemMs: number[] = [];
+  const timed = async (work: Promise<unknown>) => {
+    await work;
+    itemMs.push(performance.now() - start);
+  };
+  let result: Record<string, unknown> | undefined;
+  let status: number | undefined;
+  if (fn === 'webhook') {
+    if (webhook === undefined || commit === undefined) throw new Error('webhook: no handler or commit');
+    status = (await webhook(signedPushOf(repoURL, commit))).statusCode;
+  } else if (fleetApp === undefined) {
+    throw new Error('not initialised');
+  } else if (fn === 'fanout') {
+    const app = fleetApp;
+    await Promise.all(messages.map((m) => timed(app.fanout(m as FanoutMessage))));
+  } else if (fn === 'track') {
+    const app = fleetApp;
+    await Promise.all(messages.map((m) => timed(app.track(m as TrackMessage))));
+  } else {
+    result = await fleetApp.reconcile(
+      fn === 'sweep' ? { sweepOnly: true } : { timeBudgetMs: RECONCILE_BUDGET_MS },
     );
   }
-};
-try {
-  // Run 0 warms up (JIT, first Git reads, connections, as a warm Lambda has) and is not reported. It pushes
-  // one service's file: every cluster is listed and matched, and that service's apps are preflighted,
-  // refreshed, tracked and reconciled, so every path runs once, without the doubles syncing the whole fleet
-  // twice (most of a big size's time) or a warm-up's syncs still running into the measured run.
-  for (let run = 0; run <= Number(values.runs ?? 1); run++) {
-    // Measured runs push unknown files (every app refreshes): the plan, then each work item.
-    const commit = await world.commit(run % 100);
-    await world.command('reset');
-    enter('fanout');
-    const started = Date.now();
-    const cpu = process.cpuUsage();
-    await world.app.fanout(pushMessage(world.repoURL, commit, run === 0));
-    const planMs = Date.now() - started;
-    // Each work item alone, as its own Lambda invocation would run it (its own CPU): from its start to the
-    // last PATCH it caused. The per-cluster latency is the plan's time plus that.
-    const perCluster: number[] = [];
-    for (const item of world.queues.push.takeAll()) {
-      const itemStart = Date.now();
-      await world.app.fanout(item);
-      const { lastPatchAt } = await world.stats();
-      if (lastPatchAt >= itemStart) perCluster.push(planMs + (lastPatchAt - itemStart));
-    }
-    const fanoutCpu = cpuMs(cpu);
-    const fanoutWall = Date.now() - started;
-    const fanoutStats = await world.stats();
-    // The controller syncs every app; one track poll then sees every app change state.
-    await world.command('tick');
-    await world.command('tick');
-    await world.command('reset');
-    world.polled.length = 0;
-    enter('track');
-    const pollCpuStart = process.cpuUsage();
-    const pollStart = Date.now();
-    const chains = world.queues.track.takeAll();
-    await pollInBatches(chains);
-    const pollWall = Date.now() - pollStart;
-    const pollCpu = cpuMs(pollCpuStart);
-    const pollStats = await world.stats();
-    const changed = world.polled.reduce((sum, p) => sum + Number(p.changed ?? 0), 0);
-    // Later polls until nothing is in flight, so the next run starts from a quiet fleet.
-    for (let i = 0; i < 5 && world.queues.track.depth > 0; i++) {
-      await world.command('tick');
-      await pollInBatches(world.queues.track.takeAll());
-    }
-    let reconcile: { wall: number; cpu: number } | undefined;
-    if (values.reconcile === true) {
-      enter('reconcile');
-      const before = process.cpuUsage();
-      const start = Date.now();
-      await world.app.reconcile();
-      reconcile = { wall: Date.now() - start, cpu: cpuMs(before) };
-    }
-    if (run === 0) {
-      // From here on, sample RSS: maxRSS also holds the warm-up's one-time peak (first Git reads, first
-      // connections, JIT), which a warm Lambda has behind it.
-      const sampler = setInterval(() => {
-        const rss = process.memoryUsage.rss();
-        sampledPeak = Math.max(sampledPeak, rss);
-        if (phase !== undefined) phasePeak[phase] = Math.max(phasePeak[phase] ?? 0, rss / 1024 / 1024);
-      }, 10);
-      sampler.unref();
-      continue;
-    }
-    out({
-      run,
-      fanout: {
-        wall: fanoutWall,
-        toLastPatch: fanoutStats.lastPatchAt - started,
-        perCluster,
-        cpu: fanoutCpu,
-        patches: fanoutStats.patch,
-        lists: fanoutStats.list,
-      },
-      track: { wall: pollWall, cpu: pollCpu, lists: pollStats.list, chains: chains.length, changed },
-      ...(reconcile === undefined ? {} : { reconcile }),
-    });
-  }
-  const { heapTotal, external, arrayBuffers } = process.memoryUsage();
-  out({
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
-    warmPeakMb: Math.max(sampledPeak, process.memoryUsage.rss()) / 1024 / 1024,
-    phasePeak,
-    idleRssMb,
-    startupPeakMb,
-    heapTotal,
-    external,
-    arrayBuffers,
-  });
-} finally {
-  await world.close();
+  return {
+    wall: performance.now() - start,
+    cpu: cpuMs(cpu),
+    itemMs,
+    changed,
+    push: queues.push.takeAll(),
+    track: queues.track.takeAll(),
+    ...(result === undefined ? {} : { result }),
+    ...(status === undefined ? {} : { status }),
+  };
 }
-process.exit(0);
+
+// One request at a time, in order: the parent waits for each answer.
+let queue: Promise<void> = Promise.resolve();
+process.on('message', (request: ChildRequest) => {
+  queue = queue.then(async () => {
+    let reply: ChildReply;
+    try {
+      reply = { ok: await handle(request) };
+    } catch (error) {
+      reply = { error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    }
+    process.send?.(reply);
+  });
+});
+process.on('disconnect', () => process.exit(0));

@@ -19,6 +19,11 @@ export interface FindingsDigest {
 export interface DigestOptions {
   /** Findings listed in all; the rest are counted ("and N more"). Default 20. */
   readonly maxItems?: number;
+  /**
+   * How many findings each section had per severity, when `changes` holds only the first of them (a pass
+   * settles cluster by cluster and keeps only what a digest can list); default: the lists' lengths.
+   */
+  readonly totals?: Readonly<Record<'created' | 'resolved', Partial<Record<Severity, number>>>>;
 }
 
 const SECTION_LIMIT = 2900; // Slack allows 3000 characters in a section's text
@@ -37,26 +42,36 @@ export function buildFindingsDigest(
   options: DigestOptions = {},
 ): FindingsDigest | undefined {
   const { created, resolved } = changes;
-  if (created.length === 0 && resolved.length === 0) return undefined;
+  const count = (title: 'created' | 'resolved', severity?: Severity): number => {
+    const list = changes[title];
+    const totals = options.totals?.[title];
+    if (totals === undefined)
+      return severity === undefined ? list.length : list.filter((f) => f.severity === severity).length;
+    return severity === undefined
+      ? SEVERITIES.reduce((sum, s) => sum + (totals[s] ?? 0), 0)
+      : (totals[severity] ?? 0);
+  };
+  if (count('created') === 0 && count('resolved') === 0) return undefined;
   let budget = Math.max(0, options.maxItems ?? 20);
   const header: DigestBlock = {
     type: 'header',
-    text: { type: 'plain_text', text: headline(created, resolved) },
+    text: { type: 'plain_text', text: headline(count('created'), count('resolved')) },
   };
   const sections: { block: DigestBlock; title: 'New' | 'Resolved'; lines: number }[] = [];
   const more = { New: 0, Resolved: 0 };
-  for (const [title, findings] of [
-    ['New', created],
-    ['Resolved', resolved],
+  for (const [title, findings, key] of [
+    ['New', created, 'created'],
+    ['Resolved', resolved, 'resolved'],
   ] as const) {
     for (const severity of SEVERITIES) {
-      const group = sorted(findings.filter((f) => f.severity === severity));
-      if (group.length === 0) continue;
+      const group = sortedForDigest(findings.filter((f) => f.severity === severity));
+      const total = count(key, severity);
+      if (total === 0) continue;
       const shown = group.slice(0, budget);
       budget -= shown.length;
-      more[title] += group.length - shown.length;
+      more[title] += total - shown.length;
       if (shown.length === 0) continue;
-      const heading = `*${title} · ${LABEL[severity]}* (${group.length})`;
+      const heading = `*${title} · ${LABEL[severity]}* (${total})`;
       for (const part of chunk(heading, shown.map(line))) {
         sections.push({ block: section(part.text), title, lines: part.lines });
       }
@@ -72,24 +87,24 @@ export function buildFindingsDigest(
   if (left.length > 0) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${left.join(', ')}` }] });
   }
-  return { text: fallback(created, resolved), blocks };
+  return { text: fallback(count), blocks };
 }
 
-function headline(created: readonly Finding[], resolved: readonly Finding[]): string {
+function headline(created: number, resolved: number): string {
   const parts = [];
-  if (created.length > 0) parts.push(`${created.length} new`);
-  if (resolved.length > 0) parts.push(`${resolved.length} resolved`);
+  if (created > 0) parts.push(`${created} new`);
+  if (resolved > 0) parts.push(`${resolved} resolved`);
   return `Audit findings: ${parts.join(', ')}`;
 }
 
-function fallback(created: readonly Finding[], resolved: readonly Finding[]): string {
+function fallback(count: (title: 'created' | 'resolved', severity?: Severity) => number): string {
   const bySeverity = SEVERITIES.flatMap((s) => {
-    const n = created.filter((f) => f.severity === s).length;
+    const n = count('created', s);
     return n === 0 ? [] : [`${n} ${s}`];
   });
   const parts = [];
-  if (created.length > 0) parts.push(`${created.length} new finding(s) (${bySeverity.join(', ')})`);
-  if (resolved.length > 0) parts.push(`${resolved.length} resolved`);
+  if (count('created') > 0) parts.push(`${count('created')} new finding(s) (${bySeverity.join(', ')})`);
+  if (count('resolved') > 0) parts.push(`${count('resolved')} resolved`);
   return `Audit: ${parts.join(', ')}`;
 }
 
@@ -101,7 +116,8 @@ function line(finding: Finding): string {
   return `• *${escapeMrkdwn(finding.rule)}* \`${escapeMrkdwn(where)}\`${subject}${reopened} — ${escapeMrkdwn(redact(finding.message, 240))}`;
 }
 
-function sorted(findings: readonly Finding[]): Finding[] {
+/** The digest's order within a section and severity. */
+export function sortedForDigest(findings: readonly Finding[]): Finding[] {
   const key = (f: Finding) => [f.cluster, f.namespace, f.app, f.rule, f.subject ?? ''].join('\u0000');
   return [...findings].sort((a, b) => key(a).localeCompare(key(b)));
 }

@@ -7,6 +7,10 @@ export interface FindingsStore {
   /** Every finding, open and resolved (a resolved one until it expires), for the lifecycle. */
   loadAll(): Promise<Finding[]>;
   loadOpen(): Promise<Finding[]>;
+  /** One cluster's findings, open and resolved: what a pass settles that cluster against. */
+  loadCluster(cluster: string): Promise<Finding[]>;
+  /** The clusters any stored finding is on (a cluster that left the fleet still has some). */
+  storedClusters(): Promise<string[]>;
   /** Upserts whole findings (created, reopened, seen again, resolved). */
   write(findings: readonly Finding[]): Promise<void>;
 }

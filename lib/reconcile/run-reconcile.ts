@@ -23,7 +23,7 @@ import type { CatchUpRollouts, FindingsStore, ReconcileMemory } from './ports.js
 import { createLiveObjectsReader, readArgoClusters } from './read-clusters.js';
 import type { InvalidApplication, ReconcileReport } from './report.js';
 import { createRepositoriesReader } from './resolve-repos.js';
-import { sendDigest, settleFindings } from './settle-findings.js';
+import { createFindingsSettler, sendDigest } from './settle-findings.js';
 
 export interface ReconcileDeps {
   readonly fleet: FleetConfig;
@@ -94,6 +94,14 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const pinned = pinnedRepositoryUrls(deps.fleet.repositories);
   // Each Argo CD's argocd-cm (the polling gate), read while the Applications are.
   const gates = readArgoGates(deps.fleet, deps.clusters, options.clusterConcurrency);
+  const settler = createFindingsSettler(
+    deps,
+    started,
+    options.lastSeenRefreshSeconds * 1000,
+    options.digestMinSeverity,
+  );
+  const ofCluster = <T extends { readonly cluster: string }>(items: readonly T[], cluster: string) =>
+    items.filter((i) => i.cluster === cluster);
   const argo = await readArgoClusters(
     deps.fleet,
     deps.clusters,
@@ -114,15 +122,28 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
         shared,
         pinnedRepos: pinned,
       });
-      // Written as soon as the cluster is done, so its memory is not held while others are audited; a
-      // failed write still fails the pass (below), as it did when every cluster was written at the end.
-      const { memory: next, ...kept } = audited;
-      const failed = next.changed
-        ? await deps.memory.saveCluster(read.cluster, next.apps, previous).then(
-            () => undefined,
-            (error: unknown) => ({ error }),
-          )
-        : undefined;
+      // Written as soon as the cluster is done, so its memory and findings are not held while others are
+      // audited; a failed write still fails the pass (below), as it did when every cluster was written at the end.
+      const { memory: next, findings, notes, ...kept } = audited;
+      const gate = await gates;
+      const failed = await (next.changed
+        ? deps.memory.saveCluster(read.cluster, next.apps, previous)
+        : Promise.resolve()
+      )
+        .then(() =>
+          settler.settleCluster(read.cluster, {
+            findings: [
+              ...findings,
+              ...kept.invalid.map(unreadableFinding),
+              ...ofCluster(gate.findings, read.cluster),
+            ],
+            notes: [...notes, ...ofCluster(gate.notes, read.cluster)],
+          }),
+        )
+        .then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        );
       memory.delete(read.cluster);
       return { audited: kept, failed };
     },
@@ -158,17 +179,17 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const invalid = clusters.flatMap((c) => c.invalid);
   const gate = await gates;
   const notAudited = clusters.reduce((sum, c) => sum + c.outOfTime, 0);
-  const outcome = await settleFindings(
-    deps,
-    clusters.map((c) => c.cluster),
-    {
-      findings: [...clusters.flatMap((c) => c.findings), ...invalid.map(unreadableFinding), ...gate.findings],
-      notes: [...clusters.flatMap((c) => c.notes), ...gate.notes],
-    },
-    started,
-    options.lastSeenRefreshSeconds * 1000,
-    options.digestMinSeverity,
-  );
+  // The gates of clusters whose Applications were not read: stored, resolving nothing there.
+  const read = new Set(clusters.map((c) => c.cluster));
+  for (const cluster of new Set(gate.findings.map((f) => f.cluster))) {
+    if (read.has(cluster)) continue;
+    await settler.settleCluster(
+      cluster,
+      { findings: ofCluster(gate.findings, cluster), notes: ofCluster(gate.notes, cluster) },
+      { resolve: false },
+    );
+  }
+  const outcome = await settler.finish();
   const digest =
     outcome.message === undefined ? 'nothing-changed' : await sendDigest(deps.digest, outcome.message, log);
 

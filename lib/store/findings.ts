@@ -35,7 +35,7 @@ export function dynamoFindingsStore(
   const clock = options.clock ?? systemClock;
   const retention = (options.resolvedRetentionDays ?? 30) * 24 * 3600;
 
-  const queryAll = async (filter?: string): Promise<Finding[]> => {
+  const queryAll = async (filter?: string, cluster?: string): Promise<Finding[]> => {
     const out: Finding[] = [];
     const nowSeconds = epochSeconds(clock.now());
     let start: Item | undefined;
@@ -43,8 +43,13 @@ export function dynamoFindingsStore(
       const page = await table.doc.send(
         new QueryCommand({
           TableName: table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': FINDINGS_PK },
+          // One cluster's findings: the sort key starts with its name and `#` (findingKey).
+          KeyConditionExpression:
+            cluster === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': FINDINGS_PK,
+            ...(cluster === undefined ? {} : { ':prefix': `${cluster}#` }),
+          },
           ConsistentRead: true,
           ...(filter === undefined ? {} : { FilterExpression: filter }),
           ...(start === undefined ? {} : { ExclusiveStartKey: start }),
@@ -64,6 +69,29 @@ export function dynamoFindingsStore(
   return {
     loadAll: () => queryAll(),
     loadOpen: () => queryAll('attribute_not_exists(resolvedAt)'),
+    loadCluster: (cluster) => queryAll(undefined, cluster),
+
+    async storedClusters() {
+      // Only the sort keys, page by page: the names, not the findings, stay in memory.
+      const names = new Set<string>();
+      let start: Item | undefined;
+      do {
+        const page = await table.doc.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': FINDINGS_PK },
+            ProjectionExpression: 'sk',
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (typeof item.sk === 'string') names.add(item.sk.slice(0, item.sk.indexOf('#')));
+        }
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+      return [...names];
+    },
 
     async write(findings) {
       const items = findings.map((finding) => ({

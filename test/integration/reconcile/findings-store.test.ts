@@ -80,6 +80,18 @@ describe('the findings store on the single table (dynalite)', () => {
     for (const finding of FINDINGS) expect(byKey.get(findingKey(finding))).toEqual(finding);
   });
 
+  it("loads one cluster's findings alone, and names the clusters findings are on from their keys", async () => {
+    const hubB = await store.loadCluster('hub-b');
+    expect(hubB.map(findingKey).sort()).toEqual(
+      FINDINGS.filter((f) => f.cluster === 'hub-b')
+        .map(findingKey)
+        .sort(),
+    );
+    // `hub` is a prefix of every cluster's name but no cluster of its own.
+    expect(await store.loadCluster('hub')).toEqual([]);
+    expect((await store.storedClusters()).sort()).toEqual([...CLUSTERS]);
+  });
+
   it('loads the open findings apart from the resolved ones', async () => {
     const open = await store.loadOpen();
     expect(open).toHaveLength(36);

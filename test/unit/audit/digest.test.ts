@@ -39,6 +39,20 @@ describe('buildFindingsDigest', () => {
     });
   });
 
+  it('counts from the totals it is given when it holds only the first findings of each section', () => {
+    const digest = buildFindingsDigest(
+      { created: [finding(1, 'high'), finding(2, 'high')], resolved: [] },
+      { maxItems: 2, totals: { created: { high: 300_000, low: 5 }, resolved: {} } },
+    );
+    expect(digest?.text).toBe('Audit: 300005 new finding(s) (300000 high, 5 low)');
+    expect(texts(digest)).toContain('*New · High* (300000)');
+    expect(texts(digest).match(/^• /gm)).toHaveLength(2);
+    expect(digest?.blocks.at(-1)).toEqual({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: '…and 300003 more new' }],
+    });
+  });
+
   it('caps the list and says how many more there are', () => {
     const created = Array.from({ length: 30 }, (_, i) => finding(i, 'medium'));
     const resolved = Array.from({ length: 4 }, (_, i) => finding(100 + i, 'low', { resolvedAt: 'x' }));
