@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { FleetApp, WebhookApp } from '../lib/app.js';
-import { createWebhookApp } from '../lib/composition/runtime.js';
+import { createWebhookApp } from '../lib/composition/runtime-webhook.js';
 import {
   createFanoutApp,
   createReconcileApp,
