@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type AppRecord, type AppState, isTerminal, STATE_RANK } from '../rollouts/model.js';
+import { type AppRecord, type AppState, isTerminal, PROBLEM_STATES, STATE_RANK } from '../rollouts/model.js';
 import { allTerminal, stateCounts } from './tally.js';
 import type { RolloutSnapshot, SlackMessage } from './types.js';
 
@@ -14,13 +14,7 @@ export const FAILURE_STATES: ReadonlySet<AppState> = new Set([
 
 /** Listing order in messages: what needs a person first, then what is still moving. */
 export const STATE_ORDER: readonly AppState[] = [
-  'failed',
-  'error',
-  'degraded',
-  'timeout',
-  'blocked',
-  'out-of-sync',
-  'aborted',
+  ...PROBLEM_STATES,
   'syncing',
   'refreshed',
   'matched',

@@ -23,6 +23,20 @@ export const APP_STATES = [
 ] as const;
 export type AppState = (typeof APP_STATES)[number];
 
+/**
+ * The apps of a rollout a notice names one by one, in listing order: what needs a person (failed, error,
+ * degraded, timeout, blocked, out of sync) and what an abort ended. The others are only counted.
+ */
+export const PROBLEM_STATES: readonly AppState[] = [
+  'failed',
+  'error',
+  'degraded',
+  'timeout',
+  'blocked',
+  'out-of-sync',
+  'aborted',
+];
+
 export const ROLLOUT_STATUSES = [
   'pending',
   'in-progress',

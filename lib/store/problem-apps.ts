@@ -1,23 +1,18 @@
-import { type AppRecord, type AppState, type AppTarget, warnReasonsOf } from '../rollouts/model.js';
+import {
+  type AppRecord,
+  type AppState,
+  type AppTarget,
+  PROBLEM_STATES,
+  warnReasonsOf,
+} from '../rollouts/model.js';
 import { QueryCommand } from './document-client.js';
 import type { TableRef } from './dynamo.js';
 import { appSk, type GSI2, type GSI3, rolloutPk } from './keys.js';
 
 type Item = Record<string, unknown>;
 
-/**
- * The apps of a rollout a notice names one by one: what needs a person (failed, error, degraded, timeout,
- * blocked, out of sync) and what an abort ended. The others are only counted (from the summary's views).
- */
-export const PROBLEM_STATES: readonly AppState[] = [
-  'failed',
-  'error',
-  'degraded',
-  'timeout',
-  'blocked',
-  'out-of-sync',
-  'aborted',
-];
+export { PROBLEM_STATES };
+
 const PROBLEM_ORDER = new Map(PROBLEM_STATES.map((state, i) => [state, i]));
 
 /**
