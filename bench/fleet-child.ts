@@ -1,12 +1,12 @@
 import { getHeapStatistics } from 'node:v8';
 import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { FleetApp, WebhookApp } from '../lib/app.js';
-import { createWebhookApp } from '../lib/composition/runtime-webhook.js';
 import {
   createFanoutApp,
   createReconcileApp,
   createTrackApp,
 } from '../lib/composition/runtime-fleet-apps.js';
+import { createWebhookApp } from '../lib/composition/runtime-webhook.js';
 import { loadConfig } from '../lib/config.js';
 import { webhookHandler } from '../lib/handlers.js';
 import { type Logger, noMetrics } from '../lib/ports.js';
