@@ -33,6 +33,11 @@ export function shortSha(sha: string): string {
   return sha.slice(0, 7);
 }
 
+/** A registry rollout's key is its digest's hex: shown `sha256:` and seven hex; a commit as its short SHA. */
+function shortRevision(snapshot: Pick<RolloutSnapshot, 'sha' | 'trigger'>): string {
+  return snapshot.trigger === 'registry' ? `sha256:${snapshot.sha.slice(0, 7)}` : shortSha(snapshot.sha);
+}
+
 export function shortRef(ref: string): string {
   return ref.replace(/^refs\/(heads|tags)\//, '');
 }
@@ -67,7 +72,7 @@ export function renderRolloutMessage(
   const status = `${STATUS_EMOJI[snapshot.status]} *${snapshot.status}* · ${countsLine(counts)}${page}`;
   const top: SlackBlock[] = [
     header(
-      `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${snapshot.status}`,
+      `${STATUS_EMOJI[snapshot.status]} ${snapshot.repo.fullName} ${shortRevision(snapshot)}: ${snapshot.status}`,
     ),
     section(commitLines(snapshot)),
     section(timing === undefined ? status : `${status}\n${timing}`),
@@ -133,7 +138,7 @@ export function renderAppNotice(
   );
   blocks.push(...packed.blocks);
   const where = `${app.cluster} ${app.namespace}/${app.name}`;
-  const prefix = options.standalone ? `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ` : '';
+  const prefix = options.standalone ? `${snapshot.repo.fullName} ${shortRevision(snapshot)}: ` : '';
   return { text: plain(`${prefix}${where} ${app.state}`), blocks };
 }
 
@@ -154,7 +159,7 @@ export function renderOverflowNotice(
   blocks.push(...packed.blocks);
   const more = apps.length - listed.length + packed.left;
   if (more > 0) blocks.push(context(`…and ${more} more`));
-  const prefix = options.standalone ? `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ` : '';
+  const prefix = options.standalone ? `${snapshot.repo.fullName} ${shortRevision(snapshot)}: ` : '';
   return { text: plain(`${prefix}${apps.length} more apps failed or were blocked`), blocks };
 }
 
@@ -166,7 +171,7 @@ export function renderRefNotice(snapshot: RolloutSnapshot, ref: string): SlackMe
   const line = `:label: ${what} now points at this commit (${STATUS_EMOJI[snapshot.status]} ${snapshot.status} · ${countsLine(stateCounts(snapshot))})`;
   return {
     text: plain(
-      `${snapshot.repo.fullName} ${shortSha(snapshot.sha)}: ${tag === undefined ? 'branch' : 'tag'} ${name}`,
+      `${snapshot.repo.fullName} ${shortRevision(snapshot)}: ${tag === undefined ? 'branch' : 'tag'} ${name}`,
     ),
     blocks: [section(line)],
   };
@@ -174,7 +179,7 @@ export function renderRefNotice(snapshot: RolloutSnapshot, ref: string): SlackMe
 
 function commitLines(snapshot: RolloutSnapshot): string {
   const repo = link(snapshot.repo.webUrl, `*${escapeMrkdwn(snapshot.repo.fullName)}*`);
-  const sha = link(snapshot.commitUrl, code(escapeMrkdwn(shortSha(snapshot.sha))));
+  const sha = link(snapshot.commitUrl, code(escapeMrkdwn(shortRevision(snapshot))));
   const ref = refsLabel(snapshot);
   const author = safeText(oneLine(snapshot.author), 80);
   const title = safeText(oneLine(snapshot.commitTitle), 200);
@@ -198,7 +203,7 @@ function fallbackText(snapshot: RolloutSnapshot): string {
     .map((state) => `${counts[state]} ${state}`)
     .join(', ');
   const refs = [...new Set([snapshot.ref, ...(snapshot.refs ?? [])])].map(shortRef).join(', ');
-  const head = `${snapshot.repo.fullName} ${shortSha(snapshot.sha)} (${refs}) by ${oneLine(snapshot.author)}: ${snapshot.status}`;
+  const head = `${snapshot.repo.fullName} ${shortRevision(snapshot)} (${refs}) by ${oneLine(snapshot.author)}: ${snapshot.status}`;
   return plain(summary === '' ? head : `${head} — ${summary}`);
 }
 

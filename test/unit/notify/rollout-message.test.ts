@@ -210,6 +210,15 @@ describe('renderRolloutMessage', () => {
     expect(text).toContain('by Jane Doe (schedule)');
   });
 
+  it('names a registry rollout by its digest (sha256: and seven hex), a commit by its short SHA', () => {
+    const hex = 'ab'.repeat(32);
+    const image = rolloutSnapshot([appRecord('web')], { trigger: 'registry', sha: hex });
+    const message = renderRolloutMessage(image);
+    expect(textOf(message)).toContain('`sha256:abababa`');
+    expect(message.text).toContain('sha256:abababa');
+    expect(textOf(renderRolloutMessage(rolloutSnapshot([appRecord('web')])))).not.toContain('sha256:');
+  });
+
   it('keeps a 200-app rollout within 50 blocks and says how many more apps there are', () => {
     const message = renderRolloutMessage(rolloutSnapshot(manyApps(200, { state: 'failed' })));
     expect(message.blocks.length).toBeLessThanOrEqual(50);
