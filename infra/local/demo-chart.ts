@@ -171,8 +171,11 @@ function printLive(kit: ChartKit, now: Map<string, Live>, before?: Map<string, L
       was === undefined || was.revision === live.revision
         ? `${live.revision ?? '-'}`
         : `${was.revision ?? '-'} -> ${live.revision ?? '-'}`;
-    const moved =
-      was === undefined ? '' : was.reconciledAt === live.reconciledAt ? '  untouched' : '  refreshed';
+    // reconciledAt has Argo CD's one-second resolution: a refresh within the second of the last comparison
+    // keeps it, but a moved revision was compared again for certain.
+    const compared =
+      was !== undefined && (was.reconciledAt !== live.reconciledAt || was.revision !== live.revision);
+    const moved = was === undefined ? '' : compared ? '  refreshed' : '  untouched';
     const chart = `chart ${live.chart ?? '-'}`;
     kit.say(
       `  ${key.padEnd(18)} ${chart.padEnd(10)} ${revision.padEnd(16)} ${live.status ?? '-'}/${live.health ?? '-'}${moved}`,
