@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import Provider from 'oidc-provider';
 
 /** A person of the test issuer: the login typed on its sign-in form picks one by its id. */
@@ -15,6 +15,18 @@ export async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
+}
+
+/**
+ * A loopback port held by a listener that drops every connection at once: a provider that is down, whose
+ * port no other test's server can take meanwhile (a port only probed free can be handed to another
+ * listener while the test waits; discovery then reads that server's 404 and refuses instead of 503).
+ */
+export async function heldPort(): Promise<{ readonly port: number; release(): Promise<void> }> {
+  const holder = createTcpServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as AddressInfo;
+  return { port, release: () => new Promise<void>((resolve) => holder.close(() => resolve())) };
 }
 
 export interface TestIssuer {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const repo = resolve('.');
@@ -14,11 +15,19 @@ afterAll(async () => {
   if (cwd !== undefined) await rm(cwd, { recursive: true, force: true });
 });
 
-/** Runs `npm start`'s script in a scratch directory until it has printed its banner. */
+/**
+ * Runs `npm start`'s script in a scratch directory until it has printed its banner. Node loads tsx as a
+ * loader in the one process (not through tsx's CLI, whose parent relays SIGTERM and kills the child with
+ * SIGKILL, exit 143, when the child does not acknowledge the signal within 30 ms: a loaded CI machine).
+ */
 async function startScript(dir: string): Promise<{ output: string; exited: Promise<number | null> }> {
   const proc = spawn(
     process.execPath,
-    [join(repo, 'node_modules/tsx/dist/cli.mjs'), join(repo, 'infra/local/start.ts')],
+    [
+      '--import',
+      pathToFileURL(join(repo, 'node_modules/tsx/dist/loader.mjs')).href,
+      join(repo, 'infra/local/start.ts'),
+    ],
     {
       cwd: dir,
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'SILENT', RECONCILE_INTERVAL_SECONDS: '3600' },

@@ -1,7 +1,7 @@
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
-import { freePort, startTestIssuer, type TestIssuer } from '../../helpers/oidc-issuer.js';
+import { freePort, heldPort, startTestIssuer, type TestIssuer } from '../../helpers/oidc-issuer.js';
 
 /** Debian's package; the test never lets a tool download a browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -21,6 +21,7 @@ describe('the page login against a real OpenID provider (oidc-provider) in a rea
   let stack: TestStack;
   let issuer: TestIssuer | undefined;
   let issuerPort: number;
+  let releaseIssuerPort: () => Promise<void> = async () => {};
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
@@ -46,7 +47,9 @@ describe('the page login against a real OpenID provider (oidc-provider) in a rea
   };
 
   beforeAll(async () => {
-    issuerPort = await freePort();
+    const held = await heldPort();
+    issuerPort = held.port;
+    releaseIssuerPort = held.release;
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
     // The stack starts while the provider is still down (the first test), which discovery must survive.
@@ -70,6 +73,7 @@ describe('the page login against a real OpenID provider (oidc-provider) in a rea
     for (const context of contexts) await context.close();
     await browser?.close();
     await issuer?.close();
+    await releaseIssuerPort();
     await stack?.close();
   });
 
@@ -77,6 +81,7 @@ describe('the page login against a real OpenID provider (oidc-provider) in a rea
     const down = await fetch(`${stack.url}/ui/login?next=%2Fui%2F`, { redirect: 'manual' });
     expect(down.status).toBe(503);
     expect(await down.text()).toContain('did not answer');
+    await releaseIssuerPort();
     issuer = await startTestIssuer({
       port: issuerPort,
       redirectUri: `${stack.url}/ui/callback`,
