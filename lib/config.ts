@@ -62,6 +62,8 @@ export interface Config {
   readonly maxBodyBytes: number;
   readonly deliveryTtlSeconds: number;
   readonly trackDeadlineSeconds: number;
+  /** `FREEZE_CACHE_SECONDS`: how long a container trusts the freezes it read (default 10). */
+  readonly freezeCacheSeconds: number;
   readonly trackIntervalSeconds: number;
   readonly trackMaxIntervalSeconds: number;
   /** How long a cluster's track chain may go unpolled before the sweep starts it again. */
@@ -121,6 +123,7 @@ export function loadConfig(env: Env): Config {
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
     deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     trackDeadlineSeconds: integer(env, 'TRACK_DEADLINE_SECONDS', 600, 10, 24 * 3600),
+    freezeCacheSeconds: integer(env, 'FREEZE_CACHE_SECONDS', 10, 0, 300),
     trackIntervalSeconds,
     trackMaxIntervalSeconds: integer(
       env,

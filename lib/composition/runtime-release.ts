@@ -16,9 +16,6 @@ import { dynamoFindingsReader } from '../store/findings.js';
 import { dynamoFreezeStore } from '../store/freezes.js';
 import { dynamoReleaseRecords } from '../store/release-records.js';
 
-/** How long a container trusts the freezes it read: a new freeze holds pushes within this. */
-const FREEZES_TTL_MS = 10_000;
-
 export interface ReleaseParts {
   readonly engine: ReleaseEngine;
   readonly control: ControlStore;
@@ -47,7 +44,8 @@ export interface ReleaseRuntime {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly pushQueue: Queue<FanoutMessage>;
-  readonly config: { readonly trackDeadlineSeconds: number };
+  /** `freezeCacheSeconds`: how long a container trusts the freezes it read (a new freeze holds within it). */
+  readonly config: { readonly trackDeadlineSeconds: number; readonly freezeCacheSeconds: number };
 }
 
 export function releaseParts(
@@ -77,7 +75,7 @@ export function releaseParts(
   let cached: { at: number; list: Promise<readonly Freeze[]> } | undefined;
   const freezesNow = () => {
     const now = clock.now();
-    if (cached === undefined || now.getTime() - cached.at > FREEZES_TTL_MS) {
+    if (cached === undefined || now.getTime() - cached.at > config.freezeCacheSeconds * 1000) {
       const list = freezes.list(now);
       cached = { at: now.getTime(), list };
       // A failed read is not kept: the next work item asks again.

@@ -10,6 +10,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       tableName: 'orchestrator',
       trackDeadlineSeconds: 600,
+      freezeCacheSeconds: 10,
       trackIntervalSeconds: 5,
       trackMaxIntervalSeconds: 30,
       reconcileIntervalSeconds: 300,

@@ -145,6 +145,8 @@ describe('a signed ECR image push through the local stack', () => {
       ECR_EVENTS_ACCOUNT: ACCOUNT,
       ECR_EVENTS_REGION: REGION,
       HARBOR_WEBHOOK_SECRET: HARBOR_AUTH,
+      // Freezes reach a container within 1 s here, not the default 10 s (the freeze test waits that out).
+      FREEZE_CACHE_SECONDS: '1',
     });
   }, 60_000);
   afterAll(async () => {
@@ -319,8 +321,8 @@ describe('a signed ECR image push through the local stack', () => {
     const freeze = (await created.json()) as { id: string; repo: string };
     expect(freeze.repo).toBe(`${HOST}/charts/api`);
     try {
-      // A freeze a container already read reaches it within its cache (10 s): wait it out.
-      await new Promise((r) => setTimeout(r, 10_500));
+      // A freeze a container already read reaches it within its cache (FREEZE_CACHE_SECONDS): wait it out.
+      await new Promise((r) => setTimeout(r, 1_500));
       const pushed = digest(8);
       const hex = pushed.slice('sha256:'.length);
       tag('charts/api', '1.2.0', pushed);

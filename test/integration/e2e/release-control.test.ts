@@ -49,7 +49,8 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
   let waves: WaveConfig[] = [];
   beforeAll(async () => {
     stack = await startTestStack(
-      { API_TOKEN: 'operator-token' },
+      // Freezes reach a container within 1 s here, not the default 10 s (the tests wait that out).
+      { API_TOKEN: 'operator-token', FREEZE_CACHE_SECONDS: '1' },
       {
         fleetOverlay: (fleet: FleetConfig) => ({
           ...fleet,
@@ -230,8 +231,8 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
     });
     expect(created.status).toBe(201);
     const freeze = (await created.json()) as { id: string };
-    // A freeze a container already read reaches it within its cache (10 s): wait it out.
-    await new Promise((r) => setTimeout(r, 10_500));
+    // A freeze a container already read reaches it within its cache (FREEZE_CACHE_SECONDS): wait it out.
+    await new Promise((r) => setTimeout(r, 1_500));
     const sha = await pushWeb();
     await until('spoke-c synced', async () => app(await rollout(sha), 'spoke-c', 'web')?.state === 'synced');
     let r = await rollout(sha);
@@ -240,7 +241,7 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
     expect(frozen?.message).toMatch(/frozen: incident 42/);
     const lifted = await fetch(`${stack.url}/freezes/${freeze.id}`, { method: 'DELETE', headers: auth });
     expect(lifted.status).toBe(204);
-    await new Promise((r) => setTimeout(r, 10_500));
+    await new Promise((r) => setTimeout(r, 1_500));
     // The sweep alone (its own every-minute schedule in AWS) looks at held apps again.
     await stack.app.reconcile({ sweepOnly: true });
     await until(
