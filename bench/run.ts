@@ -36,7 +36,9 @@ const rows: (Row | Metric)[] = [];
 for (const [name, run] of Object.entries(scenarios)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   process.stderr.write(`running ${name}${options.quick ? ' (quick)' : ''}...\n`);
+  const started = performance.now();
   const result = await run(options);
+  process.stderr.write(`${name}: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   rows.push(...result);
   if (json) for (const row of result) process.stdout.write(`${jsonLine(row)}\n`);
 }

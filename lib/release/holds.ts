@@ -54,6 +54,20 @@ export function holdFor(app: HeldApp, context: HoldContext): HoldVerdict {
   return { kind: 'go' };
 }
 
+/**
+ * The wave of `destination` in the rollout's own waves (written when its push was planned), not the fleet's
+ * present `waves:`: a rollout planned before the waves changed keeps the waves it was planned with (else its
+ * held apps lose their wave, and a superseded or waiting wave no longer holds them). A cluster no wave names
+ * is in the last; a rollout planned without waves has none.
+ */
+export function rolloutWaveOf(
+  waves: readonly WaveProgress[] | undefined,
+  destination: string,
+): string | undefined {
+  if (waves === undefined || waves.length === 0) return undefined;
+  return (waves.find((w) => w.clusters.includes(destination)) ?? waves.at(-1))?.name;
+}
+
 export function freezeCovers(freeze: Freeze, app: HeldApp): boolean {
   if (freeze.repo !== undefined && freeze.repo !== app.repoKey) return false;
   if (freeze.cluster === undefined) return true;

@@ -7,6 +7,7 @@ import { mapWithConcurrency, withDeadline } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import type { Clock } from '../ports.js';
+import { rolloutWaveOf } from '../release/holds.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import { boundedPreflight, budgetEnd, OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import { afterClaim, cutShort, patchFailed } from './app-claim.js';
@@ -118,7 +119,11 @@ async function refreshOne(
   const now = deps.clock.now();
   const destination =
     match.object.kind === 'Application' ? deps.destination?.(cluster.name, match.object.raw) : undefined;
-  const wave = deps.waveOf?.(destination ?? cluster.name);
+  // The rollout's own waves once release control has read them; the fleet's present ones only without.
+  const wave =
+    context.holds === undefined
+      ? deps.waveOf?.(destination ?? cluster.name)
+      : rolloutWaveOf(context.holds.control?.waves, destination ?? cluster.name);
   const base = {
     ...target,
     ...(destination === undefined ? {} : { destination }),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
 import type { StoredObject } from '../../../infra/simulator/resource-store.js';
 import type { FleetConfig, WaveConfig } from '../../../lib/fleet/fleet-config.js';
-import { CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
+import { APPLICATIONS, CONFIG_MAPS } from '../../../lib/kubernetes/resources.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 import { signedWorldPush } from '../../helpers/world-push.js';
 
@@ -233,12 +233,29 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
     const freeze = (await created.json()) as { id: string };
     // A freeze a container already read reaches it within its cache (FREEZE_CACHE_SECONDS): wait it out.
     await new Promise((r) => setTimeout(r, 1_500));
+    // Every revision the hub's web-spoke-a goes live at, and when: the freeze must keep it where it is.
+    const hub = world().fleet.servers.get('hub');
+    const live = () => {
+      const object = hub?.store.get(APPLICATIONS, 'argocd', 'web-spoke-a') as
+        | { status?: { sync?: { revision?: string } } }
+        | undefined;
+      return object?.status?.sync?.revision;
+    };
+    const trace: string[] = [];
+    let last: string | undefined;
+    const sampler = setInterval(() => {
+      const now = live();
+      if (now !== last) trace.push(`${new Date().toISOString()} ${now?.slice(0, 8)}`);
+      last = now;
+    }, 20);
     const sha = await pushWeb();
     await until('spoke-c synced', async () => app(await rollout(sha), 'spoke-c', 'web')?.state === 'synced');
     let r = await rollout(sha);
     const frozen = app(r, 'hub', 'web-spoke-a');
     expect(frozen?.state).toBe('held');
     expect(frozen?.message).toMatch(/frozen: incident 42/);
+    expect(live(), `frozen, yet live at the commit: ${trace.join(', ')}`).not.toBe(sha);
+    trace.push(`${new Date().toISOString()} lifted`);
     const lifted = await fetch(`${stack.url}/freezes/${freeze.id}`, { method: 'DELETE', headers: auth });
     expect(lifted.status).toBe(204);
     await new Promise((r) => setTimeout(r, 1_500));
@@ -248,9 +265,19 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
       'the frozen app synced',
       async () => app(await rollout(sha), 'hub', 'web-spoke-a')?.state === 'synced',
     );
+    clearInterval(sampler);
     r = await rollout(sha);
     const released = app(r, 'hub', 'web-spoke-a');
-    expect(released?.refreshedAt, JSON.stringify(released)).toBeDefined();
+    if (released?.refreshedAt === undefined) {
+      const list = (await (await fetch(`${stack.url}/rollouts?limit=20`, { headers: auth })).json()) as {
+        items?: { sha: string }[];
+      };
+      for (const item of list.items ?? []) {
+        const other = app(await rollout(item.sha), 'hub', 'web-spoke-a');
+        trace.push(`${item.sha.slice(0, 8)}: ${JSON.stringify(other)}`);
+      }
+    }
+    expect(released?.refreshedAt, `${JSON.stringify(released)} ${trace.join(', ')}`).toBeDefined();
   }, 90_000);
 
   it('a held app Argo CD polled to the commit by itself (advisory) is followed to its end when its wave opens', async () => {
@@ -273,5 +300,24 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
     } finally {
       setPolling('0s');
     }
+  }, 60_000);
+
+  it('keeps a rollout’s held apps in the waves it was planned with when the fleet’s waves change', async () => {
+    waves = [wave('canary', { clusters: ['spoke-c'] }), wave('rest')];
+    const older = await pushWeb();
+    await until('the canary halted', async () => (await rollout(older)).status === 'halted');
+    expect(app(await rollout(older), 'hub', 'web-spoke-a')?.state).toBe('held');
+    // The operator drops `waves:` from the fleet file, then a newer commit supersedes the halted rollout:
+    // its held apps end superseded with their waves, never refreshed for want of a wave.
+    waves = [];
+    const newer = await pushWeb();
+    await until('the older rollout’s held app ended', async () => {
+      const state = app(await rollout(older), 'hub', 'web-spoke-a')?.state;
+      return state !== 'held' && state !== 'matched';
+    });
+    await stack.queues.push.idle();
+    const ended = app(await rollout(older), 'hub', 'web-spoke-a');
+    expect(ended?.refreshedAt, JSON.stringify(ended)).toBeUndefined();
+    expect(ended).toMatchObject({ state: 'superseded', message: `superseded by ${newer.slice(0, 12)}` });
   }, 60_000);
 });
