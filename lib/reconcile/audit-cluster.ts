@@ -43,7 +43,10 @@ export interface AuditClusterDeps {
   readonly audit: Omit<AuditAppsDeps, 'resolve' | 'live'>;
   readonly now: number;
   readonly limits: ObservationLimits;
-  /** Shares the strings and evidence of what the pass keeps until it settles (one per pass). */
+  /**
+   * Shares the strings and evidence of what the cluster keeps until it settles (default: one per cluster;
+   * a pass-wide one kept every app's distinct message, which names the app, for the whole fleet).
+   */
   readonly shared?: Interner;
   /** Repositories under `control: pin`: their apps are checked for an owner that would revert the pin. */
   readonly pinnedRepos?: readonly string[];

@@ -1,9 +1,8 @@
 import type { DeliveryRecord } from '../ports.js';
 import type { PushMessage } from '../queue/messages.js';
 import type { RegistryImage } from '../registry/registry-event.js';
+import { ECR_IMAGE_ACTION, registryPushEvent } from '../registry/registry-push-event.js';
 import { imageDeliveryId } from '../registry/registry-scope.js';
-import { ECR_IMAGE_ACTION } from '../webhook/ecr.js';
-import { registryPushEvent } from '../webhook/registry-push.js';
 
 /**
  * The delivery an ECR push event lost on the way would have been, as the webhook records and enqueues it

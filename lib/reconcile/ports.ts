@@ -45,8 +45,8 @@ export interface ClusterMemory {
 
 /** Reconcile memory (DynamoDB in `lib/store/reconcile-memory.ts`): a few items per pass, not one per app. */
 export interface ReconcileMemory {
-  /** Every cluster's app memory. */
-  load(): Promise<ReadonlyMap<string, ClusterMemory>>;
+  /** One cluster's app memory (undefined: none stored), loaded as the pass reaches the cluster. */
+  loadCluster(cluster: string): Promise<ClusterMemory | undefined>;
   saveCluster(cluster: string, apps: ReadonlyMap<string, AppMemory>, previous?: ClusterMemory): Promise<void>;
   /** Remembers a missed-webhook push as enqueued; false when it was enqueued before. */
   claimMissedWebhook(key: string, now: Date): Promise<boolean>;

@@ -15,7 +15,6 @@ import { createManifestReader } from './app-manifests.js';
 import { readArgoGates } from './argocd-gate.js';
 import { auditCluster } from './audit-cluster.js';
 import { groupMissedPushes } from './behind.js';
-import { createInterner } from './intern.js';
 import { catchUpImages, type MissedImageDeps } from './missed-images.js';
 import { enqueueMissedPushes } from './missed-webhooks.js';
 import { type ReconcileSettings, resolveOptions } from './options.js';
@@ -64,8 +63,6 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
   const now = started.getTime();
   const log = deps.logger.child({ pass: started.toISOString() });
 
-  // Each cluster's loaded memory is let go once the cluster's own memory is written.
-  const memory = new Map(await deps.memory.load());
   const repos = createRepositoriesReader({ ...deps, concurrency: options.lsRefsConcurrency });
   const live = createLiveObjectsReader(deps.clusters, options.clusterConcurrency);
   // Alongside the pass: STS and ServiceAccount reads, each bounded by its own timeout.
@@ -90,7 +87,6 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
     audit: options.audit,
   };
   const limits = { windowMs: options.observationWindowMs, max: options.maxObservations };
-  const shared = createInterner();
   const pinned = pinnedRepositoryUrls(deps.fleet.repositories);
   // Each Argo CD's argocd-cm (the polling gate), read while the Applications are.
   const gates = readArgoGates(deps.fleet, deps.clusters, options.clusterConcurrency);
@@ -111,7 +107,8 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
       readApplicationSets: pinned.length > 0,
     },
     async (read) => {
-      const previous = memory.get(read.cluster);
+      // The cluster's memory is loaded as the pass reaches it and let go with the cluster.
+      const previous = await deps.memory.loadCluster(read.cluster);
       const audited = await auditCluster(read, previous, {
         clusters: deps.fleet.clusters,
         repositories: repos,
@@ -119,7 +116,6 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
         audit,
         now,
         limits,
-        shared,
         pinnedRepos: pinned,
       });
       // Written as soon as the cluster is done, so its memory and findings are not held while others are
@@ -144,7 +140,6 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileReport
           () => undefined,
           (error: unknown) => ({ error }),
         );
-      memory.delete(read.cluster);
       return { audited: kept, failed };
     },
   );

@@ -36,9 +36,10 @@ export function dynamoReconcileMemory(
   const ttl = options.missedWebhookTtlSeconds ?? 7 * 24 * 3600;
   const maxBytes = options.maxItemBytes ?? 350_000;
   return {
-    async load() {
-      const items = await queryAll(table, RECONCILE_PK, APPS_PREFIX);
-      return decodeClusters(items);
+    async loadCluster(cluster) {
+      // By key prefix: a pass holds one cluster's memory at a time, never the fleet's.
+      const items = await queryAll(table, RECONCILE_PK, `${APPS_PREFIX}${cluster}#`);
+      return decodeCluster(items.filter((item) => item.cluster === cluster));
     },
 
     async saveCluster(cluster, apps, previous) {
@@ -166,23 +167,15 @@ function encodeChunks(apps: ReadonlyMap<string, AppMemory>, maxBytes: number): s
   return chunks;
 }
 
-function decodeClusters(items: readonly Item[]): Map<string, ClusterMemory> {
-  const byCluster = new Map<string, Item[]>();
-  for (const item of items) {
-    if (typeof item.cluster !== 'string') continue;
-    byCluster.set(item.cluster, [...(byCluster.get(item.cluster) ?? []), item]);
+function decodeCluster(chunks: readonly Item[]): ClusterMemory | undefined {
+  if (chunks.length === 0) return undefined;
+  const total = Number(chunks.find((c) => c.chunk === 0)?.chunks ?? 0);
+  const apps = new Map<string, AppMemory>();
+  // Items past the first chunk's count are left over from a larger memory: ignored.
+  for (const chunk of chunks.filter((c) => typeof c.chunk === 'number' && c.chunk < total)) {
+    for (const [key, memory] of decodeChunk(chunk.data)) apps.set(key, memory);
   }
-  const out = new Map<string, ClusterMemory>();
-  for (const [cluster, chunks] of byCluster) {
-    const total = Number(chunks.find((c) => c.chunk === 0)?.chunks ?? 0);
-    const apps = new Map<string, AppMemory>();
-    // Items past the first chunk's count are left over from a larger memory: ignored.
-    for (const chunk of chunks.filter((c) => typeof c.chunk === 'number' && c.chunk < total)) {
-      for (const [key, memory] of decodeChunk(chunk.data)) apps.set(key, memory);
-    }
-    out.set(cluster, { apps, chunks: Math.max(total, chunks.length) });
-  }
-  return out;
+  return { apps, chunks: Math.max(total, chunks.length) };
 }
 
 /** Never throws: an item that does not decode is memory lost, not a failed pass. */

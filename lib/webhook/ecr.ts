@@ -1,12 +1,10 @@
 import { BadRequestError } from '../errors.js';
 import { ecrHost, type RegistryImage } from '../registry/registry-event.js';
+import { ECR_IMAGE_ACTION, ECR_SOURCE } from '../registry/registry-push-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { type JsonRecord, quoted, requireRecord, requireString, wrongType } from './payload-fields.js';
 import type { WebhookProvider } from './provider-model.js';
 import { registryPush, requireDigest, requireImageTag, requireRepositoryPath } from './registry-push.js';
-
-export const ECR_SOURCE = 'aws.ecr';
-export const ECR_IMAGE_ACTION = 'ECR Image Action';
 
 const ACCOUNT = /^[0-9]{12}$/;
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-[0-9]$/;

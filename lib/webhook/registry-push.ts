@@ -1,49 +1,7 @@
-import {
-  DIGEST,
-  digestHex,
-  imageKey,
-  OCI_TAG,
-  REPOSITORY_PATH,
-  type RegistryImage,
-} from '../registry/registry-event.js';
+import { DIGEST, OCI_TAG, REPOSITORY_PATH, type RegistryImage } from '../registry/registry-event.js';
+import { type RegistryProvider, registryPushEvent } from '../registry/registry-push-event.js';
 import type { DeliveryMeta, NormalizedPush } from './delivery.js';
 import { wrongType } from './payload-fields.js';
-import { type PushEvent, ZERO_SHA } from './push-event.js';
-
-/** The registry routes: ECR, GHCR (GitHub's `package` event) and Harbor. */
-export type RegistryProvider = 'ecr' | 'github' | 'harbor';
-
-/**
- * A registry push in the shape of a push event, so the engine plans, records and tracks it as one: the
- * rollout's `after` is the digest's hex, `ref`/`refName` the tag, `repo` the image repository. There is no
- * Git commit, no file list (a known-empty one: no path filter applies) and no parent commit.
- */
-export function registryPushEvent(
-  provider: RegistryProvider,
-  image: RegistryImage,
-  meta: DeliveryMeta,
-): PushEvent {
-  const key = imageKey(image);
-  return {
-    provider,
-    deliveryId: meta.deliveryId,
-    repo: { fullName: key, webUrl: `oci://${key}`, urls: [] },
-    ref: image.tag,
-    refType: 'tag',
-    refName: image.tag,
-    before: ZERO_SHA,
-    after: digestHex(image.digest),
-    touchedDefaultBranch: false,
-    created: false,
-    deleted: false,
-    forced: false,
-    author: { name: provider },
-    commitTitle: `${key}:${image.tag}`,
-    changedFiles: { known: true, files: [] },
-    receivedAt: meta.receivedAt,
-    image,
-  };
-}
 
 /** A registry push to normalise into, authored by who pushed it when the registry names them. */
 export function registryPush(

@@ -1,18 +1,13 @@
-import { createHmac } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { stringify } from 'yaml';
 import { type LocalEcr, startLocalEcr } from '../../../infra/local/ecr-server.js';
-import type { SeedObject } from '../../../infra/simulator/default-fleet.js';
 import { createOciRegistry } from '../../../infra/simulator/oci-registry.js';
 import { ecrImagesOf } from '../../../infra/simulator/oci-registry-ecr.js';
 import { createMapResolver } from '../../../infra/simulator/revision-resolver.js';
 import { type SimulatedFleet, startSimulatedFleet } from '../../../infra/simulator/simulated-fleet.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { RegistryCatchUpReport } from '../../../lib/reconcile/missed-images.js';
-import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import type { TestStack } from '../../helpers/local-stack.js';
+import { ecrPushEvent, fleetApplication, signedJson, startFleetStack } from '../../helpers/world-push.js';
 
 /**
  * A chart pushed to ECR whose EventBridge event never came: the scheduled pass reads the repositories the
@@ -37,20 +32,7 @@ function tag(repository: string, name: string, to: string) {
   });
 }
 
-function application(name: string, source: Record<string, unknown>): SeedObject {
-  return {
-    resource: APPLICATIONS,
-    object: {
-      metadata: { name, namespace: 'argocd' },
-      spec: {
-        project: 'default',
-        source,
-        destination: { name: 'in-cluster', namespace: name },
-        syncPolicy: { automated: { prune: true, selfHeal: true } },
-      },
-    },
-  };
-}
+const application = (name: string, source: Record<string, unknown>) => fleetApplication(name, { source });
 
 const APPS = [
   application('web-oci', { repoURL: `oci://${HOST}/charts/web`, targetRevision: '^1.0.0', path: '.' }),
@@ -65,7 +47,7 @@ describe('the ECR catch-up through reconcile', () => {
   let fleet: SimulatedFleet;
   let stack: TestStack;
   let ecr: LocalEcr;
-  let dir: string;
+  let world: Awaited<ReturnType<typeof startFleetStack>>;
   beforeAll(async () => {
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
@@ -81,22 +63,7 @@ describe('the ECR catch-up through reconcile', () => {
       resolveRevision: createMapResolver({}),
       controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
     });
-    dir = await mkdtemp(join(tmpdir(), 'gitops-sync-ecr-catch-up-'));
-    const fleetFile = join(dir, 'fleet.yaml');
-    await writeFile(
-      fleetFile,
-      stringify({
-        clusters: fleet.clusters.map((c) => ({
-          name: c.name,
-          server: c.server,
-          auth: { token: c.token },
-          argocd: { namespace: 'argocd' },
-        })),
-        secretPolicy: 'block',
-      }),
-    );
-    stack = await startTestStack({
-      FLEET_CONFIG: fleetFile,
+    world = await startFleetStack(fleet, {
       ECR_EVENTS_SECRET: SECRET,
       ECR_EVENTS_ACCOUNT: ACCOUNT,
       ECR_EVENTS_REGION: REGION,
@@ -104,13 +71,13 @@ describe('the ECR catch-up through reconcile', () => {
       ECR_REPOSITORY_ARNS: `arn:aws:ecr:${REGION}:${ACCOUNT}:repository/charts/*`,
       MISSED_WEBHOOK_GRACE_SECONDS: '0',
     });
+    stack = world.stack;
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();
-    await stack?.close();
+    await world?.close();
     await fleet?.close();
     await ecr?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
   const pass = async () => (await stack.app.reconcile()).registryCatchUp as RegistryCatchUpReport;
@@ -158,30 +125,20 @@ describe('the ECR catch-up through reconcile', () => {
     const again = await pass();
     expect(again.images.filter((i) => i.action === 'enqueued')).toEqual([]);
     // The event arriving late is the same delivery (digest and tag): no second rollout.
-    const body = JSON.stringify({
-      version: '0',
-      id: 'evt-late-web-140',
-      'detail-type': 'ECR Image Action',
-      source: 'aws.ecr',
-      account: ACCOUNT,
-      time: '2026-12-02T12:00:00Z',
-      region: REGION,
-      resources: [],
-      detail: {
-        result: 'SUCCESS',
-        'repository-name': 'charts/web',
-        'image-digest': digest(4),
-        'action-type': 'PUSH',
-        'image-tag': '1.4.0',
-      },
-    });
-    const late = await stack.post('/webhooks/ecr', {
-      headers: {
-        'content-type': 'application/json',
-        'x-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-      },
-      body,
-    });
+    const late = await stack.post(
+      '/webhooks/ecr',
+      signedJson(
+        ecrPushEvent({
+          id: 'evt-late-web-140',
+          account: ACCOUNT,
+          region: REGION,
+          repository: 'charts/web',
+          tag: '1.4.0',
+          digest: digest(4),
+        }),
+        SECRET,
+      ),
+    );
     expect(late).toEqual({ status: 200, body: { duplicate: true } });
     // Only the configured repositories were described, with the real API's paging parameters.
     const described = ecr.requests.map((r) => r.body.repositoryName);

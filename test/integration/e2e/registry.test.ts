@@ -1,16 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
-import type { SeedObject } from '../../../infra/simulator/default-fleet.js';
 import { createOciRegistry } from '../../../infra/simulator/oci-registry.js';
 import { createMapResolver } from '../../../infra/simulator/revision-resolver.js';
 import { type SimulatedFleet, startSimulatedFleet } from '../../../infra/simulator/simulated-fleet.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
-import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
+import type { TestStack } from '../../helpers/local-stack.js';
+import { ecrPushEvent, fleetApplication, signedJson, startFleetStack } from '../../helpers/world-push.js';
 
 /**
  * A test-only world: Argo CD Applications on OCI and Helm OCI sources of one ECR registry (and one Git app)
@@ -39,20 +35,7 @@ const git = createMapResolver({
   'https://github.com/acme/values': { defaultBranch: 'main', branches: { main: GIT_HEAD } },
 });
 
-function application(name: string, sources: Record<string, unknown>): SeedObject {
-  return {
-    resource: APPLICATIONS,
-    object: {
-      metadata: { name, namespace: 'argocd' },
-      spec: {
-        project: 'default',
-        ...sources,
-        destination: { name: 'in-cluster', namespace: name },
-        syncPolicy: { automated: { prune: true, selfHeal: true } },
-      },
-    },
-  };
-}
+const application = fleetApplication;
 
 const HUB_APPS = [
   application('web-oci', {
@@ -78,39 +61,14 @@ const SPOKE_APPS = [
   application('web-pinned', { source: { repoURL: `oci://${HOST}/charts/web`, targetRevision: '1.3.0' } }),
 ];
 
-/** The EventBridge `ECR Image Action` event of a push, as ECR sends it. */
-function ecrEvent(id: string, repository: string, imageTag: string, imageDigest: string) {
-  return JSON.stringify({
-    version: '0',
-    id,
-    'detail-type': 'ECR Image Action',
-    source: 'aws.ecr',
-    account: ACCOUNT,
-    time: '2026-12-02T12:00:00Z',
-    region: REGION,
-    resources: [],
-    detail: {
-      result: 'SUCCESS',
-      'repository-name': repository,
-      'image-digest': imageDigest,
-      'action-type': 'PUSH',
-      'image-tag': imageTag,
-    },
-  });
-}
-
-const signed = (body: string, secret = SECRET) => ({
-  headers: {
-    'content-type': 'application/json',
-    'x-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-  },
-  body,
-});
+const ecrEvent = (id: string, repository: string, imageTag: string, imageDigest: string) =>
+  ecrPushEvent({ id, account: ACCOUNT, region: REGION, repository, tag: imageTag, digest: imageDigest });
+const signed = (body: string, secret = SECRET) => signedJson(body, secret);
 
 describe('a signed ECR image push through the local stack', () => {
   let fleet: SimulatedFleet;
   let stack: TestStack;
-  let dir: string;
+  let world: Awaited<ReturnType<typeof startFleetStack>>;
   beforeAll(async () => {
     tag('charts/web', '1.3.0', digest(1));
     tag('charts/api', '1.0.0', digest(2));
@@ -124,23 +82,7 @@ describe('a signed ECR image push through the local stack', () => {
       registry,
       controller: { tickMs: 20, syncMs: 60, healthMs: 60, retryMs: 60 },
     });
-    dir = await mkdtemp(join(tmpdir(), 'gitops-sync-registry-'));
-    const fleetFile = join(dir, 'fleet.yaml');
-    await writeFile(
-      fleetFile,
-      stringify({
-        clusters: fleet.clusters.map((c) => ({
-          name: c.name,
-          server: c.server,
-          auth: { token: c.token },
-          argocd: { namespace: 'argocd' },
-        })),
-        // A registry push reads nothing from Git: the preflight passes without a repository to read.
-        secretPolicy: 'block',
-      }),
-    );
-    stack = await startTestStack({
-      FLEET_CONFIG: fleetFile,
+    world = await startFleetStack(fleet, {
       ECR_EVENTS_SECRET: SECRET,
       ECR_EVENTS_ACCOUNT: ACCOUNT,
       ECR_EVENTS_REGION: REGION,
@@ -148,11 +90,11 @@ describe('a signed ECR image push through the local stack', () => {
       // Freezes reach a container within 1 s here, not the default 10 s (the freeze test waits that out).
       FREEZE_CACHE_SECONDS: '1',
     });
+    stack = world.stack;
   }, 60_000);
   afterAll(async () => {
-    await stack?.close();
+    await world?.close();
     await fleet?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
   it('refreshes exactly the apps on that chart whose revision follows the tag, each synced at the push', async () => {

@@ -54,9 +54,9 @@ describe('reconcile memory on the single table (dynalite)', () => {
     const memory = dynamoReconcileMemory(table);
     const apps = memories(200);
     await memory.saveCluster('hub-a', apps);
-    const loaded = await memory.load();
-    expect(loaded.get('hub-a')?.apps).toEqual(apps);
-    expect(loaded.get('hub-a')?.chunks).toBe(1);
+    const loaded = await memory.loadCluster('hub-a');
+    expect(loaded?.apps).toEqual(apps);
+    expect(loaded?.chunks).toBe(1);
     expect(await items('APPS#hub-a#')).toHaveLength(1);
   });
 
@@ -64,17 +64,21 @@ describe('reconcile memory on the single table (dynalite)', () => {
     const memory = dynamoReconcileMemory(table, { maxItemBytes: 8_000 });
     const large = memories(300);
     await memory.saveCluster('hub-b', large);
-    const first = (await memory.load()).get('hub-b');
+    const first = await memory.loadCluster('hub-b');
     expect(first?.apps).toEqual(large);
     expect(first?.chunks).toBeGreaterThan(3);
     expect(await items('APPS#hub-b#')).toHaveLength(first?.chunks ?? 0);
 
     const small = memories(10);
     await memory.saveCluster('hub-b', small, first);
-    const second = (await memory.load()).get('hub-b');
+    const second = await memory.loadCluster('hub-b');
     expect(second?.apps).toEqual(small);
     expect(await items('APPS#hub-b#')).toHaveLength(1);
-    expect((await memory.load()).get('hub-a')?.apps.size).toBe(200);
+    expect((await memory.loadCluster('hub-a'))?.apps.size).toBe(200);
+    // A cluster named like the start of another reads only its own items.
+    await memory.saveCluster('hub', memories(3));
+    expect((await memory.loadCluster('hub'))?.apps.size).toBe(3);
+    expect(await memory.loadCluster('hub-c')).toBeUndefined();
   });
 
   it('remembers an enqueued missed-webhook push once, until it is released or expires', async () => {

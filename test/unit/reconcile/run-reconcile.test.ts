@@ -146,7 +146,11 @@ function world(
     },
   };
   const memoryStore: ReconcileMemory = {
-    load: async () => new Map(memory),
+    // A pass loads each cluster's memory as it reaches the cluster, never the whole fleet's at once.
+    loadCluster: async (cluster) => {
+      events.push(`memory ${cluster}`);
+      return memory.get(cluster);
+    },
     saveCluster: async (cluster, saved) => {
       memory.set(cluster, { apps: new Map(saved), chunks: 1 });
     },
@@ -231,6 +235,23 @@ describe('runReconcile over a cluster of more than one page of Applications', ()
         .filter((f) => f.startsWith('degraded '))
         .map((f) => f.slice('degraded '.length)),
     ).toEqual(degraded);
+  });
+
+  it('loads the cluster’s memory once, as the pass reaches it, and the next pass reads what it wrote', async () => {
+    const w = world(() => fleetApps(APPS));
+    await runReconcile(w.deps);
+    expect(w.events.filter((e) => e.startsWith('memory'))).toEqual(['memory hub']);
+    expect(w.events.indexOf('memory hub')).toBeLessThan(w.events.findIndex((e) => e.startsWith('audit ')));
+    const written = w.memory.get('hub');
+    expect(written?.apps.size).toBe(APPS);
+    w.advance(60_000);
+    await runReconcile(w.deps);
+    expect(w.events.filter((e) => e.startsWith('memory'))).toEqual(['memory hub', 'memory hub']);
+    // The second pass added an observation to what the first wrote: it read the first pass's memory.
+    const app = [...(written?.apps.keys() ?? [])][0] as string;
+    expect(w.memory.get('hub')?.apps.get(app)?.observations.length).toBeGreaterThanOrEqual(
+      written?.apps.get(app)?.observations.length ?? 0,
+    );
   });
 
   it('asks for the next page only after the apps of the one before were audited', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { ClusterWorkMessage, FanoutMessage } from '../../../lib/queue/messages.js';
+import { registryPushEvent } from '../../../lib/registry/registry-push-event.js';
 import { type PlanDeps, planPush } from '../../../lib/rollouts/plan.js';
-import { registryPushEvent } from '../../../lib/webhook/registry-push.js';
 
 const HEX = '7c'.repeat(32);
 const event = registryPushEvent(
