@@ -75,16 +75,43 @@ function annotationValue(multi: boolean, followed: ReadonlyMap<number, string>):
   return JSON.stringify(Object.fromEntries(entries));
 }
 
-/** A merge patch setting the given sources' `targetRevision` (the whole `spec.sources` array when multi). */
-function revisionsPatch(app: unknown, revisions: ReadonlyMap<number, string>): Json {
+/**
+ * A merge patch setting the given sources' `targetRevision`, with `annotations` when given. A JSON merge
+ * patch replaces arrays whole, so a multi-source app gets every source (only the pinned ones changed) and
+ * the `metadata.resourceVersion` the array was read at: the API server refuses the patch (409) when the
+ * app changed since, instead of writing back a stale copy over another source's edit. The caller reads
+ * the app again and builds the patch anew (`FleetCluster.patch`'s `rebuild`).
+ */
+function revisionsPatch(
+  app: unknown,
+  revisions: ReadonlyMap<number, string>,
+  annotations?: Record<string, string | null>,
+): Json {
   const { spec, multi } = rawOf(app);
-  if (!multi) return { spec: { source: { targetRevision: revisions.get(0) } } };
-  // A JSON merge patch replaces arrays whole: send every source, only the pinned ones changed.
+  const metadata: Json = annotations === undefined ? {} : { annotations };
+  if (!multi) {
+    return {
+      ...(annotations === undefined ? {} : { metadata }),
+      spec: { source: { targetRevision: revisions.get(0) } },
+    };
+  }
   const sources = (spec.sources as unknown[]).map((item, index) => {
     const revision = revisions.get(index);
     return revision === undefined ? item : { ...(item as Json), targetRevision: revision };
   });
-  return { spec: { sources } };
+  const readAt = resourceVersionOf(app);
+  if (readAt !== undefined) metadata.resourceVersion = readAt;
+  return { ...(Object.keys(metadata).length === 0 ? {} : { metadata }), spec: { sources } };
+}
+
+function resourceVersionOf(app: unknown): string | undefined {
+  const object = (typeof app === 'object' && app !== null ? app : {}) as Json;
+  const meta = (
+    typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : {}
+  ) as Json;
+  return typeof meta.resourceVersion === 'string' && meta.resourceVersion !== ''
+    ? meta.resourceVersion
+    : undefined;
 }
 
 /** The app's sources whose repository is one of `pinnedRepos` (repository URLs or canonical keys). */
@@ -114,10 +141,7 @@ export function firstPinPatch(app: unknown, pinnedRepos: readonly string[]): Jso
     revisions.set(source.index, sha.toLowerCase());
   }
   if (revisions.size === 0) return undefined;
-  return {
-    metadata: { annotations: { [FOLLOWS_ANNOTATION]: annotationValue(multi, followed) } },
-    ...revisionsPatch(app, revisions),
-  };
+  return revisionsPatch(app, revisions, { [FOLLOWS_ANNOTATION]: annotationValue(multi, followed) });
 }
 
 /** Moves the pin of one source to a pushed commit (a 40-hex SHA); undefined if it is not a SHA. */
@@ -151,20 +175,14 @@ export function releasePinPatch(
     }
   }
   if (![...revisions.values()].includes(sha.toLowerCase())) return undefined;
-  return {
-    metadata: { annotations: { [FOLLOWS_ANNOTATION]: annotationValue(multi, followed) } },
-    ...revisionsPatch(app, revisions),
-  };
+  return revisionsPatch(app, revisions, { [FOLLOWS_ANNOTATION]: annotationValue(multi, followed) });
 }
 
 /** `gitops-sync unpin`: every followed revision back in `targetRevision`, the annotation removed. */
 export function unpinPatch(app: unknown): Json | undefined {
   const followed = followedRevisions(app);
   if (followed.size === 0) return undefined;
-  return {
-    metadata: { annotations: { [FOLLOWS_ANNOTATION]: null } },
-    ...revisionsPatch(app, followed),
-  };
+  return revisionsPatch(app, followed, { [FOLLOWS_ANNOTATION]: null });
 }
 
 function syncedRevisions(app: unknown): (string | undefined)[] {

@@ -1,4 +1,5 @@
 import { createLimiter } from '../concurrency.js';
+import { UpstreamError } from '../errors.js';
 import type { ClusterClients } from '../kubernetes/cluster-clients.js';
 import { DEFAULT_PAGE_SIZE, LIST_PAGES_IN_FLIGHT, listAllPages } from '../kubernetes/list-pages.js';
 import {
@@ -26,6 +27,11 @@ function namespacesOf(cluster: ClusterConfig, kind: TargetKind): readonly (strin
 }
 
 export { listAllPages };
+
+/** Reads and patches again after a 409 (another writer moved the object on between them). */
+const CONFLICT_ROUNDS = 4;
+
+const isConflict = (error: unknown) => error instanceof UpstreamError && error.upstreamStatus === 409;
 
 /** The fleet as fan-out and track see it, over one `ClusterApi` per cluster (retries are the client's). */
 export function createFleetGateway(
@@ -73,13 +79,23 @@ export function createFleetGateway(
         );
         return lists.flat();
       },
-      async patch(target, patch) {
-        await api().mergePatchQuiet(
-          RESOURCE[target.kind],
-          target.namespace,
-          target.name,
-          patch as Record<string, unknown>,
-        );
+      async patch(target, patch, rebuild) {
+        const resource = RESOURCE[target.kind];
+        let body: object | undefined = patch;
+        for (let round = 1; body !== undefined; round++) {
+          try {
+            await api().mergePatchQuiet(
+              resource,
+              target.namespace,
+              target.name,
+              body as Record<string, unknown>,
+            );
+            return;
+          } catch (error) {
+            if (rebuild === undefined || round >= CONFLICT_ROUNDS || !isConflict(error)) throw error;
+            body = rebuild(await api().get(resource, target.namespace, target.name));
+          }
+        }
       },
     };
   });

@@ -12,8 +12,13 @@ export interface FleetCluster {
    * history or sync results); `track`: also the failed sync results; by default also what the audit reads.
    */
   list(kind: TargetKind, view?: 'refresh' | 'track'): Promise<readonly unknown[]>;
-  /** JSON merge patch of one object, retried (409/429/5xx/timeouts) a bounded number of times. */
-  patch(target: AppTarget, patch: object): Promise<void>;
+  /**
+   * JSON merge patch of one object, retried (429/5xx/timeouts) a bounded number of times. A patch carrying
+   * `metadata.resourceVersion` is refused (409) once the object moved on: with `rebuild`, the object is read
+   * again and the patch `rebuild` makes of it sent instead (a few rounds; undefined: nothing to patch any
+   * more); without it, the 409 is thrown.
+   */
+  patch(target: AppTarget, patch: object, rebuild?: (current: unknown) => object | undefined): Promise<void>;
 }
 
 export interface FleetGateway {

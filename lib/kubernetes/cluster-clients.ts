@@ -1,4 +1,5 @@
 import type { AwsHttpOptions } from '../aws/http-handler.js';
+import { UpstreamError } from '../errors.js';
 import { needsEksDescribe } from '../fleet/aws-scopes.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
 import { type Clock, type Logger, type SecretReader, systemClock } from '../ports.js';
@@ -65,15 +66,26 @@ export function createClusterClients(fleet: FleetConfig, deps: ClusterClientDeps
   return clients;
 }
 
-/** Wraps every call of a `ClusterApi` in `withRetry`. */
+/**
+ * Wraps every call of a `ClusterApi` in `withRetry`. A patch is not tried again on a 409: the API server
+ * answers a PATCH with 409 only when a `metadata.resourceVersion` precondition failed, and the same body
+ * fails the same way; the caller reads the object again (`FleetCluster.patch`'s `rebuild`).
+ */
 export function retrying(api: ClusterApi, options: RetryOptions): ClusterApi {
+  const retryable =
+    options.isRetryable ?? ((error: unknown) => error instanceof UpstreamError && error.retryable);
+  const patches: RetryOptions = {
+    ...options,
+    isRetryable: (error) =>
+      retryable(error) && !(error instanceof UpstreamError && error.upstreamStatus === 409),
+  };
   return {
     cluster: api.cluster,
     list: (...args) => withRetry(() => api.list(...args), options),
     get: (...args) => withRetry(() => api.get(...args), options),
-    mergePatch: (...args) => withRetry(() => api.mergePatch(...args), options),
-    mergePatchQuiet: (...args) => withRetry(() => api.mergePatchQuiet(...args), options),
-    jsonPatch: (...args) => withRetry(() => api.jsonPatch(...args), options),
+    mergePatch: (...args) => withRetry(() => api.mergePatch(...args), patches),
+    mergePatchQuiet: (...args) => withRetry(() => api.mergePatchQuiet(...args), patches),
+    jsonPatch: (...args) => withRetry(() => api.jsonPatch(...args), patches),
   };
 }
 

@@ -43,7 +43,7 @@ export async function unpinFleet(fleet: FleetGateway, repoKey: string | undefine
         name: meta.name,
       };
       try {
-        await cluster.patch(target, patch);
+        await cluster.patch(target, patch, unpinPatch);
         unpinned += 1;
       } catch (error) {
         failed += 1;

@@ -57,7 +57,7 @@ export async function pinWhereItIs(match: ObjectMatch, context: AppContext): Pro
   if (patch === undefined) return;
   try {
     await withDeadline(
-      context.cluster.patch(match.target, patch),
+      context.cluster.patch(match.target, patch, (current) => firstPinPatch(current, scope.repos)),
       context.deadlineMs,
       `pin ${match.target.name}`,
     );

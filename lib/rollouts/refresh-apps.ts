@@ -261,10 +261,13 @@ async function refreshOne(
 
   // The preflight may have used up the budget: the PATCH is not started past it.
   if (budgetEnd(context) !== undefined) return cutShort(match, { version, claimedAt }, context);
-  const patch = patchFor(match, deps.clock, pinScopeFor(match, context));
+  const pin = pinScopeFor(match, context);
+  const patch = patchFor(match, deps.clock, pin);
   try {
     if (patch !== undefined) {
-      await withDeadline(cluster.patch(target, patch), context.deadlineMs, `refresh ${target.name}`);
+      // A pinned multi-source app's patch carries the resourceVersion it was built at: read again on a 409.
+      const rebuild = (current: unknown) => patchFor(withRaw(match, current), deps.clock, pin);
+      await withDeadline(cluster.patch(target, patch, rebuild), context.deadlineMs, `refresh ${target.name}`);
     }
   } catch (error) {
     return patchFailed(match, error, { version, claimedAt }, fresh, context);
@@ -340,6 +343,11 @@ function endedLater(previous: StoredApp, live: LiveVerdict, sha: string): boolea
 
 function retriedMessage(previous: StoredApp): string {
   return previous.state === 'blocked' ? 'preflight passes now' : `retried after it ended ${previous.state}`;
+}
+
+/** The match as it would be of the object read again (the pin patch is built from `raw`). */
+function withRaw(match: ObjectMatch, raw: unknown): ObjectMatch {
+  return { ...match, object: { ...match.object, raw } } as ObjectMatch;
 }
 
 function patchFor(match: ObjectMatch, clock: Clock, pin?: PinScope): object | undefined {

@@ -64,9 +64,6 @@ describe('a pinned repository: a waiting wave holds for real while Argo CD polls
     }
     await world.commit('platform', { 'apps/e2e-pin/config.yaml': CONFIG(0) }, 'e2e: pin base');
     await waitFor(() => ['hold-canary', 'hold-rest'].every((n) => app(n).status?.sync?.status === 'Synced'));
-    // The hub's Argo CD polls Git every second from now on.
-    const cm = hub?.store.require(CONFIG_MAPS, 'argocd', 'argocd-cm') as StoredObject;
-    hub?.store.replace(CONFIG_MAPS, { ...cm, data: { 'timeout.reconciliation': '1s' } } as StoredObject);
   }, 60_000);
   afterAll(async () => stack?.close());
 
@@ -78,12 +75,21 @@ describe('a pinned repository: a waiting wave holds for real while Argo CD polls
     const delivery = signedWorldPush(world, commit, 'e2e: pin');
     expect((await stack.post('/webhooks/github', delivery)).status).toBe(202);
 
-    // The canary moves to the commit; the rest app is pinned where it was synced.
+    // The canary moves to the commit; the rest app is pinned where it was synced (by its own cluster's work
+    // item, which may run after the canary's sync under load).
     await waitFor(() => app('hold-canary').status?.sync?.revision === commit.after, { timeoutMs: 15_000 });
+    await waitFor(() => app('hold-rest').metadata.annotations?.[FOLLOWS_ANNOTATION] !== undefined, {
+      timeoutMs: 10_000,
+    });
     expect(app('hold-rest')).toMatchObject({
       metadata: { annotations: { [FOLLOWS_ANNOTATION]: 'main' } },
       spec: { source: { targetRevision: before } },
     });
+    // The hub's Argo CD polls Git every second from now on (not before the pin: Argo CD's poll racing the
+    // fan-out to a push is the limit docs/release-control.md states; the default poll is every 180 s).
+    const hub = world.fleet.servers.get('hub');
+    const cm = hub?.store.require(CONFIG_MAPS, 'argocd', 'argocd-cm') as StoredObject;
+    hub?.store.replace(CONFIG_MAPS, { ...cm, data: { 'timeout.reconciliation': '1s' } } as StoredObject);
     // During the canary's soak, polling (every second) leaves the pinned app where it is.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(app('hold-rest').status?.sync?.revision).toBe(before);

@@ -36,6 +36,30 @@ const multi = (annotations: Record<string, string> = {}, revisions = ['main', 'r
   status: { sync: { revisions: ['1.2.3', A, B] } },
 });
 
+describe('the precondition of a multi-source pin patch', () => {
+  const withVersion = <T extends { metadata: object }>(app: T) => ({
+    ...app,
+    metadata: { ...app.metadata, resourceVersion: '41' },
+  });
+
+  it('carries the resourceVersion the whole sources array was read at', () => {
+    const app = withVersion(multi());
+    for (const patch of [
+      firstPinPatch(app, [REPO]),
+      movePinPatch(app, 1, C),
+      unpinPatch(withVersion(multi({ [FOLLOWS_ANNOTATION]: '{"1":"main"}' }))),
+    ]) {
+      expect(patch).toMatchObject({ metadata: { resourceVersion: '41' } });
+    }
+  });
+
+  it('leaves a single-source patch unconditional (it sets one field, nothing else is written back)', () => {
+    const patch = firstPinPatch(withVersion(single()), [REPO]) as { metadata: object };
+    expect(patch.metadata).toEqual({ annotations: { [FOLLOWS_ANNOTATION]: 'main' } });
+    expect(movePinPatch(withVersion(single()), 0, C)).toEqual({ spec: { source: { targetRevision: C } } });
+  });
+});
+
 describe('firstPinPatch', () => {
   it('pins a single source to the commit it is synced at and records the branch as a plain string', () => {
     expect(firstPinPatch(single(), ['https://github.com/acme/platform'])).toEqual({
