@@ -56,6 +56,11 @@ export function controlLine(rollout: RolloutSummary): string | undefined {
   return `wave ${waiting.name} waits${open === undefined ? '' : ` for ${open.name}`}`;
 }
 
+/** A cluster's held apps: `pending` while they wait (a wave, a pause), the rollout's own phase once stopped. */
+function heldPhase(rollout: RolloutSummary): CommitPhase {
+  return rollout.status === 'halted' || rollout.status === 'aborted' ? phaseOf(rollout.status) : 'pending';
+}
+
 /** The commit waits while a later wave is held: `pending`, not `running`, until the last wave opens. */
 function rolloutPhase(rollout: RolloutSummary): CommitPhase {
   const phase = phaseOf(rollout.status);
@@ -136,11 +141,15 @@ export function plannedStatuses(
   ];
   if (!options.perCluster) return statuses;
   for (const cluster of Object.keys(rollout.clusterErrors ?? {})) add(cluster, 'error');
+  const control = controlLine(rollout);
   for (const [cluster, clusterStates] of [...byCluster].sort(([a], [b]) => a.localeCompare(b))) {
+    // A cluster holding apps waits on what holds the rollout (a wave, a pause, a halt): it says so as the
+    // overall status does, and takes the rollout's phase (a halted rollout's held apps need a person).
+    const held = control !== undefined && clusterStates.includes('held');
     statuses.push({
       context: `${STATUS_CONTEXT}/${cluster}`,
-      phase: phaseOf(deriveRolloutStatus(clusterStates)),
-      description: summaryLine(clusterStates),
+      phase: held ? heldPhase(rollout) : phaseOf(deriveRolloutStatus(clusterStates)),
+      description: held ? withControl(control, summaryLine(clusterStates)) : summaryLine(clusterStates),
       ...link,
     });
   }

@@ -115,6 +115,30 @@ describe('what a commit status says under release control', () => {
     expect(head(rollout(apps, 'in-progress', { waves: waves('done', 'open') }))?.phase).toBe('running');
   });
 
+  it('says on each cluster holding apps what holds them, with the wave or the pause, and leaves the others', () => {
+    const fleet = [app('hub', 'a', 'synced'), app('hub', 'b', 'held'), app('edge', 'c', 'synced')];
+    const perCluster = (r: Rollout) =>
+      plannedStatuses(r, { perCluster: true })
+        .slice(1)
+        .map((s) => [s.context, s.phase, s.description]);
+    expect(perCluster(rollout(fleet, 'in-progress', { waves: waves('open', 'waiting') }))).toEqual([
+      ['gitops-sync/edge', 'success', '1/1 synced'],
+      ['gitops-sync/hub', 'pending', 'wave prod-eu waits for canary · 1/2 synced, 1 held'],
+    ]);
+    expect(perCluster(rollout(fleet, 'halted', { waves: waves('done', 'halted') }))).toEqual([
+      ['gitops-sync/edge', 'success', '1/1 synced'],
+      ['gitops-sync/hub', 'failure', 'halted at wave prod-eu: 2 failed · 1/2 synced, 1 held'],
+    ]);
+    const paused = rollout(fleet, 'paused', {
+      actions: [{ action: 'pause' as const, by: 'ops', at: '2026-12-01T09:01:00.000Z' }],
+    });
+    expect(perCluster(paused)[1]).toEqual([
+      'gitops-sync/hub',
+      'pending',
+      'paused by ops · 1/2 synced, 1 held',
+    ]);
+  });
+
   it('waits while paused, naming who paused it', () => {
     const actions = [
       {
