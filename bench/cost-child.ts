@@ -4,7 +4,7 @@ import type { MemoryQueue } from '../infra/local/memory-queue.js';
 import { webhookHandler } from '../lib/handlers.js';
 import type { LogFields, Logger, MetricDimensions, Metrics, SendOptions } from '../lib/ports.js';
 import { billedMs, type FunctionUse, type Usage } from './cost-model.js';
-import { signedPush } from './webhook.js';
+import { signedPush } from './signed-push.js';
 import { startBenchWorld } from './world.js';
 
 // What one push, one reconcile pass and one sweep use, counted as AWS bills them (`bench/cost.ts` starts
