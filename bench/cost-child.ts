@@ -4,8 +4,8 @@ import type { MemoryQueue } from '../infra/local/memory-queue.js';
 import { webhookHandler } from '../lib/handlers.js';
 import type { LogFields, Logger, MetricDimensions, Metrics, SendOptions } from '../lib/ports.js';
 import { billedMs, type FunctionUse, type Usage } from './cost-model.js';
-import { signedPush } from './webhook.js';
-import { startBenchWorld } from './world.js';
+import { signedPush } from './signed-push.js';
+import { rolloutSummary, startBenchWorld } from './world.js';
 
 // What one push, one reconcile pass and one sweep use, counted as AWS bills them (`bench/cost.ts` starts
 // this child and prices the counts): per function the invocations (SQS batches of 5 for fan-out, 10 for
@@ -257,15 +257,7 @@ async function pushThrough(service: number, measured: boolean): Promise<{ apps: 
     }
     if (measured) phase = 'push';
     if (items.length === 0 && chains.length === 0) {
-      const answer = await world.app.api({
-        method: 'GET',
-        path: `/rollouts/${commit.after}`,
-        headers: {},
-        query: {},
-        pathParameters: {},
-        body: Buffer.alloc(0),
-      });
-      appCount = ((JSON.parse(String(answer.body ?? '{}')) as { apps?: unknown[] }).apps ?? []).length;
+      appCount = ((await rolloutSummary<{ apps?: unknown[] }>(world.app, commit.after)).apps ?? []).length;
       break;
     }
   }

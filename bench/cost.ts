@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
+import { childFlags, runChildLines } from './child-lines.js';
 import { costOf, monthlyCost, type Standing, type Usage } from './cost-model.js';
 import type { BenchOptions, Metric } from './report.js';
 
@@ -114,24 +113,13 @@ const usd = (n: number) => `$${n < 0.01 ? n.toFixed(5) : n.toFixed(2)}`;
 const round = (n: number) => Math.round(n * 10) / 10;
 
 async function runChild(clusters: number, apps: number): Promise<ChildLine> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'bench/cost-child.ts',
-      '--clusters',
-      String(clusters),
-      '--apps',
-      String(apps),
-      '--latency',
-      '20',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
-  );
-  let last = '';
-  for await (const line of createInterface({ input: child.stdout })) if (line.startsWith('{')) last = line;
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { lines, code } = await runChildLines([
+    '--import',
+    'tsx',
+    'bench/cost-child.ts',
+    ...childFlags({ clusters, apps, latency: 20 }),
+  ]);
+  const last = lines.filter((line) => line.startsWith('{')).at(-1) ?? '';
   if (code !== 0 || last === '') throw new Error(`the cost child exited ${code} without its line`);
   return JSON.parse(last) as ChildLine;
 }

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
+import { childFlags, runChildLines } from './child-lines.js';
 import { LAMBDA_LIKE_BUILD, LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet.js';
 import { type BenchOptions, ifMissed, type Metric, percentiles } from './report.js';
 
@@ -143,28 +142,18 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
 }
 
 async function runSize(size: Size): Promise<RunLine[]> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
-      CHILD,
-      '--clusters',
-      String(size.clusters),
-      '--apps',
-      String(size.apps),
-      '--latency',
-      '20',
-      '--runs',
-      String(size.runs),
-      '--batches',
-      `1,${SQS_BATCH}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
-  );
-  const runs: RunLine[] = [];
-  for await (const line of createInterface({ input: child.stdout })) runs.push(JSON.parse(line) as RunLine);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { lines, code } = await runChildLines([
+    '--expose-gc',
+    ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
+    CHILD,
+    ...childFlags({
+      clusters: size.clusters,
+      apps: size.apps,
+      latency: 20,
+      runs: size.runs,
+      batches: `1,${SQS_BATCH}`,
+    }),
+  ]);
   if (code !== 0) throw new Error(`bench/fanout-child.ts exited with ${code} for ${size.name}`);
-  return runs;
+  return lines.map((line) => JSON.parse(line) as RunLine);
 }

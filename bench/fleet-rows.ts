@@ -1,7 +1,7 @@
 import type { Size, SizeResult } from './fleet-drive.js';
 import { FUNCTIONS, type FunctionName } from './fleet-model.js';
 import { LAMBDA_MEMORY_MB } from './fleet-process.js';
-import { ifMissed, type Metric, percentiles } from './report.js';
+import { failedRun, ifMissed, type Metric, percentiles } from './report.js';
 
 const CONCURRENCY = 10; // REFRESH_CONCURRENCY's default
 const PAGE = 500;
@@ -222,16 +222,7 @@ export function sizeRows(size: Size, measured: SizeResult): Metric[] {
       { scenario, metric: `${fn}: RSS idle (bundle loaded, runtime built)`, value: m.idleRssMb, unit: 'MB' },
     );
   }
-  if (measured.error !== undefined) {
-    metrics.push({
-      scenario: `fleet, ${size.name}`,
-      metric: 'run',
-      value: 0,
-      unit: 'failed',
-      target: { min: 1 },
-      note: measured.error,
-    });
-  }
+  if (measured.error !== undefined) metrics.push(failedRun(`fleet, ${size.name}`, measured.error));
   return metrics;
 }
 

@@ -2,7 +2,7 @@ import { type BuildOptions, build } from 'esbuild';
 import { runSize, type Size } from './fleet-drive.js';
 import { FLEET_CHILD } from './fleet-process.js';
 import { comparisonRows, type SizeFigures, sizeFigures, sizeRows } from './fleet-rows.js';
-import { type BenchOptions, jsonLine, type Metric } from './report.js';
+import { type BenchOptions, failedRun, jsonLine, type Metric } from './report.js';
 
 export { LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet-process.js';
 
@@ -104,14 +104,7 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
       if (COMPARED.has(size.tag) && measured.error === undefined) compared.push(sizeFigures(size, measured));
     } catch (error) {
       // One size failing (the doubles running out of memory, say) still reports the others.
-      metrics.push({
-        scenario: `fleet, ${size.name}`,
-        metric: 'run',
-        value: 0,
-        unit: 'failed',
-        target: { min: 1 },
-        note: String(error),
-      });
+      metrics.push(failedRun(`fleet, ${size.name}`, String(error)));
     }
   }
   metrics.push(...comparisonRows(compared));

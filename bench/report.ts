@@ -23,6 +23,11 @@ export interface Metric {
   readonly whyMissed?: string;
 }
 
+/** The row of a run (a size, a child) that failed: a target it misses, with what went wrong as its note. */
+export function failedRun(scenario: string, note: string): Metric {
+  return { scenario, metric: 'run', value: 0, unit: 'failed', target: { min: 1 }, note };
+}
+
 /** Gives the rows with a target the reason their target cannot be met here (shown only if it is missed). */
 export function ifMissed(metrics: readonly Metric[], why: string): Metric[] {
   return metrics.map((m) => (m.target === undefined ? m : { ...m, whyMissed: why }));

@@ -1,12 +1,19 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
-/** API Gateway's event for a GitHub push of a real commit, signed with the bench's webhook secret. */
-export function signedPushOf(
-  repoUrl: string,
-  commit: { before: string; after: string; path: string },
-): APIGatewayProxyEventV2 {
-  const { before, after, path } = commit;
+/** The push a signed event carries: the commit, its changed file, its message and its repository's URLs. */
+interface Pushed {
+  readonly before: string;
+  readonly after: string;
+  readonly path: string;
+  readonly message: string;
+  readonly htmlUrl: string;
+  readonly cloneUrl: string;
+}
+
+/** API Gateway's event for a GitHub push, signed with the bench's webhook secret. */
+function signedPushEvent(pushed: Pushed): APIGatewayProxyEventV2 {
+  const { before, after, path, message, htmlUrl, cloneUrl } = pushed;
   const body = JSON.stringify({
     ref: 'refs/heads/main',
     before,
@@ -14,19 +21,17 @@ export function signedPushOf(
     created: false,
     deleted: false,
     forced: false,
-    commits: [
-      { id: after, message: 'bench', added: [], removed: [], modified: [path], author: { name: 'Bench' } },
-    ],
+    commits: [{ id: after, message, added: [], removed: [], modified: [path], author: { name: 'Bench' } }],
     head_commit: {
       id: after,
-      message: 'bench',
-      url: `${repoUrl}/commit/${after}`,
+      message,
+      url: `${htmlUrl}/commit/${after}`,
       author: { name: 'Bench' },
     },
     repository: {
       full_name: 'org/gitops',
-      html_url: repoUrl,
-      clone_url: repoUrl,
+      html_url: htmlUrl,
+      clone_url: cloneUrl,
       default_branch: 'main',
       url: 'https://api.github.com/repos/org/gitops',
     },
@@ -50,4 +55,27 @@ export function signedPushOf(
     body,
     isBase64Encoded: false,
   };
+}
+
+/** A signed GitHub push of commit `n` (or of a real commit of a real repository, as `of` says). */
+export function signedPush(
+  n: number,
+  of: { repoUrl?: string; before?: string; after?: string; path?: string } = {},
+): APIGatewayProxyEventV2 {
+  return signedPushEvent({
+    before: of.before ?? 'b'.repeat(40),
+    after: of.after ?? n.toString(16).padStart(40, 'a'),
+    path: of.path ?? `apps/svc-${n % 100}/deployment.yaml`,
+    message: `change ${n}`,
+    htmlUrl: of.repoUrl ?? 'https://github.com/org/gitops',
+    cloneUrl: of.repoUrl ?? 'https://github.com/org/gitops.git',
+  });
+}
+
+/** API Gateway's event for a GitHub push of a real commit of the repository at `repoUrl`. */
+export function signedPushOf(
+  repoUrl: string,
+  commit: { before: string; after: string; path: string },
+): APIGatewayProxyEventV2 {
+  return signedPushEvent({ ...commit, message: 'bench', htmlUrl: repoUrl, cloneUrl: repoUrl });
 }

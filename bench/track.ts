@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
+import { childFlags, runChildLines } from './child-lines.js';
 import { LAMBDA_LIKE_BUILD, LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet.js';
-import type { BenchOptions, Metric } from './report.js';
+import { type BenchOptions, failedRun, type Metric } from './report.js';
 
 const CHILD = '.bench-build/track-child.mjs';
 
@@ -34,37 +33,13 @@ export async function benchTrack(options: BenchOptions): Promise<Metric[]> {
   const [clusters, apps, changes] = options.quick ? [5, 100, '5,20'] : [50, 5000, '20,100'];
   const size = `${apps.toLocaleString('en')} apps / ${clusters} clusters`;
   process.stderr.write(`  track: ${size}...\n`);
-  const child = spawn(
-    process.execPath,
-    [
-      ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
-      CHILD,
-      '--clusters',
-      String(clusters),
-      '--apps',
-      String(apps),
-      '--changes',
-      changes,
-      '--rounds',
-      '1',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
-  );
-  const lines: PollLine[] = [];
-  for await (const text of createInterface({ input: child.stdout })) lines.push(JSON.parse(text) as PollLine);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0 || lines.length === 0) {
-    return [
-      {
-        scenario: `track, ${size}`,
-        metric: 'run',
-        value: 0,
-        unit: 'failed',
-        target: { min: 1 },
-        note: `exit ${code}`,
-      },
-    ];
-  }
+  const out = await runChildLines([
+    ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
+    CHILD,
+    ...childFlags({ clusters, apps, changes, rounds: 1 }),
+  ]);
+  const lines = out.lines.map((text) => JSON.parse(text) as PollLine);
+  if (out.code !== 0 || lines.length === 0) return [failedRun(`track, ${size}`, `exit ${out.code}`)];
   const metrics: Metric[] = [];
   for (const per of [...new Set(lines.map((l) => l.changes))]) {
     const runs = lines.filter((l) => l.changes === per);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { pushMessage } from './push-message.js';
-import { startBenchWorld } from './world.js';
+import { rolloutSummary, startBenchWorld } from './world.js';
 
 // A wave rollout in a process of its own (`bench/waves.ts` bundles and starts it): one push through three
 // waves (the first cluster, the next tenth of the clusters, the rest), every work item, release, gate
@@ -56,15 +56,7 @@ try {
         chains.slice(i, i + TRACK_BATCH_SIZE).map((m) => world.app.track({ ...m, attempt: 0 })),
       );
     }
-    const answer = await world.app.api({
-      method: 'GET',
-      path: `/rollouts/${commit.after}`,
-      headers: {},
-      query: {},
-      pathParameters: {},
-      body: Buffer.alloc(0),
-    });
-    summary = JSON.parse(String(answer.body ?? '{}')) as typeof summary;
+    summary = await rolloutSummary<typeof summary>(world.app, commit.after);
     const waves = summary.waves ?? [];
     if (waves.length > 0 && waves.every((w) => w.state === 'done' || w.state === 'halted')) break;
   }

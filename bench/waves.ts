@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
+import { childFlags, runChildLines } from './child-lines.js';
 import { LAMBDA_LIKE_BUILD, LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet.js';
-import type { BenchOptions, Metric } from './report.js';
+import { type BenchOptions, failedRun, type Metric } from './report.js';
 
 const CHILD = '.bench-build/waves-child.mjs';
 
@@ -25,30 +24,16 @@ export async function benchWaves(options: BenchOptions): Promise<Metric[]> {
   const [clusters, apps] = options.quick ? [5, 100] : [50, 5000];
   const size = `${apps.toLocaleString('en')} apps / ${clusters} clusters, 3 waves`;
   process.stderr.write(`  waves: ${size}...\n`);
-  const child = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
-      CHILD,
-      '--clusters',
-      String(clusters),
-      '--apps',
-      String(apps),
-      '--latency',
-      '20',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
-  );
-  let line: WavesLine | undefined;
-  for await (const text of createInterface({ input: child.stdout })) line = JSON.parse(text) as WavesLine;
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { lines, code } = await runChildLines([
+    '--expose-gc',
+    ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
+    CHILD,
+    ...childFlags({ clusters, apps, latency: 20 }),
+  ]);
+  const last = lines.at(-1);
+  const line = last === undefined ? undefined : (JSON.parse(last) as WavesLine);
   const at = `waves, ${size}`;
-  if (code !== 0 || line === undefined) {
-    return [
-      { scenario: at, metric: 'run', value: 0, unit: 'failed', target: { min: 1 }, note: `exit ${code}` },
-    ];
-  }
+  if (code !== 0 || line === undefined) return [failedRun(at, `exit ${code}`)];
   const memoryWhy =
     "this one process is all five functions (each deployed function loads only its own bundle), and it keeps fan-out's warm match index and Git pool while it tracks: see the fleet rows";
   return [

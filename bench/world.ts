@@ -27,6 +27,19 @@ export interface BenchWorld {
   close(): Promise<void>;
 }
 
+/** Commit `sha`'s rollout summary, as the API's `GET /rollouts/{sha}` answers it. */
+export async function rolloutSummary<T>(app: App, sha: string): Promise<T> {
+  const answer = await app.api({
+    method: 'GET',
+    path: `/rollouts/${sha}`,
+    headers: {},
+    query: {},
+    pathParameters: {},
+    body: Buffer.alloc(0),
+  });
+  return JSON.parse(String(answer.body ?? '{}')) as T;
+}
+
 /** The runtime in this process; dynalite and the synthetic simulated fleet in a child process. */
 export async function startBenchWorld(
   options: {

@@ -4,7 +4,7 @@ import { type HttpResponse, json } from '../http/response.js';
 import type { Clock } from '../ports.js';
 import { type FreezeFleet, freezeFromRequest, repoKey } from '../release/freeze-request.js';
 import type { ControlOutcome, FreezeStore, ReleaseControl } from '../release/ports.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
+import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import type { RolloutIndex } from './rollout-index.js';
 import { findRollout, resolveSha, rolloutJson } from './rollout-routes.js';
 

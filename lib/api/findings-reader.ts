@@ -1,5 +1,5 @@
 import type { PassSummary } from '../reconcile/report.js';
-import type { Page } from '../rollouts/rollout-store.js';
+import type { Page } from '../rollouts/ports/rollout-reader.js';
 
 export interface FindingFilter {
   readonly cluster?: string;

@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js'
 import type { HttpRequest } from '../http/request.js';
 import { errorResponse, type HttpResponse, json } from '../http/response.js';
 import type { Logger } from '../ports.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
+import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import { oidcUi } from '../ui-auth/login-routes.js';
 import type { UiAccess } from '../ui-auth/ui-access.js';
 import { requireBearer, requireBearerHeader } from './auth.js';

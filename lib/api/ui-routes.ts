@@ -3,7 +3,7 @@ import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js'
 import type { HttpRequest } from '../http/request.js';
 import type { HttpResponse } from '../http/response.js';
 import { APP_STATES, type AppState } from '../rollouts/model.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
+import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import { renderAppHistoryPage } from '../ui/app-history-page.js';
 import { renderErrorPage } from '../ui/error-page.js';
 import { escapeHtml } from '../ui/html.js';

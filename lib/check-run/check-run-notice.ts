@@ -6,7 +6,7 @@ import { feedbackRepository } from '../feedback/repository.js';
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import type { Logger, Metrics } from '../ports.js';
 import { isTerminal, type Rollout } from '../rollouts/model.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
+import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import type { CheckRunApi } from './check-run-api.js';
 import type { CheckRunRecord, CheckRunStore } from './check-run-store.js';
 import { type CheckRunConclusion, type PlannedCheckRun, planCheckRun, reopened } from './plan.js';

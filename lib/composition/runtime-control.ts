@@ -4,7 +4,7 @@ import type { Queue } from '../ports.js';
 import type { FanoutMessage } from '../queue/messages.js';
 import { type ControlEngine, createReleaseControl } from '../release/control.js';
 import { createReleaseEngine, type ReleaseEngine } from '../release/engine.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
+import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import { dynamoControlStore } from '../store/control.js';
 import type { TableRef } from '../store/dynamo.js';
 import { dynamoFreezeStore } from '../store/freezes.js';

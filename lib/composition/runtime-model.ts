@@ -6,7 +6,7 @@ import type { FleetMode } from '../fleet/yaml-reader.js';
 import type { Clock, Logger, Metrics, Queue, SecretReader } from '../ports.js';
 import type { FanoutMessage, PointerMessage, TrackMessage } from '../queue/messages.js';
 import type { ControlEngine } from '../release/control.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
+import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import type { SecretsManagerApi } from '../secrets/secrets-manager-api.js';
 import type { TableRef } from '../store/dynamo.js';
 import type { dynamoFindingsStore } from '../store/findings.js';

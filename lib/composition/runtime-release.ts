@@ -8,7 +8,7 @@ import type { HoldContext } from '../release/holds.js';
 import type { ControlStore, FreezeStore } from '../release/ports.js';
 import { syncWindowsOf } from '../release/sync-window-holds.js';
 import type { Freeze, UngatedInstance } from '../rollouts/model.js';
-import type { OpenRollouts } from '../rollouts/rollout-store.js';
+import type { OpenRollouts } from '../rollouts/ports/open-rollouts.js';
 import { planWaves, waveOf } from '../rollouts/waves.js';
 import { dynamoControlStore } from '../store/control.js';
 import type { TableRef } from '../store/dynamo.js';

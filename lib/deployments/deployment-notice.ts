@@ -4,7 +4,7 @@ import type { ClusterConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { Logger, Metrics } from '../ports.js';
 import type { Rollout } from '../rollouts/model.js';
-import type { RolloutReader } from '../rollouts/rollout-store.js';
+import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import {
   createDeploymentRequest,
   createdState,

@@ -1,7 +1,8 @@
 import { errorMessage } from '../errors.js';
 import type { ClusterWorkMessage, GateMessage } from '../queue/messages.js';
 import type { AppTarget, WaveProgress } from '../rollouts/model.js';
-import type { StoredPushEvent, SyncedSummary } from '../rollouts/rollout-store.js';
+import type { SyncedSummary } from '../rollouts/ports/app-state.js';
+import type { StoredPushEvent } from '../rollouts/ports/rollout-writer.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import { createGate } from './gate.js';
 import type { GateOutcome, ReleaseEngineDeps } from './ports.js';

@@ -3,7 +3,7 @@ import { errorMessage, UpstreamError } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import { OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import { type AppTarget, STATE_RANK } from './model.js';
-import type { AppChange } from './rollout-store.js';
+import type { AppChange } from './ports/app-state.js';
 import type { AppContext, AppOutcome } from './work-model.js';
 
 // What happens to an app fan-out has claimed: its change recorded over track's, a failed PATCH, a budget

@@ -9,8 +9,9 @@ import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, RolloutSummary, StoredApp } from './model.js';
+import type { DecisionTally } from './ports/cluster-progress.js';
+import type { NewAppRecords, RolloutMeta } from './ports/rollout-writer.js';
 import { refreshCluster } from './refresh-apps.js';
-import type { DecisionTally, NewAppRecords, RolloutMeta } from './rollout-store.js';
 import { underLease } from './under-lease.js';
 import type { AppOutcome, ClusterWorkDeps } from './work-model.js';
 

@@ -3,14 +3,11 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { ClusterWorkMessage, FanoutMessage, PushMessage } from '../queue/messages.js';
 import type { ChangedFiles, PushEvent } from '../webhook/push-event.js';
+import type { ClusterProgressWriter } from './ports/cluster-progress.js';
+import type { OpenRollouts } from './ports/open-rollouts.js';
+import type { RefPushes } from './ports/ref-pushes.js';
+import type { RolloutWriter, StoredPushEvent } from './ports/rollout-writer.js';
 import { movedOnTo } from './ref-head.js';
-import type {
-  ClusterProgressWriter,
-  OpenRollouts,
-  RefPushes,
-  RolloutWriter,
-  StoredPushEvent,
-} from './rollout-store.js';
 
 export interface PlanDeps {
   readonly fleet: Pick<FleetGateway, 'clusters'>;

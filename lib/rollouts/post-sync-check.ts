@@ -5,7 +5,7 @@ import type { ClusterConfig } from '../fleet/fleet-config.js';
 import type { Logger } from '../ports.js';
 import { recordPostSync } from '../secrets/post-sync.js';
 import type { StoredApp } from './model.js';
-import type { AppChange } from './rollout-store.js';
+import type { AppChange } from './ports/app-state.js';
 
 export interface PostSyncDeps {
   readonly clusters: readonly Pick<ClusterConfig, 'name' | 'server'>[];

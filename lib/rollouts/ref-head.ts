@@ -1,4 +1,4 @@
-import type { RefPush } from './rollout-store.js';
+import type { RefPush } from './ports/ref-pushes.js';
 
 /**
  * The later commit a push's ref has moved on to, from the pushes it received: a push that starts from

@@ -15,9 +15,10 @@ import { applyHold } from './app-hold.js';
 import { type PinScope, pinScopeFor, pinWhereItIs, withPinMove } from './app-pin.js';
 import { type LiveVerdict, liveVerdict } from './live-verdict.js';
 import { type AppState, type AppTarget, type Decision, isTerminal, type StoredApp } from './model.js';
+import type { AppChange } from './ports/app-state.js';
+import type { AppLedger } from './ports/rollout-writer.js';
 import { describeBlock, preflightNote } from './preflight-verdict.js';
 import { imageAliases, withRolloutRevision } from './registry-revisions.js';
-import type { AppChange, AppLedger } from './rollout-store.js';
 import type { AppContext, AppOutcome, RefreshContext } from './work-model.js';
 
 export type { AppOutcome, Preflight, PreflightVerdict, RefreshContext } from './work-model.js';

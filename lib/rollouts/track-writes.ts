@@ -4,11 +4,11 @@ import type {
   AppChange,
   AppStateWriter,
   AppTransitions,
-  ClusterLeases,
-  RolloutReader,
   TransitionWrite,
   ViewedApp,
-} from './rollout-store.js';
+} from './ports/app-state.js';
+import type { ClusterLeases } from './ports/cluster-leases.js';
+import type { RolloutReader } from './ports/rollout-reader.js';
 import { underLease } from './under-lease.js';
 
 export interface WriteContext {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ClusterLeases } from './rollout-store.js';
+import type { ClusterLeases } from './ports/cluster-leases.js';
 
 export type LeaseOutcome<T> =
   | { readonly held: true; readonly value: T }

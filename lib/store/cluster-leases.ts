@@ -1,4 +1,4 @@
-import type { ClusterLeases } from '../rollouts/rollout-store.js';
+import type { ClusterLeases } from '../rollouts/ports/cluster-leases.js';
 import { GetCommand, PutCommand, UpdateCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { clusterLeaseSk, rolloutPk } from './keys.js';

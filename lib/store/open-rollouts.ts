@@ -1,4 +1,4 @@
-import type { OpenRollouts } from '../rollouts/rollout-store.js';
+import type { OpenRollouts } from '../rollouts/ports/open-rollouts.js';
 import { DeleteCommand, UpdateCommand } from './document-client.js';
 import { ignoreConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { OPEN_PK } from './keys.js';

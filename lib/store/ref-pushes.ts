@@ -1,4 +1,4 @@
-import type { RefPushes } from '../rollouts/rollout-store.js';
+import type { RefPushes } from '../rollouts/ports/ref-pushes.js';
 import { PutCommand, QueryCommand } from './document-client.js';
 import type { TableRef } from './dynamo.js';
 import { refPk } from './keys.js';

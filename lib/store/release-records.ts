@@ -1,4 +1,5 @@
-import type { ReleaseRecords, StoredPushEvent } from '../rollouts/rollout-store.js';
+import type { ReleaseRecords } from '../rollouts/ports/release-records.js';
+import type { StoredPushEvent } from '../rollouts/ports/rollout-writer.js';
 import { UpdateCommand } from './document-client.js';
 import { ignoreConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';

@@ -6,7 +6,7 @@ import type {
   RolloutSummary,
   StoredApp,
 } from '../rollouts/model.js';
-import type { HistoryEntry, RolloutReader } from '../rollouts/rollout-store.js';
+import type { HistoryEntry, RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
 import { readFeedback } from './feedback-items.js';

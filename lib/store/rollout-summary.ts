@@ -7,7 +7,7 @@ import {
   OPEN_STATUSES,
   type StateCounts,
 } from '../rollouts/model.js';
-import type { AppStateWriter, ViewedApp } from '../rollouts/rollout-store.js';
+import type { AppStateWriter, ViewedApp } from '../rollouts/ports/app-state.js';
 import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';

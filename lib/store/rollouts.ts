@@ -1,12 +1,11 @@
+import type { AppStateWriter } from '../rollouts/ports/app-state.js';
+import type { ClusterProgressWriter, DecisionTally } from '../rollouts/ports/cluster-progress.js';
 import type {
-  AppStateWriter,
-  ClusterProgressWriter,
-  DecisionTally,
   NewAppRecords,
   NewRollout,
   RolloutMeta,
   RolloutWriter,
-} from '../rollouts/rollout-store.js';
+} from '../rollouts/ports/rollout-writer.js';
 import { dynamoAppLedger } from './app-ledger.js';
 import { decisionItems } from './decision-chunks.js';
 import { PutCommand, UpdateCommand } from './document-client.js';

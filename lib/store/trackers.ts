@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChainLease, ClusterTrackers, TrackedRollout } from '../rollouts/rollout-store.js';
+import type { ChainLease, ClusterTrackers, TrackedRollout } from '../rollouts/ports/cluster-trackers.js';
 import { DeleteCommand, QueryCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { TRACKER_CHAIN_SK, TRACKER_ROLLOUT_PREFIX, trackerPk } from './keys.js';

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../rollouts/rollout-store.js';
+import type { HistoryEntry } from '../rollouts/ports/rollout-reader.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { shortSha, timeTag } from './rollout-bits.js';

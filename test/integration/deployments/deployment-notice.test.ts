@@ -5,7 +5,7 @@ import type { RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
 import { callHost, DEFAULT_HOST_BUDGET } from '../../../lib/http/host-call.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
 import type { AppState, Rollout } from '../../../lib/rollouts/model.js';
-import type { RolloutReader } from '../../../lib/rollouts/rollout-store.js';
+import type { RolloutReader } from '../../../lib/rollouts/ports/rollout-reader.js';
 import { dynamoDeployments } from '../../../lib/store/deployments.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';

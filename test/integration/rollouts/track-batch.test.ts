@@ -4,7 +4,7 @@ import { createMemoryLogger } from '../../../lib/logger.js';
 import { systemClock } from '../../../lib/ports.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
 import type { AppTarget, StoredApp } from '../../../lib/rollouts/model.js';
-import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { liveKey, type TrackDeps, trackCluster } from '../../../lib/rollouts/track.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';
 import { dynamoClusterLeases } from '../../../lib/store/cluster-leases.js';

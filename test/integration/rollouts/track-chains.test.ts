@@ -3,7 +3,7 @@ import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
-import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { sweepRollouts } from '../../../lib/rollouts/sweep.js';
 import { liveKey, type TrackDeps, type TrackResult, trackCluster } from '../../../lib/rollouts/track.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRecord, AppTarget } from '../../../lib/rollouts/model.js';
-import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';
 import { UpdateCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';

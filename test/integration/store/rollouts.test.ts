@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget } from '../../../lib/rollouts/model.js';
-import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk, SUMMARY_SK } from '../../../lib/store/keys.js';

@@ -1,6 +1,6 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RolloutMeta } from '../../../lib/rollouts/rollout-store.js';
+import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { getSummaryItem } from '../../../lib/store/rollout-summary.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RolloutMeta, ViewedApp } from '../../../lib/rollouts/rollout-store.js';
+import type { ViewedApp } from '../../../lib/rollouts/ports/app-state.js';
+import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Rollout, RolloutSummary } from '../../../lib/rollouts/model.js';
+import type { RolloutReader } from '../../../lib/rollouts/ports/rollout-reader.js';
 import { rolloutNotice } from '../../../lib/rollouts/rollout-notice.js';
-import type { RolloutReader } from '../../../lib/rollouts/rollout-store.js';
 
 const summary: RolloutSummary = {
   sha: 'a'.repeat(40),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AppRecord, Rollout } from '../../../lib/rollouts/model.js';
-import type { HistoryEntry } from '../../../lib/rollouts/rollout-store.js';
+import type { HistoryEntry } from '../../../lib/rollouts/ports/rollout-reader.js';
 import { renderAppHistoryPage } from '../../../lib/ui/app-history-page.js';
 import { renderRolloutPage } from '../../../lib/ui/rollout-page.js';
 

@@ -1,0 +1,70 @@
+import type { AppTarget, RolloutSummary, StateCounts, StoredApp } from '../model.js';
+
+/** Fields to change on an app record; `null` removes a field (a message that no longer applies). */
+export type AppChange = {
+  readonly [K in Exclude<keyof StoredApp, keyof AppTarget | 'version'>]?: K extends 'state'
+    ? StoredApp[K]
+    : StoredApp[K] | null;
+};
+
+/** Forward-only, conditional state changes: two pollers racing never lose an update or move a state back. */
+export interface AppStateWriter {
+  transition(
+    sha: string,
+    target: AppTarget,
+    change: AppChange,
+    expectedVersion: number,
+  ): Promise<'updated' | 'conflict'>;
+  /**
+   * Recomputes the rollout's counts and status (monotonic: a stale view never overwrites) from the apps of
+   * `cluster` (what one work item or one poll changed: its cost is that cluster's apps, not the whole
+   * rollout's) and the other clusters' stored views; without `cluster`, from every app. `apps`: that
+   * cluster's apps as the caller has just read them (after its writes), so they are not read again.
+   */
+  syncSummary(sha: string, cluster?: string, apps?: readonly ViewedApp[]): Promise<SyncedSummary | undefined>;
+}
+
+/** Each wave's apps over every cluster: counts per state, the latest end, the clusters holding them. */
+export type WaveViews = Readonly<
+  Record<string, { readonly c: StateCounts; readonly f?: string; readonly clusters: readonly string[] }>
+>;
+
+export type SyncedSummary = RolloutSummary & {
+  readonly appsVersion: number;
+  /** With waves: what each wave's gate is judged on. */
+  readonly waveViews?: WaveViews;
+  readonly paused?: boolean;
+  readonly aborted?: boolean;
+  readonly halted?: boolean;
+};
+
+/** What a cluster's view of a rollout is derived from, per app. */
+export interface ViewedApp {
+  readonly state: StoredApp['state'];
+  /** With waves: the app's wave, so each wave's counts are kept apart. */
+  readonly wave?: string | undefined;
+  readonly version: number;
+  readonly finishedAt?: string | undefined;
+  /** Stands in for `finishedAt` on a finished app without one (items written before every end set it). */
+  readonly updatedAt?: string | undefined;
+}
+
+export interface TransitionWrite {
+  readonly target: AppTarget;
+  readonly change: AppChange;
+  readonly expectedVersion: number;
+}
+
+/** `transition` for many apps of one cluster at once; only for the holder of that cluster's lease. */
+export interface AppTransitions {
+  transitionMany(
+    sha: string,
+    cluster: string,
+    writes: readonly TransitionWrite[],
+  ): Promise<{
+    readonly updated: number;
+    readonly conflicts: readonly AppTarget[];
+    /** The cluster's apps as they are after these writes (read under the lease: no one else wrote them). */
+    readonly apps: readonly (StoredApp & Pick<ViewedApp, 'updatedAt'>)[];
+  }>;
+}

@@ -1,0 +1,36 @@
+/** A rollout registered for tracking on one cluster; `adds` grows with every registration. */
+export interface TrackedRollout {
+  readonly sha: string;
+  readonly adds: number;
+  readonly addedAt: string;
+}
+
+/**
+ * One polling chain per cluster. Fan-out registers the rollout, then claims the chain (undefined: a chain
+ * is alive and will see it; else the new chain's id, carried by its messages). Track drops a registration
+ * only at the `adds` it saw. A poll renews the lease only for its own chain: a message of a chain that lost
+ * the lease (redelivered after the sweep started another) gets undefined and stops. A message without a
+ * chain id (the first of a claim that did not pass it on) adopts the claim once, under an id of its own.
+ */
+export interface ClusterTrackers {
+  register(cluster: string, sha: string, now: Date): Promise<void>;
+  list(cluster: string): Promise<readonly TrackedRollout[]>;
+  unregister(cluster: string, rollout: TrackedRollout): Promise<boolean>;
+  claimChain(cluster: string, until: string, now: Date): Promise<string | undefined>;
+  renewChain(cluster: string, chain: string | undefined, until: string): Promise<string | undefined>;
+  releaseChain(cluster: string, chain: string): Promise<void>;
+  /**
+   * The chain item and the registrations in one read (what a poll starts from): a poll whose chain the
+   * item names, already polled and with lease enough left, need not renew it.
+   */
+  read?(
+    cluster: string,
+  ): Promise<{ readonly chain?: ChainLease; readonly registered: readonly TrackedRollout[] }>;
+}
+
+/** The chain item as read: who owns the chain, until when, and whether a poll has renewed it since its claim. */
+export interface ChainLease {
+  readonly chain?: string;
+  readonly leaseUntil?: string;
+  readonly polled: boolean;
+}
