@@ -104,7 +104,13 @@ export function rolloutNotice(deps: {
       // Every app of the rollout is read only when something will use them: the end metrics (by one notice
       // of this container at a time, so concurrent notices do not each hold every app), or Slack without
       // a digest reader.
-      if (deps.notifier.active === false) return await countOnce(sha, await deps.rollouts.summary(sha));
+      if (deps.notifier.active === false) {
+        // The digest without apps is the summary alone, or the item this container's write just returned.
+        const summary = deps.digests
+          ? (await deps.digests.digest(sha, 0))?.summary
+          : await deps.rollouts.summary(sha);
+        return await countOnce(sha, summary);
+      }
       if (deps.digests !== undefined) {
         const digest = await deps.digests.digest(sha, NOTICE_APPS_READ);
         if (digest === undefined) return;

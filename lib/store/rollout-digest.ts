@@ -12,23 +12,31 @@ import {
 } from './problem-apps.js';
 import { appFromItem, summaryFromItem } from './rollout-items.js';
 import { type ClusterView, getSummaryItem, waveViews } from './rollout-summary.js';
+import { latestSummariesOf } from './summary-latest.js';
 
 type Item = Record<string, unknown>;
+
+/**
+ * A summary this container wrote (or read) at most this long ago is the digest's: the notices of a change
+ * run right after its summary write, which returned the item as written. Older, it is read again.
+ */
+const FRESH_MS = 1_000;
 
 const problemsIn = (counts: StateCounts) => PROBLEM_STATES.reduce((sum, s) => sum + (counts[s] ?? 0), 0);
 
 /**
  * The digest of a rollout in at most four requests, whatever its size: the summary item (one strongly
- * consistent read), the first `limit` problem apps and the first `limit` warned apps (the sparse indexes
+ * consistent read, or the item this container's own write returned a moment ago), the first `limit` problem apps and the first `limit` warned apps (the sparse indexes
  * of lib/store/problem-apps.ts), and a count of the warned apps only when there are more. The indexes are
  * updated after the app's write, so when they show fewer problem apps than the views count (a write a
  * moment ago), the clusters short of theirs are read from the table, consistently: rare, and bounded by
  * those clusters.
  */
 export function dynamoRolloutDigest(table: TableRef): RolloutDigestReader {
+  const latest = latestSummariesOf(table);
   return {
     async digest(sha, limit) {
-      const item = await getSummaryItem(table, sha);
+      const item = latest.fresh(sha, FRESH_MS) ?? (await getSummaryItem(table, sha));
       if (item === undefined) return undefined;
       const views = (item.views ?? {}) as Record<string, ClusterView>;
       const clusters = Object.fromEntries(Object.entries(views).map(([name, view]) => [name, view.c]));

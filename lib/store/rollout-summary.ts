@@ -13,7 +13,7 @@ import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { dynamoOpenRollouts } from './open-rollouts.js';
 import { summaryFromItem } from './rollout-items.js';
-import { latestSummaries } from './summary-latest.js';
+import { latestSummariesOf } from './summary-latest.js';
 
 type Item = Record<string, unknown>;
 
@@ -135,7 +135,7 @@ const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
 export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syncSummary'> {
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
   const open = dynamoOpenRollouts(table);
-  const latest = latestSummaries();
+  const latest = latestSummariesOf(table);
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */
   async function storeViews(

@@ -2,6 +2,7 @@ import type { ClusterProgress } from '../rollouts/model.js';
 import { UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
+import { latestSummariesOf } from './summary-latest.js';
 
 /**
  * The rollout summary is one item (DynamoDB: at most 400 KB), so what grows with events stays bounded:
@@ -80,28 +81,28 @@ export async function recordClusterProgress(
   decisions?: Readonly<Record<string, number>>,
 ): Promise<boolean> {
   const counts = decisions === undefined ? '' : ', #d.#c = :counts';
+  // The item it makes is kept for the view-and-status write that follows (no read before it).
   const send = (errorClause: string, condition: string, values: Record<string, unknown>) =>
-    table.doc.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: key(sha),
-        UpdateExpression: `SET #clusters.#c = :p, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${counts}${errorClause}`,
-        ConditionExpression: `attribute_exists(pk)${condition}`,
-        ExpressionAttributeNames: {
-          '#c': cluster,
-          '#clusters': 'clusters',
-          ...(errorClause === '' ? {} : { '#e': 'clusterErrors' }),
-          ...(decisions === undefined ? {} : { '#d': 'decisionsByCluster' }),
-        },
-        ExpressionAttributeValues: {
-          ':p': progress,
-          ':zero': 0,
-          ':one': 1,
-          ...(decisions === undefined ? {} : { ':counts': decisions }),
-          ...values,
-        },
-      }),
-    );
+    sendUpdate(table, sha, {
+      TableName: table.tableName,
+      Key: key(sha),
+      UpdateExpression: `SET #clusters.#c = :p, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${counts}${errorClause}`,
+      ConditionExpression: `attribute_exists(pk)${condition}`,
+      ExpressionAttributeNames: {
+        '#c': cluster,
+        '#clusters': 'clusters',
+        ...(errorClause === '' ? {} : { '#e': 'clusterErrors' }),
+        ...(decisions === undefined ? {} : { '#d': 'decisionsByCluster' }),
+      },
+      ExpressionAttributeValues: {
+        ':p': progress,
+        ':zero': 0,
+        ':one': 1,
+        ...(decisions === undefined ? {} : { ':counts': decisions }),
+        ...values,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
   if (message === undefined) return send(' REMOVE #e.#c', '', {}).then(() => true, ignoreMissingSummary);
   try {
     await send(', #e.#c = :m', ' AND (attribute_exists(#e.#c) OR size(#e) < :max)', {
@@ -124,4 +125,13 @@ function ignoreMissingSummary(error: unknown): boolean {
   if (error instanceof Error && error.name === 'ValidationException' && /document path/.test(error.message))
     return false;
   throw error;
+}
+
+async function sendUpdate(
+  table: TableRef,
+  sha: string,
+  input: ConstructorParameters<typeof UpdateCommand>[0],
+): Promise<void> {
+  const { Attributes } = await table.doc.send(new UpdateCommand(input));
+  latestSummariesOf(table).offer(sha, Attributes);
 }

@@ -7,16 +7,32 @@ type Item = Record<string, unknown>;
  * A kept item may be stale (another container wrote since): every write made from it is conditional on the
  * versions it holds, and a failed condition reads the item again.
  */
-export function latestSummaries(capacity = 16) {
-  const items = new Map<string, Item>();
+export function latestSummaries(capacity = 16, now: () => number = Date.now) {
+  const items = new Map<string, { readonly item: Item; readonly at: number }>();
   const queues = new Map<string, Promise<unknown>>();
   return {
-    get: (sha: string) => items.get(sha),
+    get: (sha: string) => items.get(sha)?.item,
+    /** The kept item if this container read or wrote it at most `maxAgeMs` ago. */
+    fresh(sha: string, maxAgeMs: number): Item | undefined {
+      const kept = items.get(sha);
+      return kept !== undefined && now() - kept.at <= maxAgeMs ? kept.item : undefined;
+    },
     set(sha: string, item: Item | undefined) {
       items.delete(sha);
       if (item === undefined) return;
-      items.set(sha, item);
+      items.set(sha, { item, at: now() });
       if (items.size > capacity) items.delete(items.keys().next().value as string);
+    },
+    /**
+     * Keeps `item` (what a write returned) unless the kept one is newer: an answer that arrives after a
+     * later write's (two work items of one batch) must not replace it. Both version counters only grow.
+     */
+    offer(sha: string, item: Item | undefined) {
+      if (item === undefined) return;
+      const kept = items.get(sha)?.item;
+      const older = (field: string) => Number(item[field] ?? 0) < Number(kept?.[field] ?? 0);
+      if (kept !== undefined && (older('viewsVersion') || older('errorsVersion'))) return;
+      this.set(sha, item);
     },
     /** Runs `work` after the rollout's writes already queued here. */
     oneAtATime<T>(sha: string, work: () => Promise<T>): Promise<T> {
@@ -33,4 +49,21 @@ export function latestSummaries(capacity = 16) {
       return run;
     },
   };
+}
+
+export type LatestSummaries = ReturnType<typeof latestSummaries>;
+
+const byTable = new WeakMap<object, LatestSummaries>();
+
+/**
+ * The one kept-summary cache of a table's stores in this container (the summary's writers and the digest
+ * share it, so a notice right after a write reads what the write returned).
+ */
+export function latestSummariesOf(table: object): LatestSummaries {
+  let latest = byTable.get(table);
+  if (latest === undefined) {
+    latest = latestSummaries();
+    byTable.set(table, latest);
+  }
+  return latest;
 }

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ViewedApp } from '../../../lib/rollouts/ports/app-state.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
-import { createTableRef } from '../../../lib/store/dynamo.js';
+import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
+import { dynamoRolloutDigest } from '../../../lib/store/rollout-digest.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
+import { latestSummaries } from '../../../lib/store/summary-latest.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 /**
@@ -21,6 +23,29 @@ describe('summary writes from a kept item', () => {
     await table.close();
   });
 
+  /** A container of its own: its own client, hence its own kept items. */
+  const container = () =>
+    createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+
+  /** The commands sent through a table's document client, by name. */
+  function recording(on: TableRef): string[] {
+    const sent: string[] = [];
+    const send = on.doc.send.bind(on.doc);
+    (on.doc as { send: unknown }).send = (command: object) => {
+      sent.push(command.constructor.name);
+      return send(command as never);
+    };
+    return sent;
+  }
+
+  const meta = (sha: string): RolloutMeta => ({
+    sha,
+    repo: 'org/gitops',
+    ref: 'refs/heads/main',
+    trigger: 'webhook',
+    receivedAt: '2026-12-02T10:00:00.000Z',
+  });
+
   const apps = (state: ViewedApp['state'], version: number, n: number): ViewedApp[] =>
     Array.from({ length: n }, () => ({ state, version, finishedAt: '2026-12-02T10:00:00.000Z' }));
 
@@ -37,9 +62,9 @@ describe('summary writes from a kept item', () => {
     await setup.planClusters(meta.sha, ['a', 'b']);
     await setup.recordCluster(meta.sha, 'a', 'done');
     await setup.recordCluster(meta.sha, 'b', 'done');
-    // Two containers, each with its own store (and kept items).
-    const one = dynamoRolloutWriter(ref, 86_400);
-    const two = dynamoRolloutWriter(ref, 86_400);
+    // Two containers, each with its own client (and kept items).
+    const one = dynamoRolloutWriter(container(), 86_400);
+    const two = dynamoRolloutWriter(container(), 86_400);
     await one.syncSummary(meta.sha, 'a', apps('refreshed', 1, 2));
     await two.syncSummary(meta.sha, 'b', apps('synced', 2, 3));
     // `one` still keeps the item from before `two` wrote b's view.
@@ -47,11 +72,60 @@ describe('summary writes from a kept item', () => {
     expect(after?.counts).toEqual({ synced: 5 });
     expect(after?.status).toBe('succeeded');
     // Side by side in one container: one write at a time, each from the one before.
-    const three = dynamoRolloutWriter(ref, 86_400);
+    const three = dynamoRolloutWriter(container(), 86_400);
     const both = await Promise.all([
       three.syncSummary(meta.sha, 'a', apps('synced', 3, 2)),
       three.syncSummary(meta.sha, 'b', apps('synced', 3, 3)),
     ]);
     expect(both.map((s) => s?.counts)).toEqual([{ synced: 5 }, { synced: 5 }]);
+  });
+
+  it('starts the view-and-status write from the item the progress update returned, and the notice’s digest from what that write returned', async () => {
+    const m = meta('b'.repeat(40));
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(m.sha, ['a', 'b']);
+    const own = container();
+    const sent = recording(own);
+    const work = dynamoRolloutWriter(own, 86_400);
+    await work.recordCluster(m.sha, 'a', 'done', undefined, { cluster: 'a', counts: { refreshed: 2 } });
+    const synced = await work.syncSummary(m.sha, 'a', apps('refreshed', 1, 2));
+    const digest = await dynamoRolloutDigest(own).digest(m.sha, 0);
+    // One update each, no read: the progress, then the view with the status it makes.
+    expect(sent).toEqual(['UpdateCommand', 'UpdateCommand']);
+    expect(synced?.counts).toEqual({ refreshed: 2, matched: 1 });
+    expect(digest?.summary.counts).toEqual(synced?.counts);
+    expect(digest?.clusters).toEqual({ a: { refreshed: 2 } });
+  });
+
+  it('reads the summary for a digest in a container that has not written it lately', async () => {
+    const m = meta('c'.repeat(40));
+    const writer = dynamoRolloutWriter(container(), 86_400);
+    await writer.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await writer.planClusters(m.sha, ['a']);
+    await writer.recordCluster(m.sha, 'a', 'done');
+    await writer.syncSummary(m.sha, 'a', apps('synced', 1, 3));
+    const other = container();
+    const sent = recording(other);
+    const digest = await dynamoRolloutDigest(other).digest(m.sha, 0);
+    expect(sent).toEqual(['GetCommand']);
+    expect(digest?.summary.status).toBe('succeeded');
+  });
+});
+
+describe('kept summary items', () => {
+  it('are fresh for the age asked, and an older answer never replaces a newer kept item', () => {
+    let now = 1_000;
+    const latest = latestSummaries(16, () => now);
+    latest.set('s', { viewsVersion: 3, errorsVersion: 2, n: 'newer' });
+    expect(latest.fresh('s', 500)?.n).toBe('newer');
+    latest.offer('s', { viewsVersion: 2, errorsVersion: 2, n: 'late answer' });
+    latest.offer('s', { viewsVersion: 3, errorsVersion: 1, n: 'late answer' });
+    expect(latest.get('s')?.n).toBe('newer');
+    latest.offer('s', { viewsVersion: 3, errorsVersion: 3, n: 'newest' });
+    expect(latest.get('s')?.n).toBe('newest');
+    now += 501;
+    expect(latest.fresh('s', 500)).toBeUndefined();
+    expect(latest.get('s')?.n).toBe('newest');
   });
 });
