@@ -165,9 +165,14 @@ async function workOn(
   const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
   // The apps' last new records and the decisions in one batch (the records first: budget or not).
   // Its counts go with the cluster's progress below (one summary update).
+  // An app to follow registers the rollout for tracking in that batch too (one request less).
+  const registration = outcomes.some((o) => o.track)
+    ? deps.trackers.registration?.(cluster.name, sha, deps.clock.now())
+    : undefined;
   const decided = await deps.rollouts.recordDecisions(sha, batch, decisions, {
     pending: fresh,
     withProgress: true,
+    ...(registration === undefined ? {} : { alongside: [registration] }),
   });
   // A release or an operator's retry refreshes apps after the rollout may have passed its deadline: give them one.
   if ((message.release === true || message.retry === true) && outcomes.some((o) => o.patched))
@@ -190,7 +195,7 @@ async function workOn(
   } else {
     await deps.rollouts.recordCluster(sha, cluster.name, 'done', undefined, decided);
   }
-  if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
+  if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps, registration !== undefined);
   // Every record of the cluster is one this work item created (it found none, and only the lease holder
   // creates them): the view is what it wrote, not read again. Otherwise (records found, a retry or a failure
   // path, a put that found an item) the view is read.
@@ -332,9 +337,15 @@ async function failApps(
   }
 }
 
-async function startTracking(cluster: string, sha: string, deps: ClusterWorkDeps): Promise<void> {
+/** Registers the rollout on the cluster (unless that rode in the decisions' batch), then claims the chain. */
+async function startTracking(
+  cluster: string,
+  sha: string,
+  deps: ClusterWorkDeps,
+  registered: boolean,
+): Promise<void> {
   const now = deps.clock.now();
-  await deps.trackers.register(cluster, sha, now);
+  if (!registered) await deps.trackers.register(cluster, sha, now);
   const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
   if (await deps.trackers.claimChain(cluster, until, now)) {
     await deps.trackQueue.send(

@@ -7,6 +7,7 @@ import type {
   RolloutWriter,
 } from '../rollouts/ports/rollout-writer.js';
 import { dynamoAppLedger } from './app-ledger.js';
+import { batchWriteAll } from './batch-write.js';
 import { decisionItems } from './decision-chunks.js';
 import { PutCommand, UpdateCommand } from './document-client.js';
 import {
@@ -109,12 +110,19 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     },
 
     async recordDecisions(sha, batch, decisions, options = {}) {
-      const { pending, withProgress } = options;
-      const items = decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds);
+      const { pending, withProgress, alongside = [] } = options;
+      const items = [
+        ...decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds),
+        ...alongside.map((put) => put.item),
+      ];
       // With new app records still to write, the decisions go in their last batch: one request less.
+      // Without, the decisions and what rides with them are one batch.
       if (pending !== undefined) await pending.flush(undefined, items);
       else
-        for (const Item of items) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+        await batchWriteAll(
+          table,
+          items.map((Item) => ({ PutRequest: { Item } })),
+        );
       // Counted per cluster (its own batches only, not every cluster's); readers add the clusters up.
       const cluster = batch.slice(0, batch.indexOf('#'));
       const counts: Record<string, number> = {};

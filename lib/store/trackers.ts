@@ -1,13 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { ChainLease, ClusterTrackers, TrackedRollout } from '../rollouts/ports/cluster-trackers.js';
-import { DeleteCommand, QueryCommand, UpdateCommand } from './document-client.js';
+import type { TablePut } from '../rollouts/ports/table-put.js';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { TRACKER_CHAIN_SK, TRACKER_ROLLOUT_PREFIX, trackerPk } from './keys.js';
 
 /**
  * One polling chain per cluster, whatever the number of rollouts in flight on it: fan-out registers a
- * rollout under the cluster (a counter that grows on every registration), then claims the chain's lease.
- * Track drops a registration only at the counter it saw, so a registration made while it polled survives.
+ * rollout under the cluster (`adds`, a stamp new on every registration), then claims the chain's lease.
+ * Track drops a registration only at the stamp it saw, so a registration made while it polled survives.
  * The chain item names its owner (`chain`): only that chain's messages renew or release the lease, so a
  * message redelivered after the sweep started another chain stops instead of polling beside it. `polled`
  * is set by the first renewal after a claim; until then a message without an id may adopt the claim.
@@ -39,20 +40,11 @@ export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): Clus
   };
   return {
     async register(cluster, sha, now) {
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: { pk: trackerPk(cluster), sk: `${TRACKER_ROLLOUT_PREFIX}${sha}` },
-          UpdateExpression: 'SET sha = :sha, addedAt = :now, expiresAt = :exp ADD adds :one',
-          ExpressionAttributeValues: {
-            ':sha': sha,
-            ':now': now.toISOString(),
-            ':exp': Math.floor(now.getTime() / 1000) + ttlSeconds,
-            ':one': 1,
-          },
-        }),
-      );
+      const { item } = registrationPut(cluster, sha, now, ttlSeconds);
+      await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item }));
     },
+
+    registration: (cluster, sha, now) => registrationPut(cluster, sha, now, ttlSeconds),
 
     async list(cluster) {
       return (await queryAll(table, trackerPk(cluster), TRACKER_ROLLOUT_PREFIX)).map(registration);
@@ -147,3 +139,28 @@ const registration = (item: Record<string, unknown>): TrackedRollout => ({
   adds: Number(item.adds ?? 0),
   addedAt: String(item.addedAt ?? ''),
 });
+
+let lastStamp = 0;
+
+/**
+ * A registration item: a whole put (so it can ride in another write's batch), its `adds` stamp new each
+ * time: the clock in milliseconds × 1,000 plus a random part, growing within a container (below 2^53, so
+ * it reads back exactly as a JavaScript number and the unregister condition compares it exactly).
+ */
+function registrationPut(cluster: string, sha: string, now: Date, ttlSeconds: number): TablePut {
+  return {
+    item: {
+      pk: trackerPk(cluster),
+      sk: `${TRACKER_ROLLOUT_PREFIX}${sha}`,
+      sha,
+      addedAt: now.toISOString(),
+      expiresAt: Math.floor(now.getTime() / 1000) + ttlSeconds,
+      adds: nextStamp(),
+    },
+  };
+}
+
+function nextStamp(): number {
+  lastStamp = Math.max(lastStamp + 1, Date.now() * 1000 + randomInt(1000));
+  return lastStamp;
+}

@@ -1,4 +1,6 @@
-/** A rollout registered for tracking on one cluster; `adds` grows with every registration. */
+import type { TablePut } from './table-put.js';
+
+/** A rollout registered for tracking on one cluster; `adds` is new on every registration. */
 export interface TrackedRollout {
   readonly sha: string;
   readonly adds: number;
@@ -14,6 +16,8 @@ export interface TrackedRollout {
  */
 export interface ClusterTrackers {
   register(cluster: string, sha: string, now: Date): Promise<void>;
+  /** The same registration as an item another batched write carries (`recordDecisions`' `alongside`). */
+  registration?(cluster: string, sha: string, now: Date): TablePut;
   list(cluster: string): Promise<readonly TrackedRollout[]>;
   unregister(cluster: string, rollout: TrackedRollout): Promise<boolean>;
   claimChain(cluster: string, until: string, now: Date): Promise<string | undefined>;

@@ -2,6 +2,7 @@ import type { PushEvent } from '../../webhook/push-event.js';
 import type { AppRecord, AppTarget, DecisionRecord, RolloutSummary } from '../model.js';
 import type { AppStateWriter, ViewedApp } from './app-state.js';
 import type { DecisionTally } from './cluster-progress.js';
+import type { TablePut } from './table-put.js';
 
 export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'> & {
   /** The push without its file list: what a release work item matches the held apps against later. */
@@ -30,6 +31,8 @@ export interface RolloutWriter {
       readonly pending?: NewAppRecords | undefined;
       /** The counts are returned, not written: `recordCluster` writes them with the cluster's progress. */
       readonly withProgress?: boolean;
+      /** Other ports' items written in the same batch as the decisions (the tracker registration). */
+      readonly alongside?: readonly TablePut[];
     },
   ): Promise<DecisionTally | undefined>;
   /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
