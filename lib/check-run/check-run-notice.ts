@@ -5,14 +5,18 @@ import { errorMessage } from '../errors.js';
 import { feedbackRepository } from '../feedback/repository.js';
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import type { Logger, Metrics } from '../ports.js';
-import { isTerminal, type Rollout } from '../rollouts/model.js';
+import { isTerminal, type RolloutSummary } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
+import type { RolloutDigestReader } from '../rollouts/rollout-digest.js';
 import type { CheckRunApi } from './check-run-api.js';
 import type { CheckRunRecord, CheckRunStore } from './check-run-store.js';
 import { type CheckRunConclusion, type PlannedCheckRun, planCheckRun, reopened } from './plan.js';
+import { CHECK_RUN_APPS_NAMED, endedOfDigest, planCheckRunOfDigest } from './plan-digest.js';
 
 export interface CheckRunNoticeDeps {
   readonly rollouts: Pick<RolloutReader, 'get'>;
+  /** With it, the check run is planned from the rollout's digest (bounded reads), not every app record. */
+  readonly digests?: RolloutDigestReader;
   readonly repositories: readonly RepositoryConfig[];
   readonly store: CheckRunStore;
   readonly api: CheckRunApi;
@@ -46,12 +50,23 @@ export function checkRunNotice(deps: CheckRunNoticeDeps) {
     return undefined;
   }
 
+  /** The digest (bounded, whatever the rollout's size) when a reader is given, else every app record. */
+  async function readOf(sha: string) {
+    if (deps.digests !== undefined) {
+      const digest = await deps.digests.digest(sha, CHECK_RUN_APPS_NAMED);
+      return digest === undefined ? undefined : { summary: digest.summary, digest };
+    }
+    const rollout = await deps.rollouts.get(sha);
+    return rollout === undefined ? undefined : { summary: rollout, rollout };
+  }
+
   return async (sha: string): Promise<void> => {
     if (enabled.length === 0) return;
     const log = deps.logger.child({ sha });
     try {
-      const rollout = await deps.rollouts.get(sha);
-      if (rollout === undefined) return;
+      const read = await readOf(sha);
+      if (read === undefined) return;
+      const rollout = read.summary;
       const repo = feedbackRepository(enabled, rollout);
       if (repo === undefined) return;
       const target = statusTarget(repo, rollout.repo);
@@ -60,10 +75,18 @@ export function checkRunNotice(deps: CheckRunNoticeDeps) {
         return;
       }
       const pageUrl = deps.pageUrl(sha);
-      const plan = planCheckRun(rollout, pageUrl === undefined ? {} : { pageUrl });
+      const options = pageUrl === undefined ? {} : { pageUrl };
+      const plan =
+        read.digest !== undefined
+          ? planCheckRunOfDigest(read.digest, options)
+          : planCheckRun(read.rollout, options);
       if (plan === undefined) return;
       const posted = hashOf(plan);
-      const rank = rankOf(rollout);
+      const ended =
+        read.digest !== undefined
+          ? endedOfDigest(read.digest)
+          : read.rollout.apps.filter((a) => isTerminal(a.state)).length;
+      const rank = rankOf(rollout, ended);
       const state = plan.conclusion ?? plan.status;
       const failed = async (step: string, error: unknown, claimed = posted) => {
         deps.metrics?.count('CheckRunFailed', 1, { step });
@@ -117,7 +140,6 @@ export function hashOf(plan: PlannedCheckRun): string {
 }
 
 /** Views of one rollout in order: actions and closed waves only grow, then the apps that ended. */
-function rankOf(rollout: Rollout): number {
-  const ended = rollout.apps.filter((a) => isTerminal(a.state)).length;
+function rankOf(rollout: RolloutSummary, ended: number): number {
   return statusRank(rollout, phaseOf(rollout.status)) * 100_000 + Math.min(ended, 99_999);
 }

@@ -14,21 +14,43 @@ export function cell(value: string, max = 200): string {
   return points.length <= max ? line : `${points.slice(0, max - 1).join('')}…`;
 }
 
+/** One row of the clusters × states table: the cluster's wave (with `waves:`) and its apps per state. */
+export interface ClusterRow {
+  wave?: string;
+  readonly counts: Map<AppState, number>;
+}
+
 /**
  * The clusters × states table, the states that occur as columns, then (with `waves:`) the waves and what
  * halted them. Cut before GitHub's limit, with a note pointing at the rollout page.
  */
 export function summaryTable(rollout: Rollout): string {
-  const byCluster = new Map<string, { wave?: string; states: AppState[] }>();
-  const add = (cluster: string, state: AppState, wave?: string) => {
-    const row = byCluster.get(cluster) ?? { states: [] };
-    if (wave !== undefined) row.wave = wave;
-    row.states.push(state);
-    byCluster.set(cluster, row);
-  };
-  for (const app of rollout.apps) add(app.destination ?? app.cluster, app.state, app.wave);
-  for (const cluster of Object.keys(rollout.clusterErrors ?? {})) add(cluster, 'error');
-  const present = APP_STATES.filter((s) => [...byCluster.values()].some((r) => r.states.includes(s)));
+  const byCluster = new Map<string, ClusterRow>();
+  for (const app of rollout.apps) addTo(byCluster, app.destination ?? app.cluster, app.state, 1, app.wave);
+  for (const cluster of Object.keys(rollout.clusterErrors ?? {})) addTo(byCluster, cluster, 'error', 1);
+  return clustersTable(rollout, byCluster);
+}
+
+/** Counts `n` apps in `state` on the cluster's row. */
+export function addTo(
+  rows: Map<string, ClusterRow>,
+  cluster: string,
+  state: AppState,
+  n: number,
+  wave?: string,
+): void {
+  const row = rows.get(cluster) ?? { counts: new Map<AppState, number>() };
+  if (wave !== undefined) row.wave = wave;
+  row.counts.set(state, (row.counts.get(state) ?? 0) + n);
+  rows.set(cluster, row);
+}
+
+/** The table of `rows` (and the waves of `rollout`), bounded. */
+export function clustersTable(
+  rollout: Omit<Rollout, 'apps'>,
+  byCluster: ReadonlyMap<string, ClusterRow>,
+): string {
+  const present = APP_STATES.filter((s) => [...byCluster.values()].some((r) => (r.counts.get(s) ?? 0) > 0));
   const waves = rollout.waves ?? [];
   const withWave = waves.length > 0;
   const head = ['Cluster', ...(withWave ? ['Wave'] : []), ...present, 'total'];
@@ -38,10 +60,11 @@ export function summaryTable(rollout: Rollout): string {
   ];
   const rows = [...byCluster].sort(([a], [b]) => a.localeCompare(b));
   for (const [cluster, row] of rows) {
-    const count = (s: AppState) => row.states.filter((x) => x === s).length;
+    const count = (s: AppState) => row.counts.get(s) ?? 0;
+    const total = [...row.counts.values()].reduce((sum, n) => sum + n, 0);
     const wave = withWave ? [cell(row.wave ?? waveOf(rollout, cluster) ?? '—', 63)] : [];
     lines.push(
-      `| ${[cell(cluster, 63), ...wave, ...present.map((s) => String(count(s))), String(row.states.length)].join(' | ')} |`,
+      `| ${[cell(cluster, 63), ...wave, ...present.map((s) => String(count(s))), String(total)].join(' | ')} |`,
     );
   }
   const parts = [lines.join('\n')];
@@ -62,27 +85,30 @@ export function notSyncedText(rollout: Rollout): string {
   const apps = rollout.apps
     .filter((a) => a.state !== 'synced' && a.state !== 'superseded')
     .sort((a, b) => key(a).localeCompare(key(b)));
-  const lines = [
-    ...Object.entries(rollout.clusterErrors ?? {})
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(
-        ([cluster, why]) => `- **${cell(cluster, 63)}**: cluster not read — ${cell(why, MAX_REASON_CHARS)}`,
-      ),
-    ...apps.map((app) => {
-      const reason = reasonOf(app);
-      const where = `**${cell(app.destination ?? app.cluster, 63)}** ${cell(`${app.namespace}/${app.name}`, 200)}`;
-      return `- ${where}: ${app.state}${reason === undefined ? '' : ` — ${cell(reason, MAX_REASON_CHARS)}`}`;
-    }),
-  ];
+  const lines = [...clusterErrorLines(rollout), ...apps.map(appLine)];
   if (lines.length === 0) return 'Every app is synced.';
   return bounded(`Apps not synced (${lines.length}):\n\n${lines.join('\n')}`, 'apps');
+}
+
+/** A line for each cluster that could not be read, with why. */
+export function clusterErrorLines(rollout: Pick<Rollout, 'clusterErrors'>): string[] {
+  return Object.entries(rollout.clusterErrors ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([cluster, why]) => `- **${cell(cluster, 63)}**: cluster not read — ${cell(why, MAX_REASON_CHARS)}`);
+}
+
+/** A list item for one app: where, its state and why. */
+export function appLine(app: AppRecord): string {
+  const reason = reasonOf(app);
+  const where = `**${cell(app.destination ?? app.cluster, 63)}** ${cell(`${app.namespace}/${app.name}`, 200)}`;
+  return `- ${where}: ${app.state}${reason === undefined ? '' : ` — ${cell(reason, MAX_REASON_CHARS)}`}`;
 }
 
 function key(app: AppRecord): string {
   return `${app.destination ?? app.cluster}/${app.namespace}/${app.name}`;
 }
 
-function waveOf(rollout: Rollout, cluster: string): string | undefined {
+function waveOf(rollout: Pick<Rollout, 'waves'>, cluster: string): string | undefined {
   return rollout.waves?.find((w) => w.clusters.includes(cluster))?.name;
 }
 

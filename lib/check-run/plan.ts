@@ -43,7 +43,7 @@ export function reopened(plan: PlannedCheckRun): PlannedCheckRun {
   return { ...rest, status: 'in_progress', title: `running again · ${plan.title}`, outputOnly: true };
 }
 
-const RETRY: CheckRunAction = {
+export const RETRY: CheckRunAction = {
   label: 'Retry failed',
   description: 'Preflight and refresh failed apps again',
   identifier: RETRY_ACTION,

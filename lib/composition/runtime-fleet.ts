@@ -144,6 +144,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
       ? async () => undefined
       : checkRunNotice({
           rollouts: noticeReader,
+          digests,
           repositories: fleetConfig.repositories,
           store: dynamoCheckRuns(table, 90 * 24 * 3600, clock),
           api: githubCheckRunApi({ tokens: githubApp }),
