@@ -23,8 +23,8 @@ export const CHECK_RUN_APPS_NAMED = 100;
 
 /**
  * The check run for a rollout read as its digest (the summary's per-cluster views and the first problem
- * apps), whatever the rollout's size: the same title, conclusion and button as from every app record; the
- * table has a row per cluster holding apps (the work cluster, not each app's destination); the text names
+ * apps), whatever the rollout's size: the same title, conclusion, table and button as from every app record
+ * (a row per destination cluster, from the views' per-destination counts); the text names
  * the first problem apps and counts the others not synced by state.
  */
 export function planCheckRunOfDigest(
@@ -34,7 +34,7 @@ export function planCheckRunOfDigest(
   const rollout = digest.summary;
   const rows = new Map<string, ClusterRow>();
   const total = new Map<AppState, number>();
-  for (const [cluster, counts] of Object.entries(digest.clusters)) {
+  for (const [cluster, counts] of Object.entries(digest.destinations)) {
     for (const [state, n] of stateCounts(counts)) {
       addTo(rows, cluster, state, n);
       total.set(state, (total.get(state) ?? 0) + n);

@@ -9,6 +9,8 @@ export interface RolloutDigest {
   readonly summary: RolloutSummary;
   /** Apps per state, per cluster holding them (the summary's per-cluster views). */
   readonly clusters: Readonly<Record<string, StateCounts>>;
+  /** Apps per state, per cluster they deploy to (the same as `clusters` without hub and spoke). */
+  readonly destinations: Readonly<Record<string, StateCounts>>;
   /** Apps per state, per wave (with `waves:` in the fleet). */
   readonly waves: Readonly<Record<string, StateCounts>>;
   /** The first problem apps (failed, error, degraded, timeout, blocked, out of sync, aborted), in listing order. */

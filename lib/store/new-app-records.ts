@@ -64,6 +64,7 @@ export function newAppRecords(
       state: item.state as AppState,
       version: item.version as number,
       ...(typeof item.wave === 'string' ? { wave: item.wave } : {}),
+      ...(typeof item.destination === 'string' ? { destination: item.destination } : {}),
       ...(typeof item.finishedAt === 'string' ? { finishedAt: item.finishedAt } : {}),
       updatedAt: item.updatedAt as string,
     });

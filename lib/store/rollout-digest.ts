@@ -40,6 +40,14 @@ export function dynamoRolloutDigest(table: TableRef): RolloutDigestReader {
       if (item === undefined) return undefined;
       const views = (item.views ?? {}) as Record<string, ClusterView>;
       const clusters = Object.fromEntries(Object.entries(views).map(([name, view]) => [name, view.c]));
+      const destinations: Record<string, Record<string, number>> = {};
+      for (const [name, view] of Object.entries(views)) {
+        for (const [destination, counts] of Object.entries(view.d ?? { [name]: view.c })) {
+          const into = destinations[destination] ?? {};
+          destinations[destination] = into;
+          for (const [state, n] of Object.entries(counts)) into[state] = (into[state] ?? 0) + (n ?? 0);
+        }
+      }
       const waves = Object.fromEntries(Object.entries(waveViews(item)).map(([name, view]) => [name, view.c]));
       // No apps asked for (a commit status counts only): the summary item alone.
       const none = { items: [] as Item[], more: false };
@@ -58,6 +66,7 @@ export function dynamoRolloutDigest(table: TableRef): RolloutDigestReader {
       return {
         summary: summaryFromItem(item),
         clusters,
+        destinations,
         waves,
         problems: listed.map(appFromItem),
         warned: warned.items.map(appFromItem) as AppRecord[],

@@ -39,6 +39,11 @@ export interface ClusterView {
   readonly f?: string;
   /** With waves: the same per wave (counts and the latest end), what a wave's gate is judged on. */
   readonly w?: Readonly<Record<string, WaveView>>;
+  /**
+   * Apps per state by destination cluster, when any app deploys to another cluster than the one holding it
+   * (hub and spoke): what the check run's table shows per destination.
+   */
+  readonly d?: Readonly<Record<string, StateCounts>>;
 }
 
 export interface WaveView {
@@ -56,9 +61,14 @@ function condensed(apps: readonly (Item | ViewedApp)[]): WaveView {
   };
 }
 
-export function clusterView(apps: readonly (Item | ViewedApp)[]): ClusterView {
+export function clusterView(apps: readonly (Item | ViewedApp)[], cluster: string): ClusterView {
   const byWave = new Map<string, (Item | ViewedApp)[]>();
+  const byDestination = new Map<string, AppState[]>();
+  let elsewhere = false;
   for (const app of apps) {
+    const destination = typeof app.destination === 'string' ? app.destination : cluster;
+    if (destination !== cluster) elsewhere = true;
+    byDestination.set(destination, [...(byDestination.get(destination) ?? []), app.state as AppState]);
     if (typeof app.wave !== 'string') continue;
     byWave.set(app.wave, [...(byWave.get(app.wave) ?? []), app]);
   }
@@ -68,6 +78,9 @@ export function clusterView(apps: readonly (Item | ViewedApp)[]): ClusterView {
     ...(byWave.size === 0
       ? {}
       : { w: Object.fromEntries([...byWave].map(([wave, list]) => [wave, condensed(list)])) }),
+    ...(elsewhere
+      ? { d: Object.fromEntries([...byDestination].map(([name, states]) => [name, countStates(states)])) }
+      : {}),
   };
 }
 
@@ -295,7 +308,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
           byCluster.set(name, [...(byCluster.get(name) ?? []), app]);
         }
       }
-      const views = new Map([...byCluster].map(([name, list]) => [name, clusterView(list)]));
+      const views = new Map([...byCluster].map(([name, list]) => [name, clusterView(list, name)]));
       if (views.size === 1) {
         const [[name, view]] = [...views] as [[string, ClusterView]];
         const synced = await storeViewAndStatus(sha, name, view);

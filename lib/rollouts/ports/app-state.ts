@@ -43,6 +43,8 @@ export interface ViewedApp {
   readonly state: StoredApp['state'];
   /** With waves: the app's wave, so each wave's counts are kept apart. */
   readonly wave?: string | undefined;
+  /** The cluster it deploys to when another than the one holding it (hub and spoke). */
+  readonly destination?: string | undefined;
   readonly version: number;
   readonly finishedAt?: string | undefined;
   /** Stands in for `finishedAt` on a finished app without one (items written before every end set it). */

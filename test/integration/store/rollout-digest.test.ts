@@ -50,6 +50,23 @@ describe('the rollout digest: summary views and a bounded list of problem apps',
     return m;
   }
 
+  it('counts a hub’s apps per destination cluster as well as per cluster holding them', async () => {
+    const apps: AppRecord[] = [
+      { ...target('a'), destination: 'spoke-eu', state: 'synced' },
+      { ...target('b'), destination: 'spoke-eu', state: 'failed' },
+      { ...target('c'), destination: 'spoke-us', state: 'syncing' },
+      { ...target('d', 'east'), state: 'synced' },
+    ];
+    const m = await rolloutWith(apps);
+    const digest = await dynamoRolloutDigest(ref).digest(m.sha, 5);
+    expect(digest?.clusters).toEqual({ hub: { synced: 1, failed: 1, syncing: 1 }, east: { synced: 1 } });
+    expect(digest?.destinations).toEqual({
+      'spoke-eu': { synced: 1, failed: 1 },
+      'spoke-us': { syncing: 1 },
+      east: { synced: 1 },
+    });
+  });
+
   it('counts every app from the views and reads only the first problem apps, in listing order', async () => {
     const apps: AppRecord[] = [
       ...Array.from({ length: 30 }, (_, i) => ({ ...target(`ok-${i}`), state: 'synced' as const })),

@@ -52,12 +52,16 @@ const PROBLEM = new Set<AppState>([
 /** The digest the store would give of `full`: per-cluster counts and its first problem apps. */
 function digestOf(full: Rollout, limit = CHECK_RUN_APPS_NAMED): RolloutDigest {
   const { apps, ...summary } = full;
-  const clusters: Record<string, StateCounts> = {};
-  for (const cluster of new Set(apps.map((a) => a.cluster)))
-    clusters[cluster] = countStates(apps.filter((a) => a.cluster === cluster).map((a) => a.state));
+  const per = (of: (a: AppRecord) => string) => {
+    const out: Record<string, StateCounts> = {};
+    for (const key of new Set(apps.map(of)))
+      out[key] = countStates(apps.filter((a) => of(a) === key).map((a) => a.state));
+    return out;
+  };
   return {
     summary,
-    clusters,
+    clusters: per((a) => a.cluster),
+    destinations: per((a) => a.destination ?? a.cluster),
     waves: {},
     problems: apps.filter((a) => PROBLEM.has(a.state)).slice(0, limit),
     warned: [],
@@ -83,6 +87,21 @@ describe('the check run from a rollout digest', () => {
       expect(fromDigest?.detailsUrl).toBe('https://sync.example.com/r/a');
     }
     expect(planCheckRunOfDigest(digestOf(rollout(apps, 'in-progress')))?.actions).toEqual([RETRY]);
+  });
+
+  it('has a row per destination cluster of a hub, as from the app records', () => {
+    const spoke = (name: string, state: AppState, destination: string) => ({
+      ...app('hub', name, state),
+      destination,
+    });
+    const full = rollout(
+      [spoke('a', 'synced', 'spoke-eu'), spoke('b', 'failed', 'spoke-eu'), spoke('c', 'syncing', 'spoke-us')],
+      'in-progress',
+    );
+    const plan = planCheckRunOfDigest(digestOf(full));
+    expect(plan?.summary).toBe(planCheckRun(full)?.summary);
+    expect(plan?.summary).toContain('| spoke-eu |');
+    expect(plan?.summary).not.toContain('| hub |');
   });
 
   it('names the problem apps one by one and counts the apps still moving by state', () => {

@@ -35,6 +35,7 @@ function digestOf(summary: RolloutSummary, apps: readonly AppRecord[], limit: nu
   return {
     summary,
     clusters: per((a) => a.cluster),
+    destinations: per((a) => a.destination ?? a.cluster),
     waves: per((a) => a.wave),
     problems: problems.slice(0, limit),
     warned: warned.slice(0, limit),
