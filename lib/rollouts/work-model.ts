@@ -14,8 +14,8 @@ import type { ClusterTrackers } from './ports/cluster-trackers.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
 import type { AppLedger, NewAppRecords, RolloutMeta, RolloutWriter } from './ports/rollout-writer.js';
 
-// The types one cluster's work item and its per-app refresh share (cluster-work.ts, refresh-apps.ts and
-// the hold and pin steps beside them), kept here so none of them imports another for a type.
+// The types one cluster's work item and its per-app refresh share (cluster-work.ts, refresh-apps.ts,
+// app-refresh.ts and the steps beside them), kept here so none of them imports another for a type.
 
 export interface PreflightVerdict {
   readonly verdict: 'pass' | 'warn' | 'block';

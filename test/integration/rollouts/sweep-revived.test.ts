@@ -66,7 +66,7 @@ describe('the sweep and a revived rollout', () => {
       graceSeconds: GRACE_SECONDS,
       chainLeaseSeconds: 120,
     };
-    /** What a retry's work item does to the app (lib/rollouts/refresh-apps.ts): claim it again, sync. */
+    /** What a retry's work item does to the app (lib/rollouts/app-refresh.ts): claim it again, sync. */
     const retry = async () => {
       const [app] = await reader.listApps(sha, 'hub');
       const claimed = await writer.claimApp(
