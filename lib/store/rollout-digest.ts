@@ -11,8 +11,9 @@ import {
   warnedPk,
 } from './problem-apps.js';
 import { appFromItem, summaryFromItem } from './rollout-items.js';
-import { type ClusterView, getSummaryItem, waveViews } from './rollout-summary.js';
+import { getSummaryItem } from './rollout-summary.js';
 import { latestSummariesOf } from './summary-latest.js';
+import { type ClusterView, waveViews } from './summary-views.js';
 
 type Item = Record<string, unknown>;
 
