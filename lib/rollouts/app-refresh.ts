@@ -5,14 +5,15 @@ import type { SecretCheck } from '../secrets/secret-check.js';
 import { boundedPreflight, budgetEnd, OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import { afterClaim, cutShort, patchFailed } from './app-claim.js';
 import { applyHold } from './app-hold.js';
+import type { Decision, StoredApp } from './app-model.js';
 import { patchFor, withRaw } from './app-patch.js';
 import { pinScopeFor, pinWhereItIs } from './app-pin.js';
 import { endedLater, supersededBy } from './app-superseded.js';
 import { liveVerdict } from './live-verdict.js';
-import { type AppState, type Decision, isTerminal, type StoredApp } from './model.js';
 import type { AppChange } from './ports/app-state.js';
 import { describeBlock, preflightNote } from './preflight-verdict.js';
 import { imageAliases, withRolloutRevision } from './registry-revisions.js';
+import { type AppState, isTerminal } from './state-model.js';
 import type { AppContext, AppOutcome } from './work-model.js';
 
 // One matched object's refresh, step by step: what was recorded earlier, a later commit that took it over,

@@ -1,5 +1,6 @@
+import type { AppTarget, StoredApp } from './app-model.js';
 import type { LiveVerdict } from './live-verdict.js';
-import { type AppTarget, isTerminal, type StoredApp } from './model.js';
+import { isTerminal } from './state-model.js';
 import type { AppContext, RefreshContext } from './work-model.js';
 
 // A later commit of the ref and an app of this push: whether the later rollout owns it, whether it is

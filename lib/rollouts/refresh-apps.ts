@@ -2,9 +2,9 @@ import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import { budgetEnd } from './app-budget.js';
+import type { AppTarget, StoredApp } from './app-model.js';
 import { REFRESH_DECISIONS, refreshApp } from './app-refresh.js';
 import { laterOwnership } from './app-superseded.js';
-import type { AppTarget, StoredApp } from './model.js';
 import type { AppLedger } from './ports/rollout-writer.js';
 import type { AppOutcome, RefreshContext } from './work-model.js';
 

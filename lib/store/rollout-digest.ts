@@ -1,5 +1,6 @@
-import type { AppRecord, StateCounts } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
 import type { RolloutDigestReader } from '../rollouts/rollout-digest.js';
+import type { StateCounts } from '../rollouts/state-model.js';
 import type { TableRef } from './dynamo.js';
 import { GSI2, GSI3 } from './keys.js';
 import {

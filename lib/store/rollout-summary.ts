@@ -1,5 +1,5 @@
-import { OPEN_STATUSES } from '../rollouts/model.js';
 import type { AppStateWriter, ViewedApp } from '../rollouts/ports/app-state.js';
+import { OPEN_STATUSES } from '../rollouts/state-model.js';
 import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';

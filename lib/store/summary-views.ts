@@ -1,12 +1,12 @@
 import { controlledStatus } from '../release/status.js';
+import type { ViewedApp } from '../rollouts/ports/app-state.js';
 import {
   type AppState,
   countStates,
   deriveRolloutStatus,
   isTerminal,
   type StateCounts,
-} from '../rollouts/model.js';
-import type { ViewedApp } from '../rollouts/ports/app-state.js';
+} from '../rollouts/state-model.js';
 import { summaryFromItem } from './rollout-items.js';
 
 // The summary item's per-cluster and per-wave views of a rollout's apps, and what is read from them: the

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
-import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { type SweepDeps, sweepRollouts } from '../../../lib/rollouts/sweep.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
