@@ -1,4 +1,5 @@
-import type { AppState, Decision, TargetKind } from '../../lib/rollouts/model.js';
+import type { Decision, TargetKind } from '../../lib/rollouts/app-model.js';
+import type { AppState } from '../../lib/rollouts/state-model.js';
 import { defaultRepoFiles } from './default-repos.js';
 
 /** The demo's sample push: the web image bumped in `apps/web/base/` of the platform repository, on main. */

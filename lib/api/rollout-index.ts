@@ -1,4 +1,4 @@
-import type { RolloutSummary } from '../rollouts/model.js';
+import type { RolloutSummary } from '../rollouts/rollout-model.js';
 
 export interface RolloutFilter {
   /** The rollout's `repo` (the host's full name, e.g. `org/gitops`). */

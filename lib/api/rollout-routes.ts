@@ -1,7 +1,8 @@
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { HttpRequest } from '../http/request.js';
-import type { AppRecord, Rollout } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
 import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
 import type { RolloutFilter, RolloutIndex, RolloutList } from './rollout-index.js';
 
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;

@@ -1,4 +1,4 @@
-import type { ResourceFailure } from '../rollouts/model.js';
+import type { ResourceFailure } from '../rollouts/app-model.js';
 
 /** Failed resources kept per app record (the rest are counted); Slack lists fewer. */
 export const MAX_RECORDED_FAILURES = 10;

@@ -1,4 +1,5 @@
-import type { AppState, ResourceFailure } from '../rollouts/model.js';
+import type { ResourceFailure } from '../rollouts/app-model.js';
+import type { AppState } from '../rollouts/state-model.js';
 import { describeFailure, syncFailures } from './sync-failures.js';
 
 /** What one poll of a live Application says about the pushed commit. */

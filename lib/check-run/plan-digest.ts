@@ -1,13 +1,13 @@
 import { controlLine, summaryLine } from '../commit-status/plan.js';
 import { RETRYABLE } from '../release/control.js';
+import type { RolloutDigest } from '../rollouts/rollout-digest.js';
 import {
   APP_STATES,
   type AppState,
   isTerminal,
   PROBLEM_STATES,
   type StateCounts,
-} from '../rollouts/model.js';
-import type { RolloutDigest } from '../rollouts/rollout-digest.js';
+} from '../rollouts/state-model.js';
 import { conclusionOf, type PlannedCheckRun, RETRY } from './plan.js';
 import {
   addTo,

@@ -1,4 +1,6 @@
-import { APP_STATES, type AppRecord, type AppState, type Rollout } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
+import { APP_STATES, type AppState } from '../rollouts/state-model.js';
 
 /** GitHub refuses an `output.summary` or `output.text` longer than this (65,535 characters). */
 export const MAX_OUTPUT_CHARS = 65_535;

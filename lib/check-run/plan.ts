@@ -1,6 +1,7 @@
 import { controlLine, summaryLine } from '../commit-status/plan.js';
 import { RETRYABLE } from '../release/control.js';
-import type { AppState, Rollout, RolloutStatus } from '../rollouts/model.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
+import type { AppState, RolloutStatus } from '../rollouts/state-model.js';
 import { notSyncedText, summaryTable } from './plan-markdown.js';
 
 export const CHECK_RUN_NAME = 'gitops-sync';

@@ -1,14 +1,16 @@
+import type {
+  OperatorAction,
+  OperatorActionName,
+  Rollout,
+  RolloutSummary,
+} from '../rollouts/rollout-model.js';
 import {
   APP_STATES,
   type AppState,
   deriveRolloutStatus,
-  type OperatorAction,
-  type OperatorActionName,
-  type Rollout,
   type RolloutStatus,
-  type RolloutSummary,
   type StateCounts,
-} from '../rollouts/model.js';
+} from '../rollouts/state-model.js';
 
 export const STATUS_CONTEXT = 'gitops-sync';
 

@@ -3,8 +3,8 @@ import { feedbackRepository } from '../feedback/repository.js';
 import type { ClusterConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { Logger, Metrics } from '../ports.js';
-import type { Rollout } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
 import {
   createDeploymentRequest,
   createdState,

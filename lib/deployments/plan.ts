@@ -1,6 +1,8 @@
 import { summaryLine } from '../commit-status/plan.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
-import { type AppRecord, type AppState, isTerminal, type Rollout } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
+import { type AppState, isTerminal } from '../rollouts/state-model.js';
 
 /**
  * Host-neutral phases of one deployment; each host names them its own way (GitHub `in_progress`, `success`,

@@ -1,7 +1,7 @@
 import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
-import type { Rollout } from '../rollouts/model.js';
 import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
 
 /**
  * The fleet repository a rollout reports back to, among those that asked for this kind of feedback;

@@ -9,7 +9,7 @@ import {
   type KubeResource,
 } from '../kubernetes/resources.js';
 import { slimApplication, slimForRefresh, slimForTrack } from '../kubernetes/slim-object.js';
-import type { TargetKind } from '../rollouts/model.js';
+import type { TargetKind } from '../rollouts/app-model.js';
 import { argocdNamespaces, type ClusterConfig, type FleetConfig } from './fleet-config.js';
 import type { FleetCluster, FleetGateway } from './gateway.js';
 

@@ -1,4 +1,4 @@
-import type { AppTarget, TargetKind } from '../rollouts/model.js';
+import type { AppTarget, TargetKind } from '../rollouts/app-model.js';
 
 /** One cluster of the fleet as fan-out and track see it: list the kinds it holds, patch one object. */
 export interface FleetCluster {

@@ -3,7 +3,7 @@ import { parseApplication } from '../argocd/application.js';
 import { sameParseInput } from '../argocd/application-inputs.js';
 import { parseApplicationSet } from '../argocd/application-set.js';
 import { parseGitRepository } from '../flux/git-repository.js';
-import type { AppTarget, TargetKind } from '../rollouts/model.js';
+import type { AppTarget, TargetKind } from '../rollouts/app-model.js';
 import { type CompiledRules, compileRulesOf, type SingleSource, singleSourceOf } from './compiled-decide.js';
 import { attributeRepoKeys } from './failure-keys.js';
 import type { IndexedObject, ParseFailure } from './index-model.js';

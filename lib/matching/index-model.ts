@@ -2,7 +2,7 @@ import type { Application } from '../argocd/application.js';
 import type { ApplicationSet } from '../argocd/application-set.js';
 import type { GitRepository } from '../flux/git-repository.js';
 import type { RegistryImage } from '../registry/registry-event.js';
-import type { AppTarget, TargetKind } from '../rollouts/model.js';
+import type { AppTarget, TargetKind } from '../rollouts/app-model.js';
 import type { ChangedFiles } from '../webhook/push-event.js';
 import type { Verdict } from './decide.js';
 import type { PushedRef } from './revision.js';

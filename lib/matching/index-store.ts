@@ -1,5 +1,5 @@
 import { imageKey, type RegistryImage } from '../registry/registry-event.js';
-import type { AppTarget } from '../rollouts/model.js';
+import type { AppTarget } from '../rollouts/app-model.js';
 import type { KnownChangedPaths } from './changed-paths.js';
 import { normaliseChangedFiles } from './changed-paths.js';
 import { decideCompiled, decideSingle, type SingleSource } from './compiled-decide.js';

@@ -1,7 +1,7 @@
 import type { ChangedFiles } from '../webhook/push-event.js';
 import { pathMatches } from './glob.js';
 
-/** The path decisions of `lib/rollouts/model.ts`, for one source or generator whose revision matched. */
+/** The path decisions of `lib/rollouts/app-model.ts`, for one source or generator whose revision matched. */
 export type PathsVerdict = 'refreshed' | 'refreshed-unknown-files' | 'paths-miss';
 
 /** One path of an ApplicationSet git generator (`directories[]`, `files[]`). */

@@ -1,4 +1,4 @@
-import type { TargetKind } from '../rollouts/model.js';
+import type { TargetKind } from '../rollouts/app-model.js';
 import { indexEntry } from './index-entry.js';
 import type { FleetObject } from './match-index.js';
 

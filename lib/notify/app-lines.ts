@@ -1,4 +1,5 @@
-import type { AppRecord, AppState, ResourceFailure, RolloutStatus } from '../rollouts/model.js';
+import type { AppRecord, ResourceFailure } from '../rollouts/app-model.js';
+import type { AppState, RolloutStatus } from '../rollouts/state-model.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import { filePosition } from '../secrets/unparseable.js';
 import { code, escapeMrkdwn, folded, link, safeText } from './mrkdwn.js';

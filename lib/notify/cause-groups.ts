@@ -1,4 +1,4 @@
-import type { AppRecord } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import { appLabel, describeResourceFailure, STATE_EMOJI, secretProblems } from './app-lines.js';
 import { context, packSections, SLACK_LIMITS } from './blocks.js';

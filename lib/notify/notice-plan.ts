@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type AppRecord, type AppState, isTerminal, PROBLEM_STATES, STATE_RANK } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
+import { type AppState, isTerminal, PROBLEM_STATES, STATE_RANK } from '../rollouts/state-model.js';
 import { allTerminal, stateCounts } from './tally.js';
 import type { RolloutSnapshot, SlackMessage } from './types.js';
 

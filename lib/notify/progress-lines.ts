@@ -1,4 +1,4 @@
-import { type AppState, isTerminal, type StateCounts } from '../rollouts/model.js';
+import { type AppState, isTerminal, type StateCounts } from '../rollouts/state-model.js';
 import { STATE_EMOJI } from './app-lines.js';
 import { code, safeText } from './mrkdwn.js';
 import { STATE_ORDER } from './notice-plan.js';

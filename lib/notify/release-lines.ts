@@ -1,4 +1,4 @@
-import type { OperatorAction, WaveState } from '../rollouts/model.js';
+import type { OperatorAction, WaveState } from '../rollouts/rollout-model.js';
 import { code, folded, safeText } from './mrkdwn.js';
 import { appTotal, waveCounts } from './tally.js';
 import type { RolloutSnapshot } from './types.js';

@@ -1,10 +1,5 @@
-import {
-  APP_STATES,
-  type AppRecord,
-  type AppState,
-  type StateCounts,
-  warnReasonsOf,
-} from '../rollouts/model.js';
+import { type AppRecord, warnReasonsOf } from '../rollouts/app-model.js';
+import { APP_STATES, type AppState, type StateCounts } from '../rollouts/state-model.js';
 import { appDetail, appLine, STATE_EMOJI, STATUS_EMOJI } from './app-lines.js';
 import { context, divider, header, packSections, SLACK_LIMITS, section } from './blocks.js';
 import { code, escapeMrkdwn, link, oneLine, redactCredentials, safeText, truncate } from './mrkdwn.js';

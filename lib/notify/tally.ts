@@ -1,10 +1,5 @@
-import {
-  type AppRecord,
-  type AppState,
-  countStates,
-  isTerminal,
-  type StateCounts,
-} from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
+import { type AppState, countStates, isTerminal, type StateCounts } from '../rollouts/state-model.js';
 import type { RolloutSnapshot } from './types.js';
 
 /**

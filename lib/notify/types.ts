@@ -1,12 +1,6 @@
-import type {
-  AppRecord,
-  OperatorAction,
-  RolloutStatus,
-  StateCounts,
-  Trigger,
-  UngatedInstance,
-  WaveProgress,
-} from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
+import type { OperatorAction, Trigger, UngatedInstance, WaveProgress } from '../rollouts/rollout-model.js';
+import type { RolloutStatus, StateCounts } from '../rollouts/state-model.js';
 
 /**
  * The counts of a rollout whose snapshot names only some apps: the summary's views. Without it, `apps` is

@@ -1,5 +1,6 @@
 import type { Clock, Metrics } from '../ports.js';
-import type { AppState, Rollout } from '../rollouts/model.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
+import type { AppState } from '../rollouts/state-model.js';
 
 const ENDED = new Set(['succeeded', 'failed', 'partial', 'blocked']);
 

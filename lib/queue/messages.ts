@@ -1,4 +1,5 @@
-import type { AppTarget, Trigger } from '../rollouts/model.js';
+import type { AppTarget } from '../rollouts/app-model.js';
+import type { Trigger } from '../rollouts/rollout-model.js';
 import type { PushEvent } from '../webhook/push-event.js';
 
 /** Webhook (or reconcile) → fanout: one push to plan into one work item per cluster. */

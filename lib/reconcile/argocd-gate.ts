@@ -13,7 +13,7 @@ import { errorMessage, UpstreamError } from '../errors.js';
 import type { FleetConfig } from '../fleet/fleet-config.js';
 import type { ClusterApi } from '../kubernetes/cluster-api.js';
 import { CONFIG_MAPS } from '../kubernetes/resources.js';
-import type { UngatedInstance } from '../rollouts/model.js';
+import type { UngatedInstance } from '../rollouts/rollout-model.js';
 
 /** One Argo CD instance's gate as a pass read it. `gated: undefined`: its `argocd-cm` could not be read. */
 export interface InstanceGate {

@@ -1,4 +1,4 @@
-import type { DecisionRecord, StoredApp } from '../rollouts/model.js';
+import type { DecisionRecord, StoredApp } from '../rollouts/app-model.js';
 import type { BehindApp } from './behind.js';
 
 /**

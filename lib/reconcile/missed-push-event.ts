@@ -1,7 +1,7 @@
 import { compareTarget } from '../git/compare-target.js';
 import { fetchableRepoUrl } from '../git/repo-url.js';
 import type { PushMessage } from '../queue/messages.js';
-import type { AppTarget } from '../rollouts/model.js';
+import type { AppTarget } from '../rollouts/app-model.js';
 import { type GitProvider, type PushEvent, type RefType, ZERO_SHA } from '../webhook/push-event.js';
 import type { MissedPush } from './behind.js';
 

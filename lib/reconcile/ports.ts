@@ -1,6 +1,6 @@
 import type { Finding } from '../audit/types.js';
 import type { EcrRepository, RepositoryImage } from '../registry/ecr-repository.js';
-import type { DecisionRecord, StoredApp } from '../rollouts/model.js';
+import type { DecisionRecord, StoredApp } from '../rollouts/app-model.js';
 
 /** Where findings live between passes (DynamoDB in `lib/store/findings.ts`). */
 export interface FindingsStore {

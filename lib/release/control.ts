@@ -1,12 +1,7 @@
 import type { Clock } from '../ports.js';
-import type {
-  AppRecord,
-  AppState,
-  AppTarget,
-  OperatorAction,
-  OperatorActionName,
-  RolloutStatus,
-} from '../rollouts/model.js';
+import type { AppRecord, AppTarget } from '../rollouts/app-model.js';
+import type { OperatorAction, OperatorActionName } from '../rollouts/rollout-model.js';
+import type { AppState, RolloutStatus } from '../rollouts/state-model.js';
 import type { ControlOutcome, ControlState, ControlStore, ReleaseControl } from './ports.js';
 
 /**

@@ -1,8 +1,9 @@
 import { errorMessage } from '../errors.js';
 import type { ClusterWorkMessage, GateMessage } from '../queue/messages.js';
-import type { AppTarget, WaveProgress } from '../rollouts/model.js';
+import type { AppTarget } from '../rollouts/app-model.js';
 import type { SyncedSummary } from '../rollouts/ports/app-state.js';
 import type { StoredPushEvent } from '../rollouts/ports/rollout-writer.js';
+import type { WaveProgress } from '../rollouts/rollout-model.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import { createGate } from './gate.js';
 import type { GateOutcome, ReleaseEngineDeps } from './ports.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../errors.js';
 import { ociSourceKey } from '../matching/oci-source.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
-import type { Freeze } from '../rollouts/model.js';
+import type { Freeze } from '../rollouts/rollout-model.js';
 import { CLUSTER_PATTERN, clusterGlobMatches } from './cluster-glob.js';
 
 /** What a freeze is checked against: the fleet's cluster names and repository URLs. */

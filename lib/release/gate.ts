@@ -1,5 +1,5 @@
-import type { WaveProgress } from '../rollouts/model.js';
 import type { SyncedSummary } from '../rollouts/ports/app-state.js';
+import type { WaveProgress } from '../rollouts/rollout-model.js';
 import type { GateOutcome, ReleaseEngineDeps } from './ports.js';
 import { judgeWave } from './wave-judge.js';
 

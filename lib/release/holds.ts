@@ -1,4 +1,4 @@
-import type { Freeze, WaveProgress } from '../rollouts/model.js';
+import type { Freeze, WaveProgress } from '../rollouts/rollout-model.js';
 import { clusterGlobMatches } from './cluster-glob.js';
 import type { ControlState } from './ports.js';
 

@@ -1,8 +1,9 @@
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { FanoutMessage } from '../queue/messages.js';
-import type { AppTarget, Freeze, OperatorAction, RolloutSummary, WaveProgress } from '../rollouts/model.js';
+import type { AppTarget } from '../rollouts/app-model.js';
 import type { OpenRollouts } from '../rollouts/ports/open-rollouts.js';
 import type { ReleaseRecords } from '../rollouts/ports/release-records.js';
+import type { Freeze, OperatorAction, RolloutSummary, WaveProgress } from '../rollouts/rollout-model.js';
 import type { ReleaseWave } from './wave-judge.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RolloutStatus } from '../rollouts/model.js';
+import type { RolloutStatus } from '../rollouts/state-model.js';
 
 /**
  * Release control has the last word while the rollout is not over: an abort, a halt or a pause says what

@@ -1,4 +1,4 @@
-import type { StateCounts } from '../rollouts/model.js';
+import type { StateCounts } from '../rollouts/state-model.js';
 import type { PlannedWave } from '../rollouts/waves.js';
 
 /** A wave as the fleet file defines it, resolved to destination clusters. */

@@ -2,8 +2,9 @@ import { DeadlineError } from '../concurrency.js';
 import { errorMessage, UpstreamError } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
 import { OUT_OF_TIME, ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
-import { type AppTarget, STATE_RANK } from './model.js';
+import type { AppTarget } from './app-model.js';
 import type { AppChange } from './ports/app-state.js';
+import { STATE_RANK } from './state-model.js';
 import type { AppContext, AppOutcome } from './work-model.js';
 
 // What happens to an app fan-out has claimed: its change recorded over track's, a failed PATCH, a budget

@@ -1,6 +1,7 @@
 import type { ObjectMatch } from '../matching/match-index.js';
 import { holdFor } from '../release/holds.js';
-import { type AppTarget, isTerminal, type StoredApp } from './model.js';
+import type { AppTarget, StoredApp } from './app-model.js';
+import { isTerminal } from './state-model.js';
 import type { AppContext, AppOutcome } from './work-model.js';
 
 /** Not yet refreshed: what release control's holds apply to (an app already on its way is left to go). */

@@ -8,10 +8,11 @@ import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
-import type { DecisionRecord, RolloutSummary, StoredApp } from './model.js';
+import type { DecisionRecord, StoredApp } from './app-model.js';
 import type { DecisionTally } from './ports/cluster-progress.js';
 import type { NewAppRecords, RolloutMeta } from './ports/rollout-writer.js';
 import { refreshCluster } from './refresh-apps.js';
+import type { RolloutSummary } from './rollout-model.js';
 import { underLease } from './under-lease.js';
 import type { AppOutcome, ClusterWorkDeps } from './work-model.js';
 

@@ -1,5 +1,5 @@
 import { type ObservedState, observeApplication } from '../argocd/sync-state.js';
-import type { TargetKind } from './model.js';
+import type { TargetKind } from './app-model.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});

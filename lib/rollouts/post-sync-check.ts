@@ -4,7 +4,7 @@ import { destinationCluster } from '../fleet/destination.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
 import type { Logger } from '../ports.js';
 import { recordPostSync } from '../secrets/post-sync.js';
-import type { StoredApp } from './model.js';
+import type { StoredApp } from './app-model.js';
 import type { AppChange } from './ports/app-state.js';
 
 export interface PostSyncDeps {

@@ -1,6 +1,6 @@
 import type { SecretCheck } from '../secrets/secret-check.js';
 import { filePosition } from '../secrets/unparseable.js';
-import type { PreflightNote } from './model.js';
+import type { PreflightNote } from './app-model.js';
 import type { PreflightVerdict } from './work-model.js';
 
 const BLOCKING: ReadonlySet<string> = new Set([

@@ -1,4 +1,6 @@
-import type { AppRecord, RolloutSummary, StateCounts } from './model.js';
+import type { AppRecord } from './app-model.js';
+import type { RolloutSummary } from './rollout-model.js';
+import type { StateCounts } from './state-model.js';
 
 /**
  * What a notice reads of a rollout instead of every app record: the summary, its clusters' and waves'

@@ -4,9 +4,10 @@ import type { RolloutNotifier } from '../notify/rollout-notifier.js';
 import type { RolloutSnapshot } from '../notify/types.js';
 import { rolloutEndCounter } from '../observability/rollout-metrics.js';
 import { type Clock, type Logger, type Metrics, noMetrics, systemClock } from '../ports.js';
-import type { AppRecord, Rollout } from './model.js';
+import type { AppRecord } from './app-model.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
 import type { RolloutDigest, RolloutDigestReader } from './rollout-digest.js';
+import type { Rollout } from './rollout-model.js';
 
 /** The notifier's view of a stored rollout; an unreadable cluster shows as one `error` line of its own. */
 export function snapshotOf(rollout: Rollout): RolloutSnapshot {

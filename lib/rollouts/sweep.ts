@@ -1,13 +1,14 @@
 import { mapWithConcurrency } from '../concurrency.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { isInFlight, OPEN_STATUSES, type StoredApp } from './model.js';
+import type { StoredApp } from './app-model.js';
 import type { AppStateWriter } from './ports/app-state.js';
 import type { ClusterLeases } from './ports/cluster-leases.js';
 import type { ClusterProgressWriter } from './ports/cluster-progress.js';
 import type { ClusterTrackers } from './ports/cluster-trackers.js';
 import type { OpenRollouts } from './ports/open-rollouts.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
+import { isInFlight, OPEN_STATUSES } from './state-model.js';
 import { underLease } from './under-lease.js';
 
 export interface SweepDeps {

@@ -1,8 +1,9 @@
+import type { StoredApp } from './app-model.js';
 import { liveRevisions } from './live-verdict.js';
-import { isTerminal, STATE_RANK, type StoredApp } from './model.js';
 import { observeTarget } from './observe.js';
 import type { AppChange } from './ports/app-state.js';
 import { withRolloutRevision } from './registry-revisions.js';
+import { isTerminal, STATE_RANK } from './state-model.js';
 
 /** What happens once an app has ended (the post-sync check): the changes to record with its end. */
 export type OnEnd = (sha: string, app: StoredApp, live: unknown) => Promise<AppChange>;

@@ -1,5 +1,5 @@
 import type { Logger } from '../ports.js';
-import type { StoredApp } from './model.js';
+import type { StoredApp } from './app-model.js';
 import type {
   AppChange,
   AppStateWriter,

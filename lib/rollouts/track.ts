@@ -2,7 +2,7 @@ import { errorMessage } from '../errors.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import { isInFlight, type RolloutSummary, type StoredApp, type TargetKind } from './model.js';
+import type { StoredApp, TargetKind } from './app-model.js';
 import type { AppStateWriter, AppTransitions, SyncedSummary } from './ports/app-state.js';
 import type { ClusterLeases } from './ports/cluster-leases.js';
 import type { ClusterTrackers, TrackedRollout } from './ports/cluster-trackers.js';
@@ -10,6 +10,8 @@ import type { RefPush, RefPushes } from './ports/ref-pushes.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
 import { movedOnTo } from './ref-head.js';
 import { registryAliases } from './registry-revisions.js';
+import type { RolloutSummary } from './rollout-model.js';
+import { isInFlight } from './state-model.js';
 import { decideApp, type LiveView, type OnEnd } from './track-decide.js';
 import { type WriteOutcome, writeChanges } from './track-writes.js';
 

@@ -1,6 +1,6 @@
 import type { MaxUnhealthy, WaveConfig } from '../fleet/fleet-config.js';
 import { type WaveCluster, waveSelects } from '../fleet/wave-selection.js';
-import type { TargetKind } from './model.js';
+import type { TargetKind } from './app-model.js';
 
 /** One wave of a rollout, with the fleet clusters it holds. */
 export interface PlannedWave {

@@ -6,16 +6,17 @@ import type { ClusterWorkMessage, FanoutMessage, TrackMessage } from '../queue/m
 import type { HoldContext } from '../release/holds.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import type { PushEvent } from '../webhook/push-event.js';
-import type { AppTarget, Decision, StoredApp, UngatedInstance } from './model.js';
+import type { AppTarget, Decision, StoredApp } from './app-model.js';
 import type { AppStateWriter, SyncedSummary } from './ports/app-state.js';
 import type { ClusterLeases } from './ports/cluster-leases.js';
 import type { ClusterProgressWriter } from './ports/cluster-progress.js';
 import type { ClusterTrackers } from './ports/cluster-trackers.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
 import type { AppLedger, NewAppRecords, RolloutMeta, RolloutWriter } from './ports/rollout-writer.js';
+import type { UngatedInstance } from './rollout-model.js';
 
-// The types one cluster's work item and its per-app refresh share (cluster-work.ts, refresh-apps.ts and
-// the hold and pin steps beside them), kept here so none of them imports another for a type.
+// The types one cluster's work item and its per-app refresh share (cluster-work.ts, refresh-apps.ts,
+// app-refresh.ts and the steps beside them), kept here so none of them imports another for a type.
 
 export interface PreflightVerdict {
   readonly verdict: 'pass' | 'warn' | 'block';

@@ -1,6 +1,7 @@
-import { type AppRecord, type AppTarget, STATE_RANK } from '../rollouts/model.js';
+import type { AppRecord, AppTarget } from '../rollouts/app-model.js';
 import type { AppChange } from '../rollouts/ports/app-state.js';
 import type { AppLedger, RolloutMeta } from '../rollouts/ports/rollout-writer.js';
+import { STATE_RANK } from '../rollouts/state-model.js';
 import { PutCommand, UpdateCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, rolloutPk } from './keys.js';

@@ -1,5 +1,5 @@
-import { type AppState, STATE_RANK } from '../rollouts/model.js';
 import type { AppTransitions, TransitionWrite } from '../rollouts/ports/app-state.js';
+import { type AppState, STATE_RANK } from '../rollouts/state-model.js';
 import { batchWriteAll } from './batch-write.js';
 import { queryAll, type TableRef } from './dynamo.js';
 import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';

@@ -1,6 +1,7 @@
 import type { ControlState, ControlStore } from '../release/ports.js';
 import { controlledStatus } from '../release/status.js';
-import type { OperatorAction, RolloutStatus, WaveProgress } from '../rollouts/model.js';
+import type { OperatorAction, WaveProgress } from '../rollouts/rollout-model.js';
+import type { RolloutStatus } from '../rollouts/state-model.js';
 import { GetCommand, type NativeItem, UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';

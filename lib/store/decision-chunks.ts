@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../rollouts/model.js';
+import type { DecisionRecord } from '../rollouts/app-model.js';
 import { decisionsSk, rolloutPk } from './keys.js';
 
 /** Target size of one decisions item, well under DynamoDB's 400 KB (JSON overstates its item size). */

@@ -1,5 +1,5 @@
 import type { FreezeStore } from '../release/ports.js';
-import type { Freeze } from '../rollouts/model.js';
+import type { Freeze } from '../rollouts/rollout-model.js';
 import { DeleteCommand, type NativeItem, PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { FREEZE_SK_PREFIX, FREEZES_PK, freezeSk } from './keys.js';

@@ -1,4 +1,4 @@
-import type { AppTarget } from '../rollouts/model.js';
+import type { AppTarget } from '../rollouts/app-model.js';
 
 /**
  * Key layout of the single table (defined in infra/dynamodb-table.yml).

@@ -1,7 +1,8 @@
 import { mapWithConcurrency } from '../concurrency.js';
-import { type AppRecord, type AppState, type AppTarget, STATE_RANK } from '../rollouts/model.js';
+import type { AppRecord, AppTarget } from '../rollouts/app-model.js';
 import type { AppChange, ViewedApp } from '../rollouts/ports/app-state.js';
 import type { NewAppRecords, RolloutMeta } from '../rollouts/ports/rollout-writer.js';
+import { type AppState, STATE_RANK } from '../rollouts/state-model.js';
 import { batchWriteAll } from './batch-write.js';
 import { PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';

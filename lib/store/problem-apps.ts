@@ -1,10 +1,5 @@
-import {
-  type AppRecord,
-  type AppState,
-  type AppTarget,
-  PROBLEM_STATES,
-  warnReasonsOf,
-} from '../rollouts/model.js';
+import { type AppRecord, type AppTarget, warnReasonsOf } from '../rollouts/app-model.js';
+import { type AppState, PROBLEM_STATES } from '../rollouts/state-model.js';
 import { QueryCommand } from './document-client.js';
 import type { TableRef } from './dynamo.js';
 import { appSk, type GSI2, type GSI3, rolloutPk } from './keys.js';

@@ -3,7 +3,8 @@ import type { StoredPushEvent } from '../rollouts/ports/rollout-writer.js';
 import { UpdateCommand } from './document-client.js';
 import { ignoreConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
-import { getSummaryItem, syncedFromItem } from './rollout-summary.js';
+import { getSummaryItem } from './rollout-summary.js';
+import { syncedFromItem } from './summary-views.js';
 
 /** Release control's reads and the deadline move, all on the rollout's summary item. */
 export function dynamoReleaseRecords(table: TableRef): ReleaseRecords {

@@ -1,5 +1,6 @@
-import type { AppRecord, StateCounts } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
 import type { RolloutDigestReader } from '../rollouts/rollout-digest.js';
+import type { StateCounts } from '../rollouts/state-model.js';
 import type { TableRef } from './dynamo.js';
 import { GSI2, GSI3 } from './keys.js';
 import {
@@ -11,8 +12,9 @@ import {
   warnedPk,
 } from './problem-apps.js';
 import { appFromItem, summaryFromItem } from './rollout-items.js';
-import { type ClusterView, getSummaryItem, waveViews } from './rollout-summary.js';
+import { getSummaryItem } from './rollout-summary.js';
 import { latestSummariesOf } from './summary-latest.js';
+import { type ClusterView, waveViews } from './summary-views.js';
 
 type Item = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import type { RolloutFilter, RolloutIndex } from '../api/rollout-index.js';
 import { BadRequestError } from '../errors.js';
-import type { RolloutSummary } from '../rollouts/model.js';
+import type { RolloutSummary } from '../rollouts/rollout-model.js';
 import { QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, type TableRef, withCallerCursor } from './dynamo.js';
 import { GSI1, GSI2, GSI3, ROLLOUTS_PK, repoRolloutsPk, shaPrefixPk } from './keys.js';

@@ -1,12 +1,8 @@
 import { controlledStatus } from '../release/status.js';
-import type {
-  AppRecord,
-  DecisionRecord,
-  RolloutStatus,
-  RolloutSummary,
-  StoredApp,
-} from '../rollouts/model.js';
+import type { AppRecord, DecisionRecord, StoredApp } from '../rollouts/app-model.js';
 import type { HistoryEntry, RolloutReader } from '../rollouts/ports/rollout-reader.js';
+import type { RolloutSummary } from '../rollouts/rollout-model.js';
+import type { RolloutStatus } from '../rollouts/state-model.js';
 import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
 import { readFeedback } from './feedback-items.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppTarget, SecretChecksSummary } from '../rollouts/model.js';
+import type { AppTarget, SecretChecksSummary } from '../rollouts/app-model.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import { rolloutPk } from './keys.js';
 

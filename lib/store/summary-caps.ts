@@ -1,4 +1,4 @@
-import type { ClusterProgress } from '../rollouts/model.js';
+import type { ClusterProgress } from '../rollouts/rollout-model.js';
 import { UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';

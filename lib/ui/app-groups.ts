@@ -1,4 +1,5 @@
-import type { AppRecord, Rollout, WaveProgress } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
+import type { Rollout, WaveProgress } from '../rollouts/rollout-model.js';
 import { ATTENTION_STATES, causeGroups, PAGE_STATE_ORDER } from './failure-groups.js';
 import { type Html, html, safeHref } from './html.js';
 import { timeTag } from './rollout-bits.js';

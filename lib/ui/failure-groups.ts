@@ -1,4 +1,5 @@
-import type { AppRecord, AppState } from '../rollouts/model.js';
+import type { AppRecord } from '../rollouts/app-model.js';
+import type { AppState } from '../rollouts/state-model.js';
 import { filePosition } from '../secrets/unparseable.js';
 
 /** App states the page lists first, grouped by what caused them. */

@@ -1,4 +1,5 @@
-import type { RolloutStatus, Trigger } from '../rollouts/model.js';
+import type { Trigger } from '../rollouts/rollout-model.js';
+import type { RolloutStatus } from '../rollouts/state-model.js';
 import { type Html, html } from './html.js';
 
 export function shortSha(sha: string): string {

@@ -1,12 +1,6 @@
-import {
-  APP_STATES,
-  type AppRecord,
-  type AppState,
-  countStates,
-  type DecisionRecord,
-  type OperatorAction,
-  type Rollout,
-} from '../rollouts/model.js';
+import type { AppRecord, DecisionRecord } from '../rollouts/app-model.js';
+import type { OperatorAction, Rollout } from '../rollouts/rollout-model.js';
+import { APP_STATES, type AppState, countStates } from '../rollouts/state-model.js';
 import { type Html, html } from './html.js';
 import { timeTag } from './rollout-bits.js';
 import { principalText, relativeTime } from './time-text.js';

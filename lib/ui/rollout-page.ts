@@ -1,4 +1,6 @@
-import type { AppState, DecisionRecord, Rollout } from '../rollouts/model.js';
+import type { DecisionRecord } from '../rollouts/app-model.js';
+import type { Rollout } from '../rollouts/rollout-model.js';
+import type { AppState } from '../rollouts/state-model.js';
 import { appGroups, attentionSection, heldSection } from './app-groups.js';
 import { html, safeHref } from './html.js';
 import { renderPage } from './layout.js';

@@ -1,4 +1,4 @@
-import type { RolloutSummary } from '../rollouts/model.js';
+import type { RolloutSummary } from '../rollouts/rollout-model.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { isRunning, shortRevision, statusBadge, timeTag } from './rollout-bits.js';

@@ -1,4 +1,4 @@
-import { type AppRecord, warnReasonsOf } from '../rollouts/model.js';
+import { type AppRecord, warnReasonsOf } from '../rollouts/app-model.js';
 import { type Html, html } from './html.js';
 
 /** Warned apps named on the page; the rest are counted. */

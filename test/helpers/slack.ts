@@ -1,6 +1,6 @@
 import type { RolloutSnapshot } from '../../lib/notify/types.js';
-import type { AppRecord } from '../../lib/rollouts/model.js';
-import { deriveRolloutStatus } from '../../lib/rollouts/model.js';
+import type { AppRecord } from '../../lib/rollouts/app-model.js';
+import { deriveRolloutStatus } from '../../lib/rollouts/state-model.js';
 
 export const SHA = '3f2a9c1b7d4e5f60718293a4b5c6d7e8f9012345';
 

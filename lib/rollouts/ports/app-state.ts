@@ -1,4 +1,6 @@
-import type { AppTarget, RolloutSummary, StateCounts, StoredApp } from '../model.js';
+import type { AppTarget, StoredApp } from '../app-model.js';
+import type { RolloutSummary } from '../rollout-model.js';
+import type { StateCounts } from '../state-model.js';
 
 /** Fields to change on an app record; `null` removes a field (a message that no longer applies). */
 export type AppChange = {

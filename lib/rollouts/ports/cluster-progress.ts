@@ -1,4 +1,4 @@
-import type { ClusterProgress } from '../model.js';
+import type { ClusterProgress } from '../rollout-model.js';
 
 /** Where each cluster's work item of a rollout stands, with the reason when it is retrying or failed. */
 export interface ClusterProgressWriter {

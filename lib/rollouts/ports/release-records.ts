@@ -1,4 +1,4 @@
-import type { UngatedInstance } from '../model.js';
+import type { UngatedInstance } from '../rollout-model.js';
 import type { SyncedSummary } from './app-state.js';
 import type { StoredPushEvent } from './rollout-writer.js';
 

@@ -1,6 +1,7 @@
 import type { FeedbackEntry } from '../../feedback/model.js';
 import type { SecretCheck } from '../../secrets/secret-check.js';
-import type { AppRecord, AppTarget, DecisionRecord, Rollout, RolloutSummary, StoredApp } from '../model.js';
+import type { AppRecord, AppTarget, DecisionRecord, StoredApp } from '../app-model.js';
+import type { Rollout, RolloutSummary } from '../rollout-model.js';
 
 export interface Page<T> {
   readonly items: readonly T[];

@@ -1,5 +1,6 @@
 import type { PushEvent } from '../../webhook/push-event.js';
-import type { AppRecord, AppTarget, DecisionRecord, RolloutSummary } from '../model.js';
+import type { AppRecord, AppTarget, DecisionRecord } from '../app-model.js';
+import type { RolloutSummary } from '../rollout-model.js';
 import type { AppStateWriter, ViewedApp } from './app-state.js';
 import type { DecisionTally } from './cluster-progress.js';
 import type { TablePut } from './table-put.js';

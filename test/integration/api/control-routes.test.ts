@@ -5,7 +5,7 @@ import { handleApi } from '../../../lib/api/handle-api.js';
 import type { HttpRequest } from '../../../lib/http/request.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { createReleaseControl } from '../../../lib/release/control.js';
-import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { dynamoControlStore } from '../../../lib/store/control.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';

@@ -3,7 +3,7 @@ import { commitStatusNotice } from '../../../lib/commit-status/commit-status-not
 import { postStatus } from '../../../lib/commit-status/post-status.js';
 import type { RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
-import type { AppState } from '../../../lib/rollouts/model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 import { dynamoPostedStatuses } from '../../../lib/store/commit-statuses.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutDigest } from '../../../lib/store/rollout-digest.js';

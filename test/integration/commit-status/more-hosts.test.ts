@@ -5,7 +5,7 @@ import type { RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
 import type { GitCredentials } from '../../../lib/git/credentials.js';
 import type { HostCallBudget } from '../../../lib/http/host-call.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
-import type { AppState } from '../../../lib/rollouts/model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 import { dynamoPostedStatuses } from '../../../lib/store/commit-statuses.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';

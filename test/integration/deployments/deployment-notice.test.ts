@@ -4,8 +4,9 @@ import type { HostRequest } from '../../../lib/deployments/deployment-request.js
 import type { RepositoryConfig } from '../../../lib/fleet/fleet-config.js';
 import { callHost, DEFAULT_HOST_BUDGET } from '../../../lib/http/host-call.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
-import type { AppState, Rollout } from '../../../lib/rollouts/model.js';
 import type { RolloutReader } from '../../../lib/rollouts/ports/rollout-reader.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 import { dynamoDeployments } from '../../../lib/store/deployments.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';

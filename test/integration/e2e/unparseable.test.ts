@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
-import type { AppRecord } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 import { commitAndSign } from '../../helpers/world-push.js';
 

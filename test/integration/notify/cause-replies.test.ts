@@ -5,7 +5,7 @@ import { compactText } from '../../../lib/notify/compact-text.js';
 import { createRolloutNotifier } from '../../../lib/notify/rollout-notifier.js';
 import { createSlackApi } from '../../../lib/notify/slack-client.js';
 import { systemClock } from '../../../lib/ports.js';
-import type { AppRecord } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
 import { createSlackRefs } from '../../../lib/store/slack-refs.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 import { appRecord, rolloutSnapshot, SHA } from '../../helpers/slack.js';

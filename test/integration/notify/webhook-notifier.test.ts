@@ -6,7 +6,7 @@ import { createRolloutNotifier } from '../../../lib/notify/rollout-notifier.js';
 import { createSlackWebhook } from '../../../lib/notify/slack-webhook.js';
 import type { RolloutSnapshot } from '../../../lib/notify/types.js';
 import { systemClock } from '../../../lib/ports.js';
-import type { AppRecord } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
 import { createSlackRefs } from '../../../lib/store/slack-refs.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 import { appRecord, manyApps, recordingSleep, rolloutSnapshot } from '../../helpers/slack.js';

@@ -5,7 +5,7 @@ import type { FanoutMessage } from '../../../lib/queue/messages.js';
 import { createReleaseControl } from '../../../lib/release/control.js';
 import { createReleaseEngine } from '../../../lib/release/engine.js';
 import type { ReleaseWave } from '../../../lib/release/wave-judge.js';
-import type { AppState } from '../../../lib/rollouts/model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 import { dynamoControlStore } from '../../../lib/store/control.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoOpenRollouts } from '../../../lib/store/open-rollouts.js';

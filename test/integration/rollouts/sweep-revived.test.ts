@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
-import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { type SweepDeps, sweepRollouts } from '../../../lib/rollouts/sweep.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
@@ -66,7 +66,7 @@ describe('the sweep and a revived rollout', () => {
       graceSeconds: GRACE_SECONDS,
       chainLeaseSeconds: 120,
     };
-    /** What a retry's work item does to the app (lib/rollouts/refresh-apps.ts): claim it again, sync. */
+    /** What a retry's work item does to the app (lib/rollouts/app-refresh.ts): claim it again, sync. */
     const retry = async () => {
       const [app] = await reader.listApps(sha, 'hub');
       const claimed = await writer.claimApp(

@@ -3,7 +3,7 @@ import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { systemClock } from '../../../lib/ports.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
-import type { AppTarget, StoredApp } from '../../../lib/rollouts/model.js';
+import type { AppTarget, StoredApp } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { liveKey, type TrackDeps, trackCluster } from '../../../lib/rollouts/track.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';

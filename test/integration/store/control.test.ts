@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlStore } from '../../../lib/release/ports.js';
-import type { WaveProgress } from '../../../lib/rollouts/model.js';
+import type { WaveProgress } from '../../../lib/rollouts/rollout-model.js';
 import { dynamoControlStore, MAX_ACTIONS } from '../../../lib/store/control.js';
 import { GetCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecisionRecord } from '../../../lib/rollouts/model.js';
+import type { DecisionRecord } from '../../../lib/rollouts/app-model.js';
 import { DETAIL_MAX_CHARS } from '../../../lib/store/decision-chunks.js';
 import { PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, queryAll, type TableRef } from '../../../lib/store/dynamo.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FreezeStore } from '../../../lib/release/ports.js';
-import type { Freeze } from '../../../lib/rollouts/model.js';
+import type { Freeze } from '../../../lib/rollouts/rollout-model.js';
 import { GetCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoFreezeStore } from '../../../lib/store/freezes.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppRecord, AppTarget } from '../../../lib/rollouts/model.js';
+import type { AppRecord, AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';
 import { UpdateCommand } from '../../../lib/store/document-client.js';

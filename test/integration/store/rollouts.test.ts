@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleApi } from '../../../lib/api/handle-api.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
-import type { AppTarget } from '../../../lib/rollouts/model.js';
+import type { AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import type { SecretCheck } from '../../../lib/secrets/secret-check.js';
 import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';

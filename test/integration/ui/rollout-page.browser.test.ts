@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubPush } from '../../../infra/local/sample-push.js';
 import { LOCAL_GITHUB_SECRET } from '../../../infra/local/stack.js';
 import { defaultPush } from '../../../infra/simulator/default-push.js';
-import type { Rollout } from '../../../lib/rollouts/model.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import { renderRolloutPage } from '../../../lib/ui/rollout-page.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type ApiDeps, handleApi } from '../../../lib/api/handle-api.js';
 import type { HttpRequest } from '../../../lib/http/request.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
-import type { Rollout } from '../../../lib/rollouts/model.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import { parseAllowList } from '../../../lib/ui-auth/allow-list.js';
 import { memoryLoginStates } from '../../../lib/ui-auth/login-states.js';
 import { cookieKeys } from '../../../lib/ui-auth/sealed-cookie.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type ApiDeps, handleApi } from '../../../lib/api/handle-api.js';
 import type { HttpRequest } from '../../../lib/http/request.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
-import type { Rollout } from '../../../lib/rollouts/model.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 
 const SHA = 'f'.repeat(40);
 const TOKEN = 'local-api-token';

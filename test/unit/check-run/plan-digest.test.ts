@@ -5,15 +5,15 @@ import {
   endedOfDigest,
   planCheckRunOfDigest,
 } from '../../../lib/check-run/plan-digest.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
+import type { RolloutDigest } from '../../../lib/rollouts/rollout-digest.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import {
-  type AppRecord,
   type AppState,
   countStates,
-  type Rollout,
   type RolloutStatus,
   type StateCounts,
-} from '../../../lib/rollouts/model.js';
-import type { RolloutDigest } from '../../../lib/rollouts/rollout-digest.js';
+} from '../../../lib/rollouts/state-model.js';
 
 const app = (cluster: string, name: string, state: AppState): AppRecord => ({
   cluster,

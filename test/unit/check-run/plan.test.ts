@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { hashOf } from '../../../lib/check-run/check-run-notice.js';
 import { conclusionOf, planCheckRun } from '../../../lib/check-run/plan.js';
 import { bounded, MAX_OUTPUT_CHARS } from '../../../lib/check-run/plan-markdown.js';
-import type { AppRecord, AppState, Rollout, RolloutStatus } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
+import type { AppState, RolloutStatus } from '../../../lib/rollouts/state-model.js';
 
 const app = (cluster: string, name: string, state: AppState, extra: Partial<AppRecord> = {}): AppRecord => ({
   cluster,

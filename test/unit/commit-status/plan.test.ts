@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { phaseOf, plannedStatuses, statusRank, summaryLine } from '../../../lib/commit-status/plan.js';
-import type { AppRecord, AppState, Rollout, WaveProgress } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
+import type { Rollout, WaveProgress } from '../../../lib/rollouts/rollout-model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 
 const app = (cluster: string, name: string, state: AppState): AppRecord => ({
   cluster,

@@ -5,7 +5,8 @@ import {
   isProduction,
   plannedDeployments,
 } from '../../../lib/deployments/plan.js';
-import type { AppRecord, AppState } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 
 const clusters = [
   { name: 'hub' },

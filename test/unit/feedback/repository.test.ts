@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { feedbackRepository, sharedRead } from '../../../lib/feedback/repository.js';
-import type { Rollout } from '../../../lib/rollouts/model.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 
 describe('the repository a rollout reports back to', () => {
   const enabled = [{ url: 'https://github.com/Org/GitOps.git' }, { url: 'https://gitlab.com/org/other' }];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { batchByCause, causeKey } from '../../../lib/notify/cause-groups.js';
-import type { AppRecord } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
 import { appRecord } from '../../helpers/slack.js';
 
 const blockedBy = (name: string, key: string, externalSecret = `${name}/db`): AppRecord =>

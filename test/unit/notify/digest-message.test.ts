@@ -2,17 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isRolloutEnded, rolloutProgress } from '../../../lib/notify/notice-plan.js';
 import { renderRolloutMessage } from '../../../lib/notify/rollout-message.js';
 import type { RolloutSnapshot } from '../../../lib/notify/types.js';
-import {
-  type AppRecord,
-  type AppState,
-  countStates,
-  deriveRolloutStatus,
-  type RolloutSummary,
-  type WaveProgress,
-  warnReasonsOf,
-} from '../../../lib/rollouts/model.js';
+import { type AppRecord, warnReasonsOf } from '../../../lib/rollouts/app-model.js';
 import type { RolloutDigest } from '../../../lib/rollouts/rollout-digest.js';
+import type { RolloutSummary, WaveProgress } from '../../../lib/rollouts/rollout-model.js';
 import { snapshotOf, snapshotOfDigest } from '../../../lib/rollouts/rollout-notice.js';
+import { type AppState, countStates, deriveRolloutStatus } from '../../../lib/rollouts/state-model.js';
 import { PROBLEM_STATES } from '../../../lib/store/problem-apps.js';
 import { appRecord } from '../../helpers/slack.js';
 

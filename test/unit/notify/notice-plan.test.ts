@@ -7,7 +7,7 @@ import {
   pendingFailures,
   rolloutProgress,
 } from '../../../lib/notify/notice-plan.js';
-import type { AppState, RolloutStatus } from '../../../lib/rollouts/model.js';
+import type { AppState, RolloutStatus } from '../../../lib/rollouts/state-model.js';
 import { appRecord, manyApps, rolloutSnapshot } from '../../helpers/slack.js';
 
 describe('isRolloutEnded', () => {

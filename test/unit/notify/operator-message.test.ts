@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderAppNotice, renderRolloutMessage } from '../../../lib/notify/rollout-message.js';
 import type { SlackBlock, SlackMessage } from '../../../lib/notify/types.js';
-import type { ResourceFailure } from '../../../lib/rollouts/model.js';
+import type { ResourceFailure } from '../../../lib/rollouts/app-model.js';
 import { appRecord, rolloutSnapshot } from '../../helpers/slack.js';
 
 const textOf = (message: SlackMessage) => message.blocks.map(blockText).join('\n');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderRolloutMessage } from '../../../lib/notify/rollout-message.js';
 import type { SlackBlock, SlackMessage } from '../../../lib/notify/types.js';
-import type { AppRecord, WaveProgress } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
+import type { WaveProgress } from '../../../lib/rollouts/rollout-model.js';
 import { appRecord, manyApps, rolloutSnapshot } from '../../helpers/slack.js';
 
 function textOf(message: SlackMessage): string {

@@ -6,7 +6,7 @@ import {
   shortRef,
 } from '../../../lib/notify/rollout-message.js';
 import type { SlackBlock, SlackMessage } from '../../../lib/notify/types.js';
-import type { AppState } from '../../../lib/rollouts/model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 import type { SecretCheck } from '../../../lib/secrets/secret-check.js';
 import { appRecord, manyApps, rolloutSnapshot, SHA } from '../../helpers/slack.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BehindApp } from '../../../lib/reconcile/behind.js';
 import { planCatchUp } from '../../../lib/reconcile/catch-up.js';
-import type { DecisionRecord, StoredApp } from '../../../lib/rollouts/model.js';
+import type { DecisionRecord, StoredApp } from '../../../lib/rollouts/app-model.js';
 
 const behind = (name: string): BehindApp => ({
   cluster: 'hub',

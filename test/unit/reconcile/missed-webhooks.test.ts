@@ -3,7 +3,8 @@ import { createMemoryLogger } from '../../../lib/logger.js';
 import type { PushMessage } from '../../../lib/queue/messages.js';
 import type { MissedPush } from '../../../lib/reconcile/behind.js';
 import { enqueueMissedPushes } from '../../../lib/reconcile/missed-webhooks.js';
-import type { AppState, StoredApp } from '../../../lib/rollouts/model.js';
+import type { StoredApp } from '../../../lib/rollouts/app-model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 
 const SHA = 'c'.repeat(40);
 const T = Date.parse('2026-09-01T10:00:00Z');

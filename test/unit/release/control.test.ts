@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlEngine, createReleaseControl } from '../../../lib/release/control.js';
 import type { ReleaseControl } from '../../../lib/release/ports.js';
-import type { AppRecord, AppState, AppTarget, WaveProgress } from '../../../lib/rollouts/model.js';
+import type { AppRecord, AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
+import type { WaveProgress } from '../../../lib/rollouts/rollout-model.js';
+import type { AppState } from '../../../lib/rollouts/state-model.js';
 import { dynamoControlStore } from '../../../lib/store/control.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';

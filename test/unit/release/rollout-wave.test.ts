@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rolloutWaveOf } from '../../../lib/release/holds.js';
-import type { WaveProgress } from '../../../lib/rollouts/model.js';
+import type { WaveProgress } from '../../../lib/rollouts/rollout-model.js';
 
 const waves: WaveProgress[] = [
   { name: 'canary', state: 'done', clusters: ['spoke-c'] },

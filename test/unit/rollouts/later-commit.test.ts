@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredApp } from '../../../lib/rollouts/app-model.js';
 import { liveVerdict } from '../../../lib/rollouts/live-verdict.js';
-import type { StoredApp } from '../../../lib/rollouts/model.js';
 import { decideApp } from '../../../lib/rollouts/track-decide.js';
 
 const A = 'a'.repeat(40);

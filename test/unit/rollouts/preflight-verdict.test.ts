@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderRolloutMessage } from '../../../lib/notify/rollout-message.js';
 import type { SlackBlock } from '../../../lib/notify/types.js';
-import type { AppRecord, Rollout } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
 import { describeBlock, preflightNote } from '../../../lib/rollouts/preflight-verdict.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import type { SecretCheck } from '../../../lib/secrets/secret-check.js';
 import { unparseableCheck } from '../../../lib/secrets/unparseable.js';
 import { renderRolloutPage } from '../../../lib/ui/rollout-page.js';

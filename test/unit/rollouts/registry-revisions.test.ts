@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredApp } from '../../../lib/rollouts/model.js';
+import type { StoredApp } from '../../../lib/rollouts/app-model.js';
 import { registryAliases, withRolloutRevision } from '../../../lib/rollouts/registry-revisions.js';
 import { decideApp } from '../../../lib/rollouts/track-decide.js';
 

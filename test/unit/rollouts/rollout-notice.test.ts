@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Rollout, RolloutSummary } from '../../../lib/rollouts/model.js';
 import type { RolloutReader } from '../../../lib/rollouts/ports/rollout-reader.js';
+import type { Rollout, RolloutSummary } from '../../../lib/rollouts/rollout-model.js';
 import { rolloutNotice } from '../../../lib/rollouts/rollout-notice.js';
 
 const summary: RolloutSummary = {

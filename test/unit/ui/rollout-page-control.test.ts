@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AppRecord, DecisionRecord, Rollout } from '../../../lib/rollouts/model.js';
+import type { AppRecord, DecisionRecord } from '../../../lib/rollouts/app-model.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import { renderErrorPage } from '../../../lib/ui/error-page.js';
 import { renderRolloutPage } from '../../../lib/ui/rollout-page.js';
 import { renderRolloutsPage } from '../../../lib/ui/rollouts-page.js';

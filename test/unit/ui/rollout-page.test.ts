@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Rollout } from '../../../lib/rollouts/model.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import { escapeHtml } from '../../../lib/ui/html.js';
 import { renderRolloutPage } from '../../../lib/ui/rollout-page.js';
 import { renderRolloutsPage } from '../../../lib/ui/rollouts-page.js';

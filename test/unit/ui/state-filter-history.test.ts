@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AppRecord, Rollout } from '../../../lib/rollouts/model.js';
+import type { AppRecord } from '../../../lib/rollouts/app-model.js';
 import type { HistoryEntry } from '../../../lib/rollouts/ports/rollout-reader.js';
+import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import { renderAppHistoryPage } from '../../../lib/ui/app-history-page.js';
 import { renderRolloutPage } from '../../../lib/ui/rollout-page.js';
 
