@@ -130,6 +130,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
   });
   const deployNotice = deploymentNotice({
     rollouts: noticeReader,
+    digests,
     repositories: fleetConfig.repositories,
     clusters: fleetConfig.clusters,
     credentials: feedbackAuth,

@@ -4,7 +4,8 @@ import type { ClusterConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { Logger, Metrics } from '../ports.js';
 import type { RolloutReader } from '../rollouts/ports/rollout-reader.js';
-import type { Rollout } from '../rollouts/rollout-model.js';
+import type { RolloutDigestReader } from '../rollouts/rollout-digest.js';
+import type { RolloutSummary } from '../rollouts/rollout-model.js';
 import {
   createDeploymentRequest,
   createdState,
@@ -16,7 +17,12 @@ import {
   type HostRequest,
 } from './deployment-request.js';
 
-import { inProgressRank, type PlannedDeployment, plannedDeployments } from './plan.js';
+import {
+  inProgressRank,
+  type PlannedDeployment,
+  plannedDeployments,
+  plannedDeploymentsOfCounts,
+} from './plan.js';
 
 /** What a status claim found: the deployment to move, none created yet, or nothing to post. */
 export type StatusClaim = { readonly deploymentId: string } | 'not-created' | 'unchanged';
@@ -44,6 +50,8 @@ export interface DeploymentLedger {
 
 export interface DeploymentDeps {
   readonly rollouts: Pick<RolloutReader, 'get'>;
+  /** With it, the deployments are planned from the rollout digest's per-destination counts (one read). */
+  readonly digests?: RolloutDigestReader;
   readonly repositories: readonly RepositoryConfig[];
   /** The fleet's clusters, for their `environment`, `production` and `tier` labels. */
   readonly clusters: readonly Pick<ClusterConfig, 'name' | 'labels'>[];
@@ -73,11 +81,25 @@ interface Pass {
  */
 export function deploymentNotice(deps: DeploymentDeps) {
   const enabled = deps.repositories.filter((r) => r.deployments === true);
+  /** The rollout and its planned deployments: from the digest (no app read) when a reader is given. */
+  async function readOf(sha: string, reread = false): Promise<View | undefined> {
+    if (deps.digests !== undefined) {
+      const digest = await deps.digests.digest(sha, 0, { reread });
+      if (digest === undefined) return undefined;
+      const planned = plannedDeploymentsOfCounts(digest.summary, digest.destinations, deps.clusters);
+      return { rollout: digest.summary, planned };
+    }
+    const rollout = await deps.rollouts.get(sha);
+    return rollout === undefined
+      ? undefined
+      : { rollout, planned: plannedDeployments(rollout, deps.clusters) };
+  }
   return async (sha: string): Promise<void> => {
     if (enabled.length === 0) return;
     try {
-      const rollout = await deps.rollouts.get(sha);
-      if (rollout === undefined) return;
+      const view = await readOf(sha);
+      if (view === undefined) return;
+      const { rollout } = view;
       const repo = feedbackRepository(enabled, rollout);
       if (repo === undefined) return;
       const target = deploymentTarget(repo, rollout.repo);
@@ -85,16 +107,16 @@ export function deploymentNotice(deps: DeploymentDeps) {
         deps.logger.warn('deployment: no deployments API for this repository', { sha, repo: rollout.repo });
         return;
       }
-      if (rollout.apps.length === 0) return;
+      if (view.planned.length === 0) return;
       const credentials = await deps.credentials(repo);
       if (credentials === undefined) {
         deps.logger.warn('deployment: the repository has no token', { sha, repo: rollout.repo });
         return;
       }
       const pass = { sha, target, credentials, deps };
-      if (!(await movePlanned(pass, rollout, true))) return;
+      if (!(await movePlanned(pass, view, true))) return;
       // Callers that found the creation claimed left their view to this one: read the rollout again.
-      const again = await deps.rollouts.get(sha);
+      const again = await readOf(sha, true);
       if (again !== undefined) await movePlanned(pass, again, false);
     } catch (error) {
       deps.logger.warn('deployment failed', { sha, error: errorMessage(error) });
@@ -102,10 +124,20 @@ export function deploymentNotice(deps: DeploymentDeps) {
   };
 }
 
+/** A rollout as one pass sees it: its summary and the deployments its apps make. */
+interface View {
+  readonly rollout: RolloutSummary;
+  readonly planned: readonly PlannedDeployment[];
+}
+
 /** Moves every planned deployment; true when this pass created one. */
-async function movePlanned(pass: Pass, rollout: Rollout, mayCreate: boolean): Promise<boolean> {
+async function movePlanned(
+  pass: Pass,
+  { rollout, planned: all }: View,
+  mayCreate: boolean,
+): Promise<boolean> {
   let created = false;
-  for (const planned of plannedDeployments(rollout, pass.deps.clusters)) {
+  for (const planned of all) {
     const state = deploymentState(pass.target.host, planned.phase);
     // GitLab moves a deployment to `running` only as it is created: a retried app's one waits for its end.
     const createOnly = pass.target.host === 'gitlab' && state === createdState('gitlab');
@@ -132,7 +164,7 @@ async function movePlanned(pass: Pass, rollout: Rollout, mayCreate: boolean): Pr
   return created;
 }
 
-async function create(pass: Pass, rollout: Rollout, planned: PlannedDeployment): Promise<boolean> {
+async function create(pass: Pass, rollout: RolloutSummary, planned: PlannedDeployment): Promise<boolean> {
   const { deps, sha, target } = pass;
   const claim = await deps.ledger.claimCreate(sha, planned.environment, target.host);
   if (claim === undefined) return false;

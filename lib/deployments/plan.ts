@@ -2,7 +2,7 @@ import { summaryLine } from '../commit-status/plan.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
 import type { AppRecord } from '../rollouts/app-model.js';
 import type { Rollout } from '../rollouts/rollout-model.js';
-import { type AppState, isTerminal } from '../rollouts/state-model.js';
+import { APP_STATES, type AppState, isTerminal, type StateCounts } from '../rollouts/state-model.js';
 
 /**
  * Host-neutral phases of one deployment; each host names them its own way (GitHub `in_progress`, `success`,
@@ -102,27 +102,74 @@ export function plannedDeployments(
   rollout: Pick<Rollout, 'apps' | 'actions'>,
   clusters: readonly ClusterLabels[],
 ): PlannedDeployment[] {
-  const byEnvironment = new Map<string, AppRecord[]>();
+  const groups = new Map<string, Group>();
   for (const app of rollout.apps) {
-    const environment = environmentOf(app.destination ?? app.cluster, clusters);
-    const list = byEnvironment.get(environment);
-    if (list === undefined) byEnvironment.set(environment, [app]);
-    else list.push(app);
+    const group = groupOf(groups, app.destination ?? app.cluster, clusters);
+    group.states.push(app.state);
+    if (wasRefreshed(app)) group.refreshed = true;
   }
+  return planned(groups, rollout, clusters);
+}
+
+/**
+ * The same from the apps per state of each destination cluster (the rollout digest's `destinations`):
+ * O(clusters), whatever the rollout's size. An environment counts as refreshed when any of its apps is in a
+ * state a refresh leads to (a superseded app's earlier refresh is not seen: its deployment would be
+ * `inactive` anyway, which is never created).
+ */
+export function plannedDeploymentsOfCounts(
+  rollout: Pick<Rollout, 'actions'>,
+  destinations: Readonly<Record<string, StateCounts>>,
+  clusters: readonly ClusterLabels[],
+): PlannedDeployment[] {
+  const groups = new Map<string, Group>();
+  for (const [destination, counts] of Object.entries(destinations)) {
+    const group = groupOf(groups, destination, clusters);
+    for (const state of APP_STATES) {
+      const n = counts[state] ?? 0;
+      for (let i = 0; i < n; i++) group.states.push(state);
+      if (n > 0 && RAN.has(state)) group.refreshed = true;
+    }
+  }
+  return planned(groups, rollout, clusters);
+}
+
+interface Group {
+  readonly destinations: Set<string>;
+  readonly states: AppState[];
+  refreshed: boolean;
+}
+
+function groupOf(groups: Map<string, Group>, destination: string, clusters: readonly ClusterLabels[]): Group {
+  const environment = environmentOf(destination, clusters);
+  let group = groups.get(environment);
+  if (group === undefined) {
+    group = { destinations: new Set(), states: [], refreshed: false };
+    groups.set(environment, group);
+  }
+  group.destinations.add(destination);
+  return group;
+}
+
+function planned(
+  groups: ReadonlyMap<string, Group>,
+  rollout: Pick<Rollout, 'actions'>,
+  clusters: readonly ClusterLabels[],
+): PlannedDeployment[] {
   const base = (rollout.actions?.length ?? 0) * RANK_PER_ACTION;
-  return [...byEnvironment]
+  return [...groups]
+    .filter(([, group]) => group.states.length > 0)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([environment, apps]) => {
-      const destinations = [...new Set(apps.map((a) => a.destination ?? a.cluster))].sort();
-      const states = apps.map((a) => a.state);
-      const phase = deploymentPhase(states);
+    .map(([environment, group]) => {
+      const destinations = [...group.destinations].sort();
+      const phase = deploymentPhase(group.states);
       return {
         environment,
         clusters: destinations,
         production: destinations.some((c) => isProduction(c, clusters)),
         phase,
-        refreshed: apps.some(wasRefreshed),
-        description: summaryLine(states),
+        refreshed: group.refreshed,
+        description: summaryLine(group.states),
         rank: base + (phase === 'in_progress' ? 0 : 1),
       };
     });

@@ -24,5 +24,10 @@ export interface RolloutDigest {
 
 export interface RolloutDigestReader {
   /** Undefined when no such rollout; `limit` bounds the problem apps and the warned apps read (0: none). */
-  digest(sha: string, limit: number): Promise<RolloutDigest | undefined>;
+  digest(
+    sha: string,
+    limit: number,
+    /** `reread`: read the summary item again even if this container has just written it. */
+    options?: { readonly reread?: boolean },
+  ): Promise<RolloutDigest | undefined>;
 }

@@ -37,8 +37,9 @@ const problemsIn = (counts: StateCounts) => PROBLEM_STATES.reduce((sum, s) => su
 export function dynamoRolloutDigest(table: TableRef): RolloutDigestReader {
   const latest = latestSummariesOf(table);
   return {
-    async digest(sha, limit) {
-      const item = latest.fresh(sha, FRESH_MS) ?? (await getSummaryItem(table, sha));
+    async digest(sha, limit, options = {}) {
+      const kept = options.reread === true ? undefined : latest.fresh(sha, FRESH_MS);
+      const item = kept ?? (await getSummaryItem(table, sha));
       if (item === undefined) return undefined;
       const views = (item.views ?? {}) as Record<string, ClusterView>;
       const clusters = Object.fromEntries(Object.entries(views).map(([name, view]) => [name, view.c]));

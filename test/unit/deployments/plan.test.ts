@@ -4,9 +4,10 @@ import {
   environmentOf,
   isProduction,
   plannedDeployments,
+  plannedDeploymentsOfCounts,
 } from '../../../lib/deployments/plan.js';
 import type { AppRecord } from '../../../lib/rollouts/app-model.js';
-import type { AppState } from '../../../lib/rollouts/state-model.js';
+import { type AppState, countStates, type StateCounts } from '../../../lib/rollouts/state-model.js';
 
 const clusters = [
   { name: 'hub' },
@@ -152,5 +153,32 @@ describe('planned deployments of a rollout', () => {
       plannedDeployments({ apps: [app('web', 'syncing', 'hub')], actions: [action] }, clusters)[0]?.rank,
     ];
     expect(ranks).toEqual([0, 1, 1000]);
+  });
+});
+
+describe('the deployments from the digest’s per-destination counts', () => {
+  const countsOf = (apps: readonly AppRecord[]) => {
+    const out: Record<string, StateCounts> = {};
+    for (const key of new Set(apps.map((a) => a.destination ?? a.cluster)))
+      out[key] = countStates(apps.filter((a) => (a.destination ?? a.cluster) === key).map((a) => a.state));
+    return out;
+  };
+
+  it.each<[string, AppRecord[]]>([
+    [
+      'a fleet mid-rollout',
+      [app('a', 'synced', 'prod-eu'), app('b', 'syncing', 'prod-us'), app('c', 'matched', 'staging')],
+    ],
+    [
+      'a fleet that ended',
+      [app('a', 'synced', 'prod-eu'), app('b', 'failed', 'prod-us'), app('c', 'synced')],
+    ],
+    ['apps held for their wave', [app('a', 'held', 'staging'), app('b', 'held', 'lab')]],
+    ['apps all superseded', [app('a', 'superseded', 'prod-eu'), app('b', 'superseded', 'prod-us')]],
+  ])('plan what the app records plan for %s', (_, apps) => {
+    const actions = [{ action: 'pause' as const, by: 'ops', at: '2026-12-02T10:00:00Z' }];
+    expect(plannedDeploymentsOfCounts({ actions }, countsOf(apps), clusters)).toEqual(
+      plannedDeployments({ apps, actions }, clusters),
+    );
   });
 });
