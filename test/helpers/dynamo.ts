@@ -30,3 +30,14 @@ export async function startTestTable(): Promise<TestTable> {
     },
   };
 }
+
+/** Records the name of each command sent through a table's document client (which requests a path makes). */
+export function recordCommands(table: { readonly doc: { send: (...args: never[]) => unknown } }): string[] {
+  const sent: string[] = [];
+  const send = table.doc.send.bind(table.doc);
+  (table.doc as { send: unknown }).send = (command: object) => {
+    sent.push(command.constructor.name);
+    return send(command as never);
+  };
+  return sent;
+}

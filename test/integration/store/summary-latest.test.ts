@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ViewedApp } from '../../../lib/rollouts/ports/app-state.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
-import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
+import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutDigest } from '../../../lib/store/rollout-digest.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { latestSummaries } from '../../../lib/store/summary-latest.js';
-import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { recordCommands, startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 /**
  * The summary's writes start from the item the container's last write returned: one kept while another
@@ -26,17 +26,6 @@ describe('summary writes from a kept item', () => {
   /** A container of its own: its own client, hence its own kept items. */
   const container = () =>
     createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
-
-  /** The commands sent through a table's document client, by name. */
-  function recording(on: TableRef): string[] {
-    const sent: string[] = [];
-    const send = on.doc.send.bind(on.doc);
-    (on.doc as { send: unknown }).send = (command: object) => {
-      sent.push(command.constructor.name);
-      return send(command as never);
-    };
-    return sent;
-  }
 
   const meta = (sha: string): RolloutMeta => ({
     sha,
@@ -86,7 +75,7 @@ describe('summary writes from a kept item', () => {
     await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
     await setup.planClusters(m.sha, ['a', 'b']);
     const own = container();
-    const sent = recording(own);
+    const sent = recordCommands(own);
     const work = dynamoRolloutWriter(own, 86_400);
     await work.recordCluster(m.sha, 'a', 'done', undefined, { cluster: 'a', counts: { refreshed: 2 } });
     const synced = await work.syncSummary(m.sha, 'a', apps('refreshed', 1, 2));
@@ -106,7 +95,7 @@ describe('summary writes from a kept item', () => {
     await writer.recordCluster(m.sha, 'a', 'done');
     await writer.syncSummary(m.sha, 'a', apps('synced', 1, 3));
     const other = container();
-    const sent = recording(other);
+    const sent = recordCommands(other);
     const digest = await dynamoRolloutDigest(other).digest(m.sha, 0);
     expect(sent).toEqual(['GetCommand']);
     expect(digest?.summary.status).toBe('succeeded');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
-import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { recordCommands, startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 /**
  * A work item whose apps are to be followed registers the rollout for tracking in the batch of its
@@ -21,23 +21,13 @@ describe('tracker registration', () => {
     await table.close();
   });
 
-  function recording(on: TableRef): string[] {
-    const sent: string[] = [];
-    const send = on.doc.send.bind(on.doc);
-    (on.doc as { send: unknown }).send = (command: object) => {
-      sent.push(command.constructor.name);
-      return send(command as never);
-    };
-    return sent;
-  }
-
   it('rides in the decisions’ batch, one request, and is listed as a registration', async () => {
     const own = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
     const trackers = dynamoClusterTrackers(own, 3_600);
     const writer = dynamoRolloutWriter(own, 86_400);
     const sha = 'd'.repeat(40);
     const now = new Date('2026-12-03T06:00:00Z');
-    const sent = recording(own);
+    const sent = recordCommands(own);
     const registration = trackers.registration?.('east', sha, now);
     expect(registration).toBeDefined();
     await writer.recordDecisions(

@@ -11,43 +11,16 @@ import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
 import {
   type AppState,
   countStates,
-  type RolloutStatus,
+  PROBLEM_STATES,
   type StateCounts,
 } from '../../../lib/rollouts/state-model.js';
+import { appRecord, rolloutOf } from '../../helpers/rollout-records.js';
 
-const app = (cluster: string, name: string, state: AppState): AppRecord => ({
-  cluster,
-  namespace: 'argocd',
-  name,
-  kind: 'Application',
-  state,
-  ...(state === 'failed' ? { message: 'ComparisonError: bad values.yaml' } : {}),
-});
+const app = (cluster: string, name: string, state: AppState): AppRecord =>
+  appRecord(cluster, name, state, state === 'failed' ? { message: 'ComparisonError: bad values.yaml' } : {});
+const rollout = rolloutOf;
 
-const rollout = (apps: AppRecord[], status: RolloutStatus, extra: Partial<Rollout> = {}): Rollout => ({
-  sha: 'a'.repeat(40),
-  repo: 'org/gitops',
-  repoUrl: 'https://github.com/org/gitops',
-  ref: 'refs/heads/main',
-  refs: ['refs/heads/main'],
-  trigger: 'webhook',
-  receivedAt: '2026-12-01T09:00:00.000Z',
-  status,
-  counts: {},
-  decisions: {},
-  apps,
-  ...extra,
-});
-
-const PROBLEM = new Set<AppState>([
-  'failed',
-  'error',
-  'degraded',
-  'timeout',
-  'blocked',
-  'out-of-sync',
-  'aborted',
-]);
+const PROBLEM: ReadonlySet<AppState> = new Set(PROBLEM_STATES);
 
 /** The digest the store would give of `full`: per-cluster counts and its first problem apps. */
 function digestOf(full: Rollout, limit = CHECK_RUN_APPS_NAMED): RolloutDigest {

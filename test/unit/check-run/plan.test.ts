@@ -2,33 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { hashOf } from '../../../lib/check-run/check-run-notice.js';
 import { conclusionOf, planCheckRun } from '../../../lib/check-run/plan.js';
 import { bounded, MAX_OUTPUT_CHARS } from '../../../lib/check-run/plan-markdown.js';
-import type { AppRecord } from '../../../lib/rollouts/app-model.js';
-import type { Rollout } from '../../../lib/rollouts/rollout-model.js';
-import type { AppState, RolloutStatus } from '../../../lib/rollouts/state-model.js';
+import { appRecord, rolloutOf } from '../../helpers/rollout-records.js';
 
-const app = (cluster: string, name: string, state: AppState, extra: Partial<AppRecord> = {}): AppRecord => ({
-  cluster,
-  namespace: 'argocd',
-  name,
-  kind: 'Application',
-  state,
-  ...extra,
-});
-
-const rollout = (apps: AppRecord[], status: RolloutStatus, extra: Partial<Rollout> = {}): Rollout => ({
-  sha: 'a'.repeat(40),
-  repo: 'org/gitops',
-  repoUrl: 'https://github.com/org/gitops',
-  ref: 'refs/heads/main',
-  refs: ['refs/heads/main'],
-  trigger: 'webhook',
-  receivedAt: '2026-12-01T09:00:00.000Z',
-  status,
-  counts: {},
-  decisions: {},
-  apps,
-  ...extra,
-});
+const app = appRecord;
+const rollout = rolloutOf;
 
 describe('the check run conclusion per rollout status', () => {
   it.each([
