@@ -1,31 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { phaseOf, plannedStatuses, statusRank, summaryLine } from '../../../lib/commit-status/plan.js';
-import type { AppRecord } from '../../../lib/rollouts/app-model.js';
 import type { Rollout, WaveProgress } from '../../../lib/rollouts/rollout-model.js';
 import type { AppState } from '../../../lib/rollouts/state-model.js';
+import { appRecord, rolloutOf } from '../../helpers/rollout-records.js';
 
-const app = (cluster: string, name: string, state: AppState): AppRecord => ({
-  cluster,
-  namespace: 'argocd',
-  name,
-  kind: 'Application',
-  state,
-});
-
-const rollout = (apps: AppRecord[], status: Rollout['status'], extra: Partial<Rollout> = {}): Rollout => ({
-  sha: 'a'.repeat(40),
-  repo: 'org/gitops',
-  repoUrl: 'https://github.com/org/gitops',
-  ref: 'refs/heads/main',
-  refs: ['refs/heads/main'],
-  trigger: 'webhook',
-  receivedAt: '2026-12-01T09:00:00.000Z',
-  status,
-  counts: {},
-  decisions: {},
-  apps,
-  ...extra,
-});
+const app = (cluster: string, name: string, state: AppState) => appRecord(cluster, name, state);
+const rollout = rolloutOf;
 
 describe('what a commit status says', () => {
   it.each([
