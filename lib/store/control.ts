@@ -5,6 +5,7 @@ import type { RolloutStatus } from '../rollouts/state-model.js';
 import { GetCommand, type NativeItem, UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
+import { bypassingCopy } from './summary-latest.js';
 
 /** Actions kept on a rollout; past it the oldest is dropped and `actionsDropped` counts it. */
 export const MAX_ACTIONS = 100;
@@ -27,7 +28,9 @@ export function dynamoControlStore(table: TableRef): ControlStore {
     expression: Omit<UpdateParams, 'Key' | 'TableName'>,
   ): Promise<boolean> {
     try {
-      await table.doc.send(new UpdateCommand({ TableName: table.tableName, Key: key(sha), ...expression }));
+      await bypassingCopy(table, sha, () =>
+        table.doc.send(new UpdateCommand({ TableName: table.tableName, Key: key(sha), ...expression })),
+      );
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

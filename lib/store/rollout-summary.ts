@@ -90,8 +90,9 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
   }
 
   async function readSummary(sha: string) {
+    const sentAt = Date.now();
     const read = await getSummaryItem(table, sha);
-    latest.set(sha, read);
+    latest.set(sha, read, sentAt);
     return read;
   }
 
@@ -117,6 +118,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       return `${field} = ${placeholder}`;
     };
     try {
+      const sentAt = Date.now();
       const { Attributes } = await table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
@@ -135,7 +137,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
           ReturnValues: 'ALL_NEW',
         }),
       );
-      latest.set(sha, Attributes);
+      latest.set(sha, Attributes, sentAt);
       if (Attributes === undefined) return undefined;
       await reopenRevived(sha, read, next.status);
       return syncedFromItem(Attributes);
@@ -200,6 +202,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       if (before === undefined) return undefined;
       const view = rolloutView(before);
       try {
+        const sentAt = Date.now();
         const { Attributes } = await table.doc.send(
           new UpdateCommand({
             TableName: table.tableName,
@@ -218,7 +221,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
             ReturnValues: 'ALL_NEW',
           }),
         );
-        latest.set(sha, Attributes);
+        latest.set(sha, Attributes, sentAt);
         if (Attributes !== undefined) {
           await reopenRevived(sha, before, view.status);
           return syncedFromItem(Attributes);

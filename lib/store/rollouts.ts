@@ -22,6 +22,7 @@ import { newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
 import { addRef, recordClusterProgress } from './summary-caps.js';
+import { bypassingCopy } from './summary-latest.js';
 
 /**
  * Rollout records on the single table: conditional writes only, no transactions (dynalite has none). The
@@ -38,17 +39,19 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
   /** The cluster's decision counts in the summary (a summary written before the map existed gets it first). */
   const writeDecisionCounts = async (sha: string, { cluster, counts }: DecisionTally) => {
     const update = (expression: string, values: Record<string, unknown>) =>
-      table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-          UpdateExpression: expression,
-          ExpressionAttributeNames: {
-            '#d': 'decisionsByCluster',
-            ...(expression.includes('#c') ? { '#c': cluster } : {}),
-          },
-          ExpressionAttributeValues: values,
-        }),
+      bypassingCopy(table, sha, () =>
+        table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression: expression,
+            ExpressionAttributeNames: {
+              '#d': 'decisionsByCluster',
+              ...(expression.includes('#c') ? { '#c': cluster } : {}),
+            },
+            ExpressionAttributeValues: values,
+          }),
+        ),
       );
     // A summary written before `decisionsByCluster` existed gets the map first.
     await update('SET #d.#c = :counts', { ':counts': counts }).catch(async (error: unknown) => {
@@ -64,47 +67,51 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     newApps: (meta, lease) => newAppRecords(table, meta, ttlSeconds, lease),
     async start(rollout: NewRollout) {
       try {
-        await table.doc.send(
-          new PutCommand({
-            TableName: table.tableName,
-            Item: {
-              pk: rolloutPk(rollout.sha),
-              sk: SUMMARY_SK,
-              type: 'rollout',
-              ...rollout,
-              ...summaryIndexFields(rollout),
-              refs: [rollout.ref],
-              status: 'pending',
-              counts: {},
-              decisions: {},
-              clusterErrors: {},
-              clusters: {},
-              views: {},
-              decisionsByCluster: {},
-              appsVersion: 0,
-              expiresAt: expiresAt(rollout.receivedAt),
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
+        await bypassingCopy(table, rollout.sha, () =>
+          table.doc.send(
+            new PutCommand({
+              TableName: table.tableName,
+              Item: {
+                pk: rolloutPk(rollout.sha),
+                sk: SUMMARY_SK,
+                type: 'rollout',
+                ...rollout,
+                ...summaryIndexFields(rollout),
+                refs: [rollout.ref],
+                status: 'pending',
+                counts: {},
+                decisions: {},
+                clusterErrors: {},
+                clusters: {},
+                views: {},
+                decisionsByCluster: {},
+                appsVersion: 0,
+                expiresAt: expiresAt(rollout.receivedAt),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          ),
         );
         return 'created';
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
       // Another push of this commit (a tag, a redelivery, a rollback to it): add its ref, move the deadline on.
-      await table.doc
-        .send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(rollout.sha), sk: SUMMARY_SK },
-            UpdateExpression:
-              'SET #refs = if_not_exists(#refs, :none), #clusters = if_not_exists(#clusters, :empty), deadline = :deadline',
-            ConditionExpression: 'attribute_not_exists(deadline) OR deadline < :deadline',
-            ExpressionAttributeNames: { '#refs': 'refs', '#clusters': 'clusters' },
-            ExpressionAttributeValues: { ':none': [], ':empty': {}, ':deadline': rollout.deadline ?? '' },
-          }),
-        )
-        .catch(ignoreConditionFailure);
+      await bypassingCopy(table, rollout.sha, () =>
+        table.doc
+          .send(
+            new UpdateCommand({
+              TableName: table.tableName,
+              Key: { pk: rolloutPk(rollout.sha), sk: SUMMARY_SK },
+              UpdateExpression:
+                'SET #refs = if_not_exists(#refs, :none), #clusters = if_not_exists(#clusters, :empty), deadline = :deadline',
+              ConditionExpression: 'attribute_not_exists(deadline) OR deadline < :deadline',
+              ExpressionAttributeNames: { '#refs': 'refs', '#clusters': 'clusters' },
+              ExpressionAttributeValues: { ':none': [], ':empty': {}, ':deadline': rollout.deadline ?? '' },
+            }),
+          )
+          .catch(ignoreConditionFailure),
+      );
       await addRef(table, rollout.sha, rollout.ref);
       return 'exists';
     },
@@ -142,15 +149,17 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
         names[`#c${i}`] = cluster;
         parts.push(`#clusters.#c${i} = :planned`);
       });
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-          UpdateExpression: `SET ${parts.join(', ')}, errorsVersion = if_not_exists(errorsVersion, :zero) + :one`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { ...names, '#clusters': 'clusters' },
-          ExpressionAttributeValues: { ':planned': 'planned', ':zero': 0, ':one': 1 },
-        }),
+      await bypassingCopy(table, sha, () =>
+        table.doc.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+            UpdateExpression: `SET ${parts.join(', ')}, errorsVersion = if_not_exists(errorsVersion, :zero) + :one`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { ...names, '#clusters': 'clusters' },
+            ExpressionAttributeValues: { ':planned': 'planned', ':zero': 0, ':one': 1 },
+          }),
+        ),
       );
     },
 

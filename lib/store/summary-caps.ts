@@ -2,7 +2,7 @@ import type { ClusterProgress } from '../rollouts/rollout-model.js';
 import { UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
-import { latestSummariesOf } from './summary-latest.js';
+import { bypassingCopy, latestSummariesOf } from './summary-latest.js';
 
 /**
  * The rollout summary is one item (DynamoDB: at most 400 KB), so what grows with events stays bounded:
@@ -36,8 +36,8 @@ export function omittedClusterErrors(summary: {
 /** Another ref of the commit: appended while fewer than MAX_REFS are listed, else counted. */
 export async function addRef(table: TableRef, sha: string, ref: string): Promise<void> {
   const send = (expression: string, condition: string, values: Record<string, unknown>) =>
-    table.doc
-      .send(
+    bypassingCopy(table, sha, () =>
+      table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
           Key: key(sha),
@@ -46,14 +46,14 @@ export async function addRef(table: TableRef, sha: string, ref: string): Promise
           ExpressionAttributeNames: { '#refs': 'refs' },
           ExpressionAttributeValues: { ':refValue': ref, ':max': MAX_REFS, ...values },
         }),
-      )
-      .then(
-        () => true,
-        (error: unknown) => {
-          if (isConditionFailure(error)) return false;
-          throw error;
-        },
-      );
+      ),
+    ).then(
+      () => true,
+      (error: unknown) => {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      },
+    );
   if (
     await send(
       'SET #refs = list_append(#refs, :ref)',
@@ -132,6 +132,7 @@ async function sendUpdate(
   sha: string,
   input: ConstructorParameters<typeof UpdateCommand>[0],
 ): Promise<void> {
+  const sentAt = Date.now();
   const { Attributes } = await table.doc.send(new UpdateCommand(input));
-  latestSummariesOf(table).offer(sha, Attributes);
+  latestSummariesOf(table).offer(sha, Attributes, sentAt);
 }

@@ -8,31 +8,47 @@ type Item = Record<string, unknown>;
  * versions it holds, and a failed condition reads the item again.
  */
 export function latestSummaries(capacity = 16, now: () => number = Date.now) {
-  const items = new Map<string, { readonly item: Item; readonly at: number }>();
+  const items = new Map<string, { readonly item: Item; readonly at: number; readonly sentAt: number }>();
   const queues = new Map<string, Promise<unknown>>();
+  const forgotten = new Map<string, number>();
   return {
     get: (sha: string) => items.get(sha)?.item,
-    /** The kept item if this container read or wrote it at most `maxAgeMs` ago. */
+    /**
+     * The kept item if this container read or wrote it at most `maxAgeMs` ago, by a request sent after the
+     * last write of the summary that bypassed the cache (`forget`) had ended: DynamoDB applies a write sent
+     * after another one ended after it, so such an item holds that write's change. An earlier request's
+     * answer may arrive later without it (release control's flags carry no version to tell).
+     */
     fresh(sha: string, maxAgeMs: number): Item | undefined {
       const kept = items.get(sha);
-      return kept !== undefined && now() - kept.at <= maxAgeMs ? kept.item : undefined;
+      if (kept === undefined || now() - kept.at > maxAgeMs) return undefined;
+      const forgot = forgotten.get(sha);
+      return forgot === undefined || kept.sentAt >= forgot ? kept.item : undefined;
     },
-    set(sha: string, item: Item | undefined) {
+    /** A write of the summary made without returning it (release control, the deadline, refs): drop the copy. */
+    forget(sha: string) {
+      items.delete(sha);
+      forgotten.delete(sha);
+      forgotten.set(sha, now());
+      if (forgotten.size > capacity) forgotten.delete(forgotten.keys().next().value as string);
+    },
+    /** `sentAt`: when the request that returned `item` was sent (unknown: never fresh after a `forget`). */
+    set(sha: string, item: Item | undefined, sentAt = Number.NEGATIVE_INFINITY) {
       items.delete(sha);
       if (item === undefined) return;
-      items.set(sha, { item, at: now() });
+      items.set(sha, { item, at: now(), sentAt });
       if (items.size > capacity) items.delete(items.keys().next().value as string);
     },
     /**
      * Keeps `item` (what a write returned) unless the kept one is newer: an answer that arrives after a
      * later write's (two work items of one batch) must not replace it. Both version counters only grow.
      */
-    offer(sha: string, item: Item | undefined) {
+    offer(sha: string, item: Item | undefined, sentAt?: number) {
       if (item === undefined) return;
       const kept = items.get(sha)?.item;
       const older = (field: string) => Number(item[field] ?? 0) < Number(kept?.[field] ?? 0);
       if (kept !== undefined && (older('viewsVersion') || older('errorsVersion'))) return;
-      this.set(sha, item);
+      this.set(sha, item, sentAt);
     },
     /** Runs `work` after the rollout's writes already queued here. */
     oneAtATime<T>(sha: string, work: () => Promise<T>): Promise<T> {
@@ -66,4 +82,13 @@ export function latestSummariesOf(table: object): LatestSummaries {
     byTable.set(table, latest);
   }
   return latest;
+}
+
+/** Runs a write of the summary item that does not return it, then drops this container's copy. */
+export async function bypassingCopy<T>(table: object, sha: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    latestSummariesOf(table).forget(sha);
+  }
 }

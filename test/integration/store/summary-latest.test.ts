@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ViewedApp } from '../../../lib/rollouts/ports/app-state.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
+import { dynamoControlStore } from '../../../lib/store/control.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutDigest } from '../../../lib/store/rollout-digest.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
@@ -87,6 +88,22 @@ describe('summary writes from a kept item', () => {
     expect(digest?.clusters).toEqual({ a: { refreshed: 2 } });
   });
 
+  it('reads the summary for a digest after a release-control write made since the container’s last summary write', async () => {
+    const m = meta('f'.repeat(40));
+    const own = container();
+    const work = dynamoRolloutWriter(own, 86_400);
+    await work.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await work.planClusters(m.sha, ['a']);
+    await work.recordCluster(m.sha, 'a', 'done');
+    await work.syncSummary(m.sha, 'a', apps('syncing', 1, 2));
+    // The gate halts the rollout in the same container, right after the summary write.
+    await dynamoControlStore(own).setFlag(m.sha, 'halted', true);
+    const sent = recordCommands(own);
+    const digest = await dynamoRolloutDigest(own).digest(m.sha, 0);
+    expect(sent).toEqual(['GetCommand']);
+    expect(digest?.summary.status).toBe('halted');
+  });
+
   it('reads the summary for a digest in a container that has not written it lately', async () => {
     const m = meta('c'.repeat(40));
     const writer = dynamoRolloutWriter(container(), 86_400);
@@ -116,5 +133,19 @@ describe('kept summary items', () => {
     now += 501;
     expect(latest.fresh('s', 500)).toBeUndefined();
     expect(latest.get('s')?.n).toBe('newest');
+  });
+
+  it('are not fresh when their request was sent before a write that bypassed the copy ended', () => {
+    let now = 1_000;
+    const latest = latestSummaries(16, () => now);
+    latest.forget('s');
+    // An answer to a request sent before that write ended (it may lack its change): kept, never fresh.
+    latest.offer('s', { viewsVersion: 1, n: 'sent before' }, 999);
+    expect(latest.get('s')?.n).toBe('sent before');
+    expect(latest.fresh('s', 500)).toBeUndefined();
+    // One sent after it holds the change.
+    now += 10;
+    latest.offer('s', { viewsVersion: 2, n: 'sent after' }, 1_005);
+    expect(latest.fresh('s', 500)?.n).toBe('sent after');
   });
 });
