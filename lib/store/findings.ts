@@ -50,7 +50,10 @@ export function dynamoFindingsStore(
             ':pk': FINDINGS_PK,
             ...(cluster === undefined ? {} : { ':prefix': `${cluster}#` }),
           },
-          ConsistentRead: true,
+          // Eventually consistent (half the read units): the findings were written by the pass before,
+          // minutes ago (passes never overlap: the reconcile function's reserved concurrency is 1), and a
+          // pass never reads a cluster it has written.
+          ConsistentRead: false,
           ...(filter === undefined ? {} : { FilterExpression: filter }),
           ...(start === undefined ? {} : { ExclusiveStartKey: start }),
         }),
