@@ -28,8 +28,8 @@ const problemsIn = (counts: StateCounts) => PROBLEM_STATES.reduce((sum, s) => su
 
 /**
  * The digest of a rollout in at most four requests, whatever its size: the summary item (one strongly
- * consistent read, or the item this container's own write returned a moment ago), the first `limit` problem apps and the first `limit` warned apps (the sparse indexes
- * of lib/store/problem-apps.ts), and a count of the warned apps only when there are more. The indexes are
+ * consistent read, or the item this container's own write returned a moment ago), the first `limit`
+ * problem apps and the first `limit` warned apps (the sparse indexes of lib/store/problem-apps.ts), and a count of the warned apps only when there are more. The indexes are
  * updated after the app's write, so when they show fewer problem apps than the views count (a write a
  * moment ago), the clusters short of theirs are read from the table, consistently: rare, and bounded by
  * those clusters.

@@ -4,7 +4,7 @@ import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { dynamoOpenRollouts } from './open-rollouts.js';
-import { latestSummariesOf } from './summary-latest.js';
+import { latestSummariesOf, summaryClock } from './summary-latest.js';
 import { type ClusterView, clusterView, rolloutView, syncedFromItem } from './summary-views.js';
 
 // The rollout summary item in DynamoDB: its read, and the writes that store the clusters' views
@@ -90,7 +90,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
   }
 
   async function readSummary(sha: string) {
-    const sentAt = Date.now();
+    const sentAt = summaryClock();
     const read = await getSummaryItem(table, sha);
     latest.set(sha, read, sentAt);
     return read;
@@ -118,7 +118,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       return `${field} = ${placeholder}`;
     };
     try {
-      const sentAt = Date.now();
+      const sentAt = summaryClock();
       const { Attributes } = await table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
@@ -202,7 +202,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       if (before === undefined) return undefined;
       const view = rolloutView(before);
       try {
-        const sentAt = Date.now();
+        const sentAt = summaryClock();
         const { Attributes } = await table.doc.send(
           new UpdateCommand({
             TableName: table.tableName,

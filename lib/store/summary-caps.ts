@@ -2,7 +2,7 @@ import type { ClusterProgress } from '../rollouts/rollout-model.js';
 import { UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
-import { bypassingCopy, latestSummariesOf } from './summary-latest.js';
+import { bypassingCopy, latestSummariesOf, summaryClock } from './summary-latest.js';
 
 /**
  * The rollout summary is one item (DynamoDB: at most 400 KB), so what grows with events stays bounded:
@@ -132,7 +132,7 @@ async function sendUpdate(
   sha: string,
   input: ConstructorParameters<typeof UpdateCommand>[0],
 ): Promise<void> {
-  const sentAt = Date.now();
+  const sentAt = summaryClock();
   const { Attributes } = await table.doc.send(new UpdateCommand(input));
   latestSummariesOf(table).offer(sha, Attributes, sentAt);
 }

@@ -7,7 +7,13 @@ type Item = Record<string, unknown>;
  * A kept item may be stale (another container wrote since): every write made from it is conditional on the
  * versions it holds, and a failed condition reads the item again.
  */
-export function latestSummaries(capacity = 16, now: () => number = Date.now) {
+/**
+ * The clock of kept items and of the requests that return them: monotonic, below a millisecond, so a request
+ * sent right after a `forget` reads as sent after it.
+ */
+export const summaryClock = (): number => performance.now();
+
+export function latestSummaries(capacity = 16, now: () => number = summaryClock) {
   const items = new Map<string, { readonly item: Item; readonly at: number; readonly sentAt: number }>();
   const queues = new Map<string, Promise<unknown>>();
   const forgotten = new Map<string, number>();
@@ -23,7 +29,7 @@ export function latestSummaries(capacity = 16, now: () => number = Date.now) {
       const kept = items.get(sha);
       if (kept === undefined || now() - kept.at > maxAgeMs) return undefined;
       const forgot = forgotten.get(sha);
-      return forgot === undefined || kept.sentAt >= forgot ? kept.item : undefined;
+      return forgot === undefined || kept.sentAt > forgot ? kept.item : undefined;
     },
     /** A write of the summary made without returning it (release control, the deadline, refs): drop the copy. */
     forget(sha: string) {
