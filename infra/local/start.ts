@@ -68,11 +68,8 @@ try {
     'Try it: npm run demo   (pushes a commit, posts the signed webhook, prints the rollout)',
     '',
   );
-  process.stdout.write(lines.join('\n'));
-  void stack.firstPass?.then(() =>
-    process.stdout.write('[reconcile] first pass ended: npx gitops-sync findings (or GET /findings)\n'),
-  );
-
+  // The handlers before the banner: a pipe's write is synchronous on Linux, so whoever waits for the banner
+  // may signal at once, before a handler registered after it (the default action: killed, no cleanup).
   const shutdown = async () => {
     removeStackState(port);
     await stack.close();
@@ -80,6 +77,10 @@ try {
   };
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
+  process.stdout.write(lines.join('\n'));
+  void stack.firstPass?.then(() =>
+    process.stdout.write('[reconcile] first pass ended: npx gitops-sync findings (or GET /findings)\n'),
+  );
 } catch (error) {
   process.stderr.write(`local stack failed to start: ${errorMessage(error)}\n`);
   process.exit(1);
