@@ -2,10 +2,10 @@ import type { ControlState, ControlStore } from '../release/ports.js';
 import { controlledStatus } from '../release/status.js';
 import type { OperatorAction, WaveProgress } from '../rollouts/rollout-model.js';
 import type { RolloutStatus } from '../rollouts/state-model.js';
-import { GetCommand, type NativeItem, UpdateCommand } from './document-client.js';
+import { GetCommand, type NativeItem, type UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
-import { bypassingCopy } from './summary-latest.js';
+import { updateSummary } from './summary-latest.js';
 
 /** Actions kept on a rollout; past it the oldest is dropped and `actionsDropped` counts it. */
 export const MAX_ACTIONS = 100;
@@ -28,9 +28,7 @@ export function dynamoControlStore(table: TableRef): ControlStore {
     expression: Omit<UpdateParams, 'Key' | 'TableName'>,
   ): Promise<boolean> {
     try {
-      await bypassingCopy(table, sha, () =>
-        table.doc.send(new UpdateCommand({ TableName: table.tableName, Key: key(sha), ...expression })),
-      );
+      await updateSummary(table, sha, expression);
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

@@ -9,7 +9,7 @@ import type {
 import { dynamoAppLedger } from './app-ledger.js';
 import { batchWriteAll } from './batch-write.js';
 import { decisionItems } from './decision-chunks.js';
-import { PutCommand, UpdateCommand } from './document-client.js';
+import { PutCommand } from './document-client.js';
 import {
   epochSeconds,
   ignoreConditionFailure,
@@ -22,7 +22,7 @@ import { newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
 import { addRef, recordClusterProgress } from './summary-caps.js';
-import { bypassingCopy } from './summary-latest.js';
+import { bypassingCopy, updateSummary } from './summary-latest.js';
 
 /**
  * Rollout records on the single table: conditional writes only, no transactions (dynalite has none). The
@@ -39,20 +39,14 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
   /** The cluster's decision counts in the summary (a summary written before the map existed gets it first). */
   const writeDecisionCounts = async (sha: string, { cluster, counts }: DecisionTally) => {
     const update = (expression: string, values: Record<string, unknown>) =>
-      bypassingCopy(table, sha, () =>
-        table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: expression,
-            ExpressionAttributeNames: {
-              '#d': 'decisionsByCluster',
-              ...(expression.includes('#c') ? { '#c': cluster } : {}),
-            },
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
+      updateSummary(table, sha, {
+        UpdateExpression: expression,
+        ExpressionAttributeNames: {
+          '#d': 'decisionsByCluster',
+          ...(expression.includes('#c') ? { '#c': cluster } : {}),
+        },
+        ExpressionAttributeValues: values,
+      });
     // A summary written before `decisionsByCluster` existed gets the map first.
     await update('SET #d.#c = :counts', { ':counts': counts }).catch(async (error: unknown) => {
       if (!(error instanceof Error && error.name === 'ValidationException')) throw error;
@@ -97,21 +91,13 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
         if (!isConditionFailure(error)) throw error;
       }
       // Another push of this commit (a tag, a redelivery, a rollback to it): add its ref, move the deadline on.
-      await bypassingCopy(table, rollout.sha, () =>
-        table.doc
-          .send(
-            new UpdateCommand({
-              TableName: table.tableName,
-              Key: { pk: rolloutPk(rollout.sha), sk: SUMMARY_SK },
-              UpdateExpression:
-                'SET #refs = if_not_exists(#refs, :none), #clusters = if_not_exists(#clusters, :empty), deadline = :deadline',
-              ConditionExpression: 'attribute_not_exists(deadline) OR deadline < :deadline',
-              ExpressionAttributeNames: { '#refs': 'refs', '#clusters': 'clusters' },
-              ExpressionAttributeValues: { ':none': [], ':empty': {}, ':deadline': rollout.deadline ?? '' },
-            }),
-          )
-          .catch(ignoreConditionFailure),
-      );
+      await updateSummary(table, rollout.sha, {
+        UpdateExpression:
+          'SET #refs = if_not_exists(#refs, :none), #clusters = if_not_exists(#clusters, :empty), deadline = :deadline',
+        ConditionExpression: 'attribute_not_exists(deadline) OR deadline < :deadline',
+        ExpressionAttributeNames: { '#refs': 'refs', '#clusters': 'clusters' },
+        ExpressionAttributeValues: { ':none': [], ':empty': {}, ':deadline': rollout.deadline ?? '' },
+      }).catch(ignoreConditionFailure);
       await addRef(table, rollout.sha, rollout.ref);
       return 'exists';
     },
@@ -149,18 +135,12 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
         names[`#c${i}`] = cluster;
         parts.push(`#clusters.#c${i} = :planned`);
       });
-      await bypassingCopy(table, sha, () =>
-        table.doc.send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
-            UpdateExpression: `SET ${parts.join(', ')}, errorsVersion = if_not_exists(errorsVersion, :zero) + :one`,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { ...names, '#clusters': 'clusters' },
-            ExpressionAttributeValues: { ':planned': 'planned', ':zero': 0, ':one': 1 },
-          }),
-        ),
-      );
+      await updateSummary(table, sha, {
+        UpdateExpression: `SET ${parts.join(', ')}, errorsVersion = if_not_exists(errorsVersion, :zero) + :one`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { ...names, '#clusters': 'clusters' },
+        ExpressionAttributeValues: { ':planned': 'planned', ':zero': 0, ':one': 1 },
+      });
     },
 
     async recordCluster(sha, cluster, progress, message, decided) {

@@ -2,7 +2,7 @@ import type { ClusterProgress } from '../rollouts/rollout-model.js';
 import { UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
-import { bypassingCopy, latestSummariesOf, summaryClock } from './summary-latest.js';
+import { latestSummariesOf, summaryClock, updateSummary } from './summary-latest.js';
 
 /**
  * The rollout summary is one item (DynamoDB: at most 400 KB), so what grows with events stays bounded:
@@ -36,18 +36,12 @@ export function omittedClusterErrors(summary: {
 /** Another ref of the commit: appended while fewer than MAX_REFS are listed, else counted. */
 export async function addRef(table: TableRef, sha: string, ref: string): Promise<void> {
   const send = (expression: string, condition: string, values: Record<string, unknown>) =>
-    bypassingCopy(table, sha, () =>
-      table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: key(sha),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: { '#refs': 'refs' },
-          ExpressionAttributeValues: { ':refValue': ref, ':max': MAX_REFS, ...values },
-        }),
-      ),
-    ).then(
+    updateSummary(table, sha, {
+      UpdateExpression: expression,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#refs': 'refs' },
+      ExpressionAttributeValues: { ':refValue': ref, ':max': MAX_REFS, ...values },
+    }).then(
       () => true,
       (error: unknown) => {
         if (isConditionFailure(error)) return false;

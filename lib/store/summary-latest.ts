@@ -1,3 +1,7 @@
+import { UpdateCommand } from './document-client.js';
+import type { TableRef } from './dynamo.js';
+import { rolloutPk, SUMMARY_SK } from './keys.js';
+
 type Item = Record<string, unknown>;
 
 /**
@@ -97,4 +101,24 @@ export async function bypassingCopy<T>(table: object, sha: string, write: () => 
   } finally {
     latestSummariesOf(table).forget(sha);
   }
+}
+
+/**
+ * An update of a rollout's summary item that does not return it (release control, the deadline, refs,
+ * planned clusters, decision counts): sent, then this container's copy is dropped, whatever the answer.
+ */
+export function updateSummary(
+  table: TableRef,
+  sha: string,
+  params: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName' | 'Key'>,
+) {
+  return bypassingCopy(table, sha, () =>
+    table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: rolloutPk(sha), sk: SUMMARY_SK },
+        ...params,
+      }),
+    ),
+  );
 }
