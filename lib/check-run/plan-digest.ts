@@ -84,17 +84,13 @@ function notSyncedOfDigest(digest: RolloutDigest, total: ReadonlyMap<AppState, n
   const moving = APP_STATES.filter((s) => !PROBLEMS.has(s) && s !== 'synced' && s !== 'superseded')
     .map((s): [AppState, number] => [s, total.get(s) ?? 0])
     .filter(([, n]) => n > 0);
+  const stillMoving = moving.reduce((sum, [, n]) => sum + n, 0);
   const lines = [...clusterErrorLines(digest.summary), ...named.map(appLine)];
   if (problems > named.length)
     lines.push(`- … ${problems - named.length} more problem apps: see the rollout page`);
-  if (moving.length > 0) {
-    const n = moving.reduce((sum, [, count]) => sum + count, 0);
-    lines.push(`- ${n} more not synced yet (${moving.map(([s, count]) => `${count} ${s}`).join(', ')})`);
-  }
+  if (stillMoving > 0)
+    lines.push(`- ${stillMoving} more not synced yet (${moving.map(([s, n]) => `${n} ${s}`).join(', ')})`);
   if (lines.length === 0) return 'Every app is synced.';
-  const notSynced =
-    problems +
-    moving.reduce((sum, [, n]) => sum + n, 0) +
-    Object.keys(digest.summary.clusterErrors ?? {}).length;
+  const notSynced = problems + stillMoving + Object.keys(digest.summary.clusterErrors ?? {}).length;
   return bounded(`Apps not synced (${notSynced}):\n\n${lines.join('\n')}`, 'apps');
 }
