@@ -12,6 +12,7 @@ import { movedOnTo } from './ref-head.js';
 import { registryAliases } from './registry-revisions.js';
 import type { RolloutSummary } from './rollout-model.js';
 import { isInFlight } from './state-model.js';
+import { continueChain, startPoll } from './track-chain.js';
 import { decideApp, type LiveView, type OnEnd } from './track-decide.js';
 import { type WriteOutcome, writeChanges } from './track-writes.js';
 
@@ -159,79 +160,9 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
   return { rollouts: polls.length, changed, unfinished, requeued };
 }
 
-const leaseUntil = (now: Date, deps: Pick<TrackDeps, 'chainLeaseSeconds'>) =>
-  new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
-
-/** The track function's timeout (serverless.yml): no poll outlasts it. */
-const POLL_BUDGET_SECONDS = 60;
-
-/**
- * The poll's chain and the cluster's registrations, or undefined when another chain holds the cluster. One
- * read gives both; the lease is renewed (a write conditional on the chain) only when the read does not show
- * it ours, renewed since its claim, and lasting past this poll and the next one's start.
- */
-async function startPoll(message: TrackMessage, now: Date, deps: TrackDeps) {
-  const { cluster } = message;
-  const read = await deps.trackers.read?.(cluster);
-  if (read === undefined) {
-    const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
-    return chain === undefined ? undefined : { chain, registered: await deps.trackers.list(cluster) };
-  }
-  const held = read.chain;
-  if (message.chain !== undefined && held?.chain !== undefined && held.chain !== message.chain)
-    return undefined;
-  const needed = now.getTime() + (nextDelaySeconds(read.registered, now, deps) + POLL_BUDGET_SECONDS) * 1000;
-  const lasts = Date.parse(held?.leaseUntil ?? '') >= needed;
-  if (message.chain !== undefined && held?.chain === message.chain && held.polled && lasts) {
-    return { chain: message.chain, registered: read.registered };
-  }
-  const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
-  return chain === undefined ? undefined : { chain, registered: read.registered };
-}
-
-/** The backoff from the youngest rollout's age. */
-function nextDelaySeconds(
-  registered: readonly TrackedRollout[],
-  now: Date,
-  deps: Pick<TrackDeps, 'intervalSeconds' | 'maxIntervalSeconds'>,
-) {
-  const youngest = Math.max(0, ...registered.map((r) => Date.parse(r.addedAt) || 0));
-  const ageSeconds = Math.max(0, (now.getTime() - youngest) / 1000);
-  return Math.round(Math.min(deps.maxIntervalSeconds, Math.max(deps.intervalSeconds, ageSeconds / 4)));
-}
-
 async function dropRegistration(cluster: string, registration: TrackedRollout, deps: TrackDeps) {
   // A registration made since we listed (a new delivery of this commit) keeps it: the next poll sees it.
   return deps.trackers.unregister(cluster, registration);
-}
-
-/**
- * The next poll, with backoff from the youngest rollout's age; or, with nothing left, the chain's lease is
- * released and the registrations read again, so a rollout registered meanwhile is never left unpolled.
- */
-async function continueChain(
-  message: TrackMessage & { readonly chain: string },
-  registered: readonly TrackedRollout[],
-  left: number,
-  deps: TrackDeps,
-): Promise<boolean> {
-  const { cluster } = message;
-  let { chain } = message;
-  // `left`: the registrations this poll did not drop. None: the lease is released, then they are read
-  // again (one registered since this poll's read is seen there, not lost).
-  let remaining = left;
-  if (remaining === 0) {
-    await deps.trackers.releaseChain(cluster, chain);
-    remaining = (await deps.trackers.list(cluster)).length;
-    if (remaining === 0) return false;
-    const now = deps.clock.now();
-    const claimed = await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now);
-    if (claimed === undefined) return false;
-    chain = claimed;
-  }
-  const delaySeconds = nextDelaySeconds(registered, deps.clock.now(), deps);
-  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1, chain }, { delaySeconds });
-  return true;
 }
 
 async function readLive(

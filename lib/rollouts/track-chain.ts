@@ -1,0 +1,88 @@
+/**
+ * A cluster's track chain, the poll's side (lib/rollouts/track.ts polls): the chain's lease read and renewed
+ * at the start of a poll only when it must be, the backoff to the next poll, and the next poll enqueued or,
+ * with nothing left to follow, the lease released (docs/engine.md, track chains and leases).
+ */
+import type { Clock, Queue } from '../ports.js';
+import type { TrackMessage } from '../queue/messages.js';
+import type { ClusterTrackers, TrackedRollout } from './ports/cluster-trackers.js';
+
+/** What the chain's steps use of the track function's dependencies. */
+export interface ChainDeps {
+  readonly trackers: ClusterTrackers;
+  readonly queue: Queue<TrackMessage>;
+  readonly clock: Clock;
+  readonly intervalSeconds: number;
+  readonly maxIntervalSeconds: number;
+  readonly chainLeaseSeconds: number;
+}
+
+const leaseUntil = (now: Date, deps: Pick<ChainDeps, 'chainLeaseSeconds'>) =>
+  new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
+
+/** The track function's timeout (serverless.yml): no poll outlasts it. */
+const POLL_BUDGET_SECONDS = 60;
+
+/**
+ * The poll's chain and the cluster's registrations, or undefined when another chain holds the cluster. One
+ * read gives both; the lease is renewed (a write conditional on the chain) only when the read does not show
+ * it ours, renewed since its claim, and lasting past this poll and the next one's start.
+ */
+export async function startPoll(message: TrackMessage, now: Date, deps: ChainDeps) {
+  const { cluster } = message;
+  const read = await deps.trackers.read?.(cluster);
+  if (read === undefined) {
+    const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
+    return chain === undefined ? undefined : { chain, registered: await deps.trackers.list(cluster) };
+  }
+  const held = read.chain;
+  if (message.chain !== undefined && held?.chain !== undefined && held.chain !== message.chain)
+    return undefined;
+  const needed = now.getTime() + (nextDelaySeconds(read.registered, now, deps) + POLL_BUDGET_SECONDS) * 1000;
+  const lasts = Date.parse(held?.leaseUntil ?? '') >= needed;
+  if (message.chain !== undefined && held?.chain === message.chain && held.polled && lasts) {
+    return { chain: message.chain, registered: read.registered };
+  }
+  const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
+  return chain === undefined ? undefined : { chain, registered: read.registered };
+}
+
+/** The backoff from the youngest rollout's age. */
+function nextDelaySeconds(
+  registered: readonly TrackedRollout[],
+  now: Date,
+  deps: Pick<ChainDeps, 'intervalSeconds' | 'maxIntervalSeconds'>,
+) {
+  const youngest = Math.max(0, ...registered.map((r) => Date.parse(r.addedAt) || 0));
+  const ageSeconds = Math.max(0, (now.getTime() - youngest) / 1000);
+  return Math.round(Math.min(deps.maxIntervalSeconds, Math.max(deps.intervalSeconds, ageSeconds / 4)));
+}
+
+/**
+ * The next poll, with backoff from the youngest rollout's age; or, with nothing left, the chain's lease is
+ * released and the registrations read again, so a rollout registered meanwhile is never left unpolled.
+ */
+export async function continueChain(
+  message: TrackMessage & { readonly chain: string },
+  registered: readonly TrackedRollout[],
+  left: number,
+  deps: ChainDeps,
+): Promise<boolean> {
+  const { cluster } = message;
+  let { chain } = message;
+  // `left`: the registrations this poll did not drop. None: the lease is released, then they are read
+  // again (one registered since this poll's read is seen there, not lost).
+  let remaining = left;
+  if (remaining === 0) {
+    await deps.trackers.releaseChain(cluster, chain);
+    remaining = (await deps.trackers.list(cluster)).length;
+    if (remaining === 0) return false;
+    const now = deps.clock.now();
+    const claimed = await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now);
+    if (claimed === undefined) return false;
+    chain = claimed;
+  }
+  const delaySeconds = nextDelaySeconds(registered, deps.clock.now(), deps);
+  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1, chain }, { delaySeconds });
+  return true;
+}
