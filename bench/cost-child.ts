@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { MemoryQueue } from '../infra/local/memory-queue.js';
 import { webhookHandler } from '../lib/handlers.js';
 import type { LogFields, Logger, MetricDimensions, Metrics, SendOptions } from '../lib/ports.js';
+import type { TrackMessage } from '../lib/queue/messages.js';
 import { billedMs, type FunctionUse, type Usage } from './cost-model.js';
 import { signedPush } from './signed-push.js';
 import { rolloutSummary, startBenchWorld } from './world.js';
@@ -23,7 +24,7 @@ const { values } = parseArgs({
 });
 const MEMORY = { webhook: 512, fanout: 1024, track: 512, reconcile: 1024 } as const;
 type Fn = keyof typeof MEMORY;
-type Phase = 'push' | 'track' | 'reconcile' | 'sweep';
+type Phase = 'push' | 'track' | 'idle' | 'reconcile' | 'sweep';
 
 interface Tally {
   functions: Record<string, { invocations: number; billedMs: number; memoryMb: number }>;
@@ -46,7 +47,13 @@ const fresh = (): Tally => ({
   httpApiRequests: 0,
   logBytes: 0,
 });
-const tallies: Record<Phase, Tally> = { push: fresh(), track: fresh(), reconcile: fresh(), sweep: fresh() };
+const tallies: Record<Phase, Tally> = {
+  push: fresh(),
+  track: fresh(),
+  idle: fresh(),
+  reconcile: fresh(),
+  sweep: fresh(),
+};
 let phase: Phase | undefined;
 const tally = () => (phase === undefined ? undefined : tallies[phase]);
 
@@ -201,7 +208,12 @@ async function invoke(fn: Fn, run: () => Promise<unknown>, fromQueue: boolean): 
 function withScaled(a: Tally, b: Tally, scale: number): Tally {
   const functions: Tally['functions'] = { ...a.functions };
   for (const [fn, use] of Object.entries(b.functions)) {
-    functions[fn] = { ...use, invocations: use.invocations * scale, billedMs: use.billedMs * scale };
+    const before = functions[fn];
+    functions[fn] = {
+      ...use,
+      invocations: (before?.invocations ?? 0) + use.invocations * scale,
+      billedMs: (before?.billedMs ?? 0) + use.billedMs * scale,
+    };
   }
   return {
     functions,
@@ -231,7 +243,16 @@ export function pollsFor(seconds: number): number {
   return polls;
 }
 
-async function pushThrough(service: number, measured: boolean): Promise<{ apps: number; polls: number }> {
+/**
+ * One push through the functions. Track polls come in two kinds, measured apart: those that write (each
+ * chain's first poll, which records what it first sees, the app still at its old revision, and the poll
+ * after a tick has ended every sync, which writes each app's end, the summary and the rollout's end), and
+ * one that finds nothing new (a second poll before the tick), as most polls of a real sync do.
+ */
+async function pushThrough(
+  service: number,
+  measured: boolean,
+): Promise<{ apps: number; polls: number; idlePolls: number }> {
   const commit = await world.commit(service);
   await world.command('reset');
   phase = measured ? 'push' : undefined;
@@ -240,29 +261,44 @@ async function pushThrough(service: number, measured: boolean): Promise<{ apps: 
   if (t !== undefined) t.httpApiRequests += 1;
   await invoke('webhook', () => handler(signedPush(service, { repoUrl: world.repoURL, ...commit })), false);
   let polls = 0;
+  let idlePolls = 0;
   let appCount = 0;
+  const seen = new Set<string>();
+  const poll = async (chains: readonly TrackMessage[], as: Phase) => {
+    if (measured) phase = as;
+    for (let i = 0; i < chains.length; i += 10) {
+      const batch = chains.slice(i, i + 10);
+      await invoke('track', () => Promise.all(batch.map((m) => world.app.track({ ...m, attempt: 0 }))), true);
+    }
+    if (measured) phase = 'push';
+  };
   for (let round = 0; round < 100; round++) {
     const items = world.queues.push.takeAll();
     for (let i = 0; i < items.length; i += 5) {
       const batch = items.slice(i, i + 5);
       await invoke('fanout', () => Promise.all(batch.map((m) => world.app.fanout(m))), true);
     }
+    // A chain's first poll writes what it sees first (the app still at its old revision), the second
+    // finds nothing new; both before the tick, which then ends every sync for the polls after.
+    const first = world.queues.track.takeAll();
+    const unseen = first.filter((m) => !seen.has(m.cluster));
+    for (const m of unseen) seen.add(m.cluster);
+    polls += unseen.length;
+    await poll(unseen, 'track');
+    const again = world.queues.track.takeAll();
+    idlePolls += again.length;
+    await poll(again, 'idle');
     await world.command('tick');
-    const chains = world.queues.track.takeAll();
+    const chains = [...first.filter((m) => !unseen.includes(m)), ...world.queues.track.takeAll()];
     polls += chains.length;
-    if (measured) phase = 'track';
-    for (let i = 0; i < chains.length; i += 10) {
-      const batch = chains.slice(i, i + 10);
-      await invoke('track', () => Promise.all(batch.map((m) => world.app.track({ ...m, attempt: 0 }))), true);
-    }
-    if (measured) phase = 'push';
-    if (items.length === 0 && chains.length === 0) {
+    await poll(chains, 'track');
+    if (items.length === 0 && chains.length === 0 && unseen.length === 0) {
       appCount = ((await rolloutSummary<{ apps?: unknown[] }>(world.app, commit.after)).apps ?? []).length;
       break;
     }
   }
   phase = undefined;
-  return { apps: appCount, polls };
+  return { apps: appCount, polls, idlePolls };
 }
 
 try {
@@ -270,9 +306,13 @@ try {
   const measured = await pushThrough(1, true);
   // Here a tick ends every sync; a real one takes a while, and track polls the chain the whole time.
   const pollsPerChain = pollsFor(Number(values['sync-seconds'] ?? 60));
+  // Of a chain's polls, two write (measured: its first look and its end), the rest find nothing new (the
+  // measured idle poll). A sync whose state changes more often in between writes a little more.
   const simulatedPolls = Math.max(1, measured.polls);
-  const trackScale = (clusters * pollsPerChain) / simulatedPolls;
-  const push = withScaled(tallies.push, tallies.track, trackScale);
+  const writingPolls = Math.min(2, pollsPerChain);
+  const trackScale = (clusters * writingPolls) / simulatedPolls;
+  const idleScale = (clusters * (pollsPerChain - writingPolls)) / Math.max(1, measured.idlePolls);
+  const push = withScaled(withScaled(tallies.push, tallies.track, trackScale), tallies.idle, idleScale);
   // The first pass writes every finding once; what a month of passes costs is the steady pass after it.
   phase = undefined;
   await invoke('reconcile', () => world.app.reconcile({ timeBudgetMs: 540_000 }), false);
@@ -294,8 +334,10 @@ try {
     `${JSON.stringify({
       refreshedApps: measured.apps,
       simulatedPolls,
+      idlePolls: measured.idlePolls,
       pollsPerChain,
       trackScale,
+      idleScale,
       push: usage(push),
       pushWriteUnitsBy: push.writeUnitsBy,
       reconcile: usage(tallies.reconcile),
