@@ -3,6 +3,7 @@ import type { AppRecord, DecisionRecord, StoredApp } from '../rollouts/app-model
 import type { HistoryEntry, RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import type { RolloutSummary } from '../rollouts/rollout-model.js';
 import type { RolloutStatus } from '../rollouts/state-model.js';
+import { chunkDecisionsOf } from './decision-chunks.js';
 import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
 import { readFeedback } from './feedback-items.js';
@@ -69,7 +70,7 @@ function pick(item: Item, fields: readonly string[]): Item {
 export function latestDecisions(chunks: readonly Item[]): DecisionRecord[] {
   const byObject = new Map<string, DecisionRecord>();
   for (const chunk of chunks) {
-    for (const d of (chunk.decisions ?? []) as DecisionRecord[]) {
+    for (const d of chunkDecisionsOf(chunk)) {
       byObject.set(`${d.cluster}/${d.kind}/${d.namespace}/${d.name}`, d);
     }
   }

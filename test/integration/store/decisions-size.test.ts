@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionRecord } from '../../../lib/rollouts/app-model.js';
-import { DETAIL_MAX_CHARS } from '../../../lib/store/decision-chunks.js';
+import { chunkDecisionsOf, DETAIL_MAX_CHARS } from '../../../lib/store/decision-chunks.js';
 import { PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, queryAll, type TableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk } from '../../../lib/store/keys.js';
@@ -56,7 +56,12 @@ describe('decisions of a large push, through dynalite', () => {
     const items = await queryAll(ref, rolloutPk(SHA), 'DECISIONS#t1');
     expect(items.length).toBeGreaterThan(1);
     for (const item of items) {
-      expect(Buffer.byteLength(JSON.stringify(item.decisions), 'utf8')).toBeLessThanOrEqual(300_000);
+      const packed = item.decisionsBr as Uint8Array;
+      expect(packed).toBeInstanceOf(Uint8Array);
+      // What is stored is compressed; what it expands to is still capped like the plain lists were.
+      expect(packed.byteLength).toBeLessThan(300_000);
+      expect(chunkDecisionsOf(item)).toHaveLength(item.decisionCount as number);
+      expect(Buffer.byteLength(JSON.stringify(chunkDecisionsOf(item)), 'utf8')).toBeLessThanOrEqual(300_000);
     }
     const read = await dynamoRolloutReader(ref).decisions(SHA);
     expect(read).toHaveLength(3000);
@@ -70,5 +75,43 @@ describe('decisions of a large push, through dynalite', () => {
     }
     const summary = await dynamoRolloutReader(ref).get(SHA);
     expect(summary?.decisions).toEqual({ refreshed: 1000, 'paths-miss': 2000 });
+  });
+
+  it('bills a cluster of 400 paths-miss decisions a few write units, not one per KB of their JSON', async () => {
+    const decisions: DecisionRecord[] = Array.from({ length: 400 }, (_, i) => ({
+      cluster: 'spoke-17',
+      namespace: 'argocd',
+      name: `svc-${i}-prod`,
+      kind: 'Application',
+      decision: 'paths-miss',
+      detail: `source path 'apps/svc-${i}' has none of the 1 changed files (apps/svc-3/values.yaml)`,
+    }));
+    expect(Buffer.byteLength(JSON.stringify(decisions))).toBeGreaterThan(60_000);
+    await dynamoRolloutWriter(ref, 86400).recordDecisions(SHA, 'spoke-17#t2#d2#0', decisions);
+    const items = await queryAll(ref, rolloutPk(SHA), 'DECISIONS#spoke-17#');
+    expect(items).toHaveLength(1);
+    expect((items[0]?.decisionsBr as Uint8Array).byteLength).toBeLessThan(4_000);
+  });
+
+  it('still reads decisions stored as a plain list (items written before they were compressed)', async () => {
+    const sha = 'e'.repeat(40);
+    const plain: DecisionRecord[] = [
+      { cluster: 'c1', namespace: 'argocd', name: 'a', kind: 'Application', decision: 'refreshed' },
+      {
+        cluster: 'c1',
+        namespace: 'argocd',
+        name: 'b',
+        kind: 'Application',
+        decision: 'paths-miss',
+        detail: 'x',
+      },
+    ];
+    await ref.doc.send(
+      new PutCommand({
+        TableName: ref.tableName,
+        Item: { pk: rolloutPk(sha), sk: 'DECISIONS#c1#t0#d0#0#0000', type: 'decisions', decisions: plain },
+      }),
+    );
+    expect(await dynamoRolloutReader(ref).decisions(sha)).toEqual(plain);
   });
 });
