@@ -11,7 +11,7 @@ import { rolloutSummary, startBenchWorld } from './world.js';
 // What one push, one reconcile pass and one sweep use, counted as AWS bills them (`bench/cost.ts` starts
 // this child and prices the counts): per function the invocations (SQS batches of 5 for fan-out, 10 for
 // track) and billed duration; DynamoDB read and write units as dynalite reports them (ReturnConsumedCapacity,
-// plus one write per GSI an item's write touches, which dynalite leaves out); SQS requests (sends, and a
+// plus the index writes an item's write makes, which dynalite leaves out: `gsiWrites`); SQS requests (sends, and a
 // receive and a batch delete per Lambda batch); log bytes at the deployed INFO level, EMF documents included.
 // Prints one JSON line.
 const { values } = parseArgs({
@@ -77,7 +77,7 @@ DynamoDBClient.prototype.send = async function (this: DynamoDBClient, ...args: P
     );
     if (READS.has(action)) t.dynamoReadUnits += units;
     else {
-      const billed = units + gsiWrites(action, command.input);
+      const billed = units + gsiWrites(action, command.input, units);
       t.dynamoWriteUnits += billed;
       const what = `${action} ${itemKind(command.input)}`;
       t.writeUnitsBy[what] = (t.writeUnitsBy[what] ?? 0) + billed;
@@ -95,20 +95,51 @@ function itemKind(input: Record<string, unknown>): string {
   return end < 0 ? sk : sk.slice(0, end);
 }
 
-/** One write unit per index an item's write puts or changes keys of (items here are small: 1 KB each). */
-function gsiWrites(action: string, input: Record<string, unknown>): number {
+/** An item's size as DynamoDB counts it: attribute names and values, marshalled (`{ S: … }`) form. */
+function itemSize(item: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + valueSize(value);
+  return bytes;
+}
+
+function valueSize(value: unknown): number {
+  const [[type, v]] = Object.entries(value as Record<string, unknown>) as [[string, unknown]];
+  if (type === 'S') return Buffer.byteLength(String(v));
+  if (type === 'N') return Math.ceil(String(v).replace(/^-|\.|^0+/g, '').length / 2) + 1;
+  if (type === 'B') return (v as Uint8Array).byteLength;
+  if (type === 'L') return 3 + (v as unknown[]).reduce((n: number, e) => n + 1 + valueSize(e), 0);
+  if (type === 'M') return 3 + Object.keys(v as object).length + itemSize(v as Record<string, unknown>);
+  if (type === 'SS' || type === 'NS') return (v as string[]).reduce((n, e) => n + Buffer.byteLength(e), 0);
+  return 1;
+}
+
+/**
+ * The index writes of a table write, which dynalite leaves out. Every index here projects ALL, so a write that
+ * puts an item carrying an index's key, or changes any attribute of an item in an index, writes that index's
+ * entry too, billed like the item at its size (DynamoDB's GSI write rules): `units` is the base write's.
+ * Summaries carry all three index keys (short SHA, both rollout lists); app items gsi1 (history) always and
+ * gsi2/gsi3 while a problem or warned (counted when the update names them); batch puts are sized one by one.
+ */
+function gsiWrites(action: string, input: Record<string, unknown>, units: number): number {
   const count = (item: unknown) =>
     GSI_KEYS.filter((k) => (item as Record<string, unknown> | undefined)?.[k] !== undefined).length;
-  if (action === 'PutItem') return count(input.Item);
+  if (action === 'PutItem') return units * count(input.Item);
   if (action === 'UpdateItem') {
+    const sk = String((input.Key as Record<string, { S?: string }> | undefined)?.sk?.S ?? '');
+    if (sk === '#SUMMARY') return units * GSI_KEYS.length;
     const expression = String(input.UpdateExpression ?? '');
     const names = Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>);
-    return GSI_KEYS.filter((k) => expression.includes(k) || names.includes(k)).length;
+    const named = GSI_KEYS.filter((k) => expression.includes(k) || names.includes(k));
+    const indexes = new Set([...named, ...(sk.startsWith('APP#') ? ['gsi1pk'] : [])]);
+    return units * indexes.size;
   }
   if (action === 'BatchWriteItem') {
     let n = 0;
     for (const requests of Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>)) {
-      for (const r of requests) n += count((r as { PutRequest?: { Item?: unknown } }).PutRequest?.Item);
+      for (const r of requests) {
+        const item = (r as { PutRequest?: { Item?: Record<string, unknown> } }).PutRequest?.Item;
+        if (item !== undefined) n += Math.ceil(itemSize(item) / 1024) * count(item);
+      }
     }
     return n;
   }
