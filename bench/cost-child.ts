@@ -79,20 +79,46 @@ DynamoDBClient.prototype.send = async function (this: DynamoDBClient, ...args: P
     else {
       const billed = units + gsiWrites(action, command.input, units);
       t.dynamoWriteUnits += billed;
-      const what = `${action} ${itemKind(command.input)}`;
-      t.writeUnitsBy[what] = (t.writeUnitsBy[what] ?? 0) + billed;
+      for (const [what, share] of writeShares(action, command.input)) {
+        t.writeUnitsBy[what] = (t.writeUnitsBy[what] ?? 0) + billed * share;
+      }
     }
   }
   return output as never;
 } as unknown as typeof send;
 
 /** The kind of item a write is for: its sort key up to the first `#` after the first character. */
-function itemKind(input: Record<string, unknown>): string {
-  const key = (input.Key ?? input.Item) as Record<string, { S?: string }> | undefined;
+function itemKind(key: Record<string, { S?: string }> | undefined): string {
   const sk = key?.sk?.S;
-  if (sk === undefined) return input.RequestItems === undefined ? '?' : 'batch';
+  if (sk === undefined) return '?';
   const end = sk.indexOf('#', 1);
   return end < 0 ? sk : sk.slice(0, end);
+}
+
+/** Who a write's units go to (`UpdateItem #SUMMARY`): a batch's split over its item kinds by their sizes. */
+function writeShares(action: string, input: Record<string, unknown>): [string, number][] {
+  if (action !== 'BatchWriteItem') {
+    return [[`${action} ${itemKind((input.Key ?? input.Item) as Record<string, { S?: string }>)}`, 1]];
+  }
+  const sizes = new Map<string, number>();
+  let total = 0;
+  for (const requests of Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>)) {
+    for (const r of requests) {
+      const put = (r as { PutRequest?: { Item?: Record<string, unknown> } }).PutRequest?.Item;
+      const del = (r as { DeleteRequest?: { Key?: Record<string, unknown> } }).DeleteRequest?.Key;
+      const item = put ?? del ?? {};
+      const what = `BatchWriteItem ${put === undefined ? 'delete ' : ''}${itemKind(item as Record<string, { S?: string }>)}`;
+      const size = Math.ceil(itemSize(item) / 1024) * (put === undefined ? 1 : 1 + count(put));
+      sizes.set(what, (sizes.get(what) ?? 0) + size);
+      total += size;
+    }
+  }
+  return [...sizes].map(([what, size]) => [what, total === 0 ? 0 : size / total]);
+}
+
+/** The indexes an item carries keys of. */
+function count(item: unknown): number {
+  return GSI_KEYS.filter((k) => (item as Record<string, unknown> | undefined)?.[k] !== undefined).length;
 }
 
 /** An item's size as DynamoDB counts it: attribute names and values, marshalled (`{ S: … }`) form. */
@@ -117,16 +143,16 @@ function valueSize(value: unknown): number {
  * The index writes of a table write, which dynalite leaves out. Every index here projects ALL, so a write that
  * puts an item carrying an index's key, or changes any attribute of an item in an index, writes that index's
  * entry too, billed like the item at its size (DynamoDB's GSI write rules): `units` is the base write's.
- * Summaries carry all three index keys (short SHA, both rollout lists); app items gsi1 (history) always and
- * gsi2/gsi3 while a problem or warned (counted when the update names them); batch puts are sized one by one.
+ * A rollout's list entry carries all three index keys (short SHA, both rollout lists) and its summary none;
+ * app items gsi1 (history) always and gsi2/gsi3 while a problem or warned (counted when the update names them);
+ * batch puts are sized one by one.
  */
 function gsiWrites(action: string, input: Record<string, unknown>, units: number): number {
-  const count = (item: unknown) =>
-    GSI_KEYS.filter((k) => (item as Record<string, unknown> | undefined)?.[k] !== undefined).length;
   if (action === 'PutItem') return units * count(input.Item);
   if (action === 'UpdateItem') {
     const sk = String((input.Key as Record<string, { S?: string }> | undefined)?.sk?.S ?? '');
-    if (sk === '#SUMMARY') return units * GSI_KEYS.length;
+    // A list entry is in all three; a summary in none (lib/store/rollout-listing.ts).
+    if (sk === '#LISTED') return units * GSI_KEYS.length;
     const expression = String(input.UpdateExpression ?? '');
     const names = Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>);
     const named = GSI_KEYS.filter((k) => expression.includes(k) || names.includes(k));

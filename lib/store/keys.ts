@@ -6,7 +6,8 @@ import type { AppTarget } from '../rollouts/app-model.js';
  * | item                  | pk                          | sk                                   | gsi1pk / gsi1sk                      |
  * | --------------------- | --------------------------- | ------------------------------------ | ------------------------------------ |
  * | delivery (TTL)        | DELIVERY#<provider>#<id>    | #                                    |                                      |
- * | rollout summary       | ROLLOUT#<sha>               | #SUMMARY                             | SHA#<sha[0..4]> / <sha>              |
+ * | rollout summary       | ROLLOUT#<sha>               | #SUMMARY                             |                                      |
+ * | rollout's list entry  | ROLLOUT#<sha>               | #LISTED                              | SHA#<sha[0..4]> / <sha>              |
  * | app in a rollout      | ROLLOUT#<sha>               | APP#<cluster>#<kind>#<ns>#<name>     | HISTORY#<cluster>#<ns>#<name> / <time>#<sha> |
  * | decisions (chunks)    | ROLLOUT#<sha>               | DECISIONS#<time>#<delivery>#<try>#<n> |                                      |
  * | Slack message ref     | ROLLOUT#<sha>               | SLACK#<channel>                      |                                      |
@@ -21,13 +22,16 @@ import type { AppTarget } from '../rollouts/app-model.js';
  * | feedback to a host    | ROLLOUT#<sha>               | FEEDBACK#<kind>#<target>             |                                      |
  * | freeze (TTL)          | FREEZES                     | FREEZE#<id>                          |                                      |
  *
- * Rollout summaries also carry gsi2 (`ROLLOUTS` / `<receivedAt>#<sha>`: every rollout, newest first) and
- * gsi3 (`ROLLOUTS#<repo>` / the same: one repository's). gsi1 on a summary resolves a short SHA by prefix.
+ * A rollout's list entry also carries gsi2 (`ROLLOUTS` / `<receivedAt>#<sha>`: every rollout, newest first)
+ * and gsi3 (`ROLLOUTS#<repo>` / the same: one repository's); gsi1 on it resolves a short SHA by prefix. The
+ * summary is in no index, so its updates write no index entry (rollout-listing.ts); summaries written before
+ * entries existed carry these keys themselves.
  * App items carry gsi2 (`PROBLEMS#<sha>` / `<state order>#<sk>`) while their state is a problem, and gsi3
  * (`WARNED#<sha>` / `<sk>`) while the preflight warned: sparse indexes a notice reads (lib/store/problem-apps.ts).
  * Release control's state of a rollout (`waves`, `paused`, `aborted`, `halted`, `actions`) sits on its summary.
  */
 export const SUMMARY_SK = '#SUMMARY';
+export const LISTING_SK = '#LISTED';
 export const DELIVERY_SK = '#';
 export const GSI1 = 'gsi1';
 export const GSI2 = 'gsi2';
@@ -81,7 +85,7 @@ export function repoRolloutsPk(repo: string): string {
   return `${ROLLOUTS_PK}#${repo}`;
 }
 
-/** The index attributes of a rollout summary: newest-first lists (all, per repository) and short SHAs. */
+/** The index attributes of a rollout's list entry: newest-first lists (all, per repository) and short SHAs. */
 export function summaryIndexFields(rollout: { sha: string; repo: string; receivedAt: string }) {
   const newest = `${rollout.receivedAt}#${rollout.sha}`;
   return {

@@ -4,12 +4,15 @@ import type { RolloutSummary } from '../rollouts/rollout-model.js';
 import { QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, type TableRef, withCallerCursor } from './dynamo.js';
 import { GSI1, GSI2, GSI3, ROLLOUTS_PK, repoRolloutsPk, shaPrefixPk } from './keys.js';
-import { summaryFromItem } from './rollout-items.js';
+import { summariesOfListed } from './rollout-listing.js';
 
 /** A ref filter reads at most this many pages per request, then hands back a cursor (bounded cost). */
 const MAX_PAGES = 10;
 
-/** Newest-first lists of rollout summaries (gsi2: all, gsi3: one repository) and short-SHA lookups (gsi1). */
+/**
+ * Newest-first lists of rollout summaries (gsi2: all, gsi3: one repository) and short-SHA lookups (gsi1), over
+ * the rollouts' list entries (rollout-listing.ts).
+ */
 export function dynamoRolloutIndex(table: TableRef): RolloutIndex {
   return {
     async list(filter, page) {
@@ -34,7 +37,7 @@ export function dynamoRolloutIndex(table: TableRef): RolloutIndex {
             }),
           ),
         );
-        items.push(...(result.Items ?? []).map(summaryFromItem));
+        items.push(...(await summariesOfListed(table, result.Items ?? [])));
         start = result.LastEvaluatedKey;
         if (start === undefined || items.length >= page.limit) break;
       }

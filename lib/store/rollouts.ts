@@ -17,9 +17,10 @@ import {
   queryAll,
   type TableRef,
 } from './dynamo.js';
-import { rolloutPk, SUMMARY_SK, summaryIndexFields } from './keys.js';
+import { rolloutPk, SUMMARY_SK } from './keys.js';
 import { newAppRecords } from './new-app-records.js';
 import { latestDecisions } from './rollout-items.js';
+import { putListing } from './rollout-listing.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
 import { addRef, recordClusterProgress } from './summary-caps.js';
 import { bypassingCopy, updateSummary } from './summary-latest.js';
@@ -60,6 +61,7 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     ...dynamoAppLedger(table, ttlSeconds),
     newApps: (meta, lease) => newAppRecords(table, meta, ttlSeconds, lease),
     async start(rollout: NewRollout) {
+      await putListing(table, rollout, expiresAt(rollout.receivedAt));
       try {
         await bypassingCopy(table, rollout.sha, () =>
           table.doc.send(
@@ -70,7 +72,6 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
                 sk: SUMMARY_SK,
                 type: 'rollout',
                 ...rollout,
-                ...summaryIndexFields(rollout),
                 refs: [rollout.ref],
                 status: 'pending',
                 counts: {},

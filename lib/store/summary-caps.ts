@@ -2,6 +2,7 @@ import type { ClusterProgress } from '../rollouts/rollout-model.js';
 import { UpdateCommand } from './document-client.js';
 import { isConditionFailure, type TableRef } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
+import { addListedRef } from './rollout-listing.js';
 import { latestSummariesOf, summaryClock, updateSummary } from './summary-latest.js';
 
 /**
@@ -35,6 +36,7 @@ export function omittedClusterErrors(summary: {
 
 /** Another ref of the commit: appended while fewer than MAX_REFS are listed, else counted. */
 export async function addRef(table: TableRef, sha: string, ref: string): Promise<void> {
+  await addListedRef(table, sha, ref, MAX_REFS);
   const send = (expression: string, condition: string, values: Record<string, unknown>) =>
     updateSummary(table, sha, {
       UpdateExpression: expression,

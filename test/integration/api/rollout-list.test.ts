@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleApi } from '../../../lib/api/handle-api.js';
 import type { HttpRequest } from '../../../lib/http/request.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
+import { GetCommand, PutCommand } from '../../../lib/store/document-client.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
+import { LISTING_SK, rolloutPk, SUMMARY_SK, summaryIndexFields } from '../../../lib/store/keys.js';
 import { dynamoRolloutIndex } from '../../../lib/store/rollout-index.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
+import { putListing } from '../../../lib/store/rollout-listing.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
@@ -108,5 +111,96 @@ describe('listing rollouts and short SHAs through the API against dynalite', () 
     expect(ambiguous.body.message).toContain(ROLLOUTS[1]?.sha);
     expect((await api(get('/rollouts/beef1231'))).body).toMatchObject({ sha: ROLLOUTS[1]?.sha });
     expect((await api(get('/rollouts/fff0000'))).status).toBe(404);
+  });
+});
+
+describe("a rollout's list entry carries the index keys, so summary updates write no index entry", () => {
+  let table: TestTable;
+  let ref: ReturnType<typeof createTableRef>;
+  let api: (request: HttpRequest) => Promise<{ status: number; body: Record<string, unknown> }>;
+  const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 9, minute)).toISOString();
+  const push = (sha: string, gitRef: string, minute: number) => ({
+    sha,
+    repo: 'org/gitops',
+    ref: gitRef,
+    receivedAt: at(minute),
+    repoUrl: 'https://github.com/org/gitops',
+    trigger: 'webhook' as const,
+  });
+  const raw = async (sha: string, sk: string) =>
+    (await ref.doc.send(new GetCommand({ TableName: ref.tableName, Key: { pk: rolloutPk(sha), sk } }))).Item;
+
+  beforeAll(async () => {
+    table = await startTestTable();
+    ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    const deps = {
+      rollouts: dynamoRolloutReader(ref),
+      index: dynamoRolloutIndex(ref),
+      findings: { list: async () => ({ items: [] }) },
+      health: async () => ({}),
+      logger: createMemoryLogger(),
+    };
+    api = async (request) => {
+      const response = await handleApi(request, deps);
+      return { status: response.statusCode, body: JSON.parse(response.body) };
+    };
+  });
+  afterAll(async () => table.close());
+
+  it('keeps the summary out of every index and lists it through its entry, refs added later included', async () => {
+    const sha = `c0${'1'.repeat(38)}`;
+    const writer = dynamoRolloutWriter(ref, 86400);
+    await writer.start(push(sha, 'refs/heads/main', 1));
+    await writer.start(push(sha, 'refs/tags/v2.0.0', 2));
+    const summary = await raw(sha, SUMMARY_SK);
+    expect(summary).toBeDefined();
+    for (const key of ['gsi1pk', 'gsi2pk', 'gsi3pk']) expect(summary).not.toHaveProperty(key);
+    expect(await raw(sha, LISTING_SK)).toMatchObject({
+      gsi1pk: 'SHA#c011',
+      gsi2pk: 'ROLLOUTS',
+      refs: ['refs/heads/main', 'refs/tags/v2.0.0'],
+    });
+    const tagged = await api(get('/rollouts', { ref: 'refs/tags/v2.0.0' }));
+    expect(tagged.body.items).toEqual([expect.objectContaining({ sha, status: 'pending' })]);
+    expect((await api(get('/rollouts/c011111'))).body).toMatchObject({ sha });
+  });
+
+  it('lists a summary written before entries existed (its own index keys) beside new ones, newest first', async () => {
+    const old = `c1${'2'.repeat(38)}`;
+    await ref.doc.send(
+      new PutCommand({
+        TableName: ref.tableName,
+        Item: {
+          pk: rolloutPk(old),
+          sk: SUMMARY_SK,
+          type: 'rollout',
+          ...push(old, 'refs/heads/main', 3),
+          ...summaryIndexFields({ sha: old, repo: 'org/gitops', receivedAt: at(3) }),
+          refs: ['refs/heads/main'],
+          status: 'succeeded',
+          counts: {},
+          decisions: {},
+        },
+      }),
+    );
+    const newer = `c2${'3'.repeat(38)}`;
+    await dynamoRolloutWriter(ref, 86400).start(push(newer, 'refs/heads/main', 4));
+    const { body } = await api(get('/rollouts', { repo: 'org/gitops', ref: 'main' }));
+    expect((body.items as { sha: string }[]).map((i) => i.sha)).toEqual([newer, old, `c0${'1'.repeat(38)}`]);
+    expect((await api(get('/rollouts/c122222'))).body).toMatchObject({ sha: old, status: 'succeeded' });
+  });
+
+  it('skips an entry whose summary was never written (a start cut short between the two) and answers 200', async () => {
+    const cut = `c3${'4'.repeat(38)}`;
+    await putListing(ref, { sha: cut, repo: 'org/gitops', ref: 'refs/heads/main', receivedAt: at(5) }, 0);
+    const { status, body } = await api(get('/rollouts', { limit: '2' }));
+    expect(status).toBe(200);
+    expect((body.items as { sha: string }[]).map((i) => i.sha)).toEqual([
+      `c2${'3'.repeat(38)}`,
+      `c1${'2'.repeat(38)}`,
+    ]);
+    // The redelivered push writes the summary: listed from then on.
+    await dynamoRolloutWriter(ref, 86400).start(push(cut, 'refs/heads/main', 5));
+    expect(((await api(get('/rollouts', { limit: '1' }))).body.items as { sha: string }[])[0]?.sha).toBe(cut);
   });
 });
