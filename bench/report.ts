@@ -101,13 +101,18 @@ export function jsonLine(item: Row | Metric): string {
   return JSON.stringify({
     scenario,
     metric,
-    value: Number(value.toFixed(3)),
+    value: jsonValue(value),
     unit,
     target: targetText(target),
     ok: metricOk(item),
     ...(note === undefined ? {} : { note }),
     ...(why === undefined ? {} : { why }),
   });
+}
+
+/** Three decimals, or three significant digits below 1 (a push's $0.00033 is not $0). */
+function jsonValue(value: number): number {
+  return Math.abs(value) >= 1 || value === 0 ? Number(value.toFixed(3)) : Number(value.toPrecision(3));
 }
 
 /** The Markdown row of BENCHMARKS.md's results table: `| scenario | measure | result | target |`. */

@@ -33,3 +33,14 @@ describe('bench report: the reason a target cannot be met', () => {
     expect(tableRow(missed as Metric)).toContain('(load average 9.0 on 2 cores; why: compile time)');
   });
 });
+
+describe('bench report: JSON values', () => {
+  it('keeps three significant digits below 1, so a push costing $0.00033 is not written as 0', () => {
+    const value = (v: number) =>
+      JSON.parse(jsonLine({ scenario: 's', metric: 'm', value: v, unit: 'USD' })).value;
+    expect(value(0.000_334_9)).toBe(0.000335);
+    expect(value(0.5)).toBe(0.5);
+    expect(value(57.9583)).toBe(57.958);
+    expect(value(0)).toBe(0);
+  });
+});
