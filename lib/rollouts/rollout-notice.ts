@@ -72,8 +72,8 @@ export function snapshotOfDigest(digest: RolloutDigest): RolloutSnapshot {
 /**
  * Keeps the commit's Slack message current after the records are written. A rollout that matched nothing
  * sends nothing; a Slack failure is logged and never fails the caller. With `digests`, a notice reads the
- * rollout's summary and a bounded list of the apps it names (O(problems), not O(apps)); every app record is
- * read only once a rollout ended, for the end metrics, by one notice of this container.
+ * rollout's summary and a bounded list of the apps it names (O(problems), not O(apps)); the end metrics come
+ * from the summary too.
  */
 export function rolloutNotice(deps: {
   rollouts: RolloutReader;
@@ -83,17 +83,8 @@ export function rolloutNotice(deps: {
   metrics?: Metrics;
   clock?: Clock;
 }) {
+  /** The end metrics, from the summary: counted when the rollout is first seen ended. */
   const countEnd = rolloutEndCounter(deps.metrics ?? noMetrics, deps.clock ?? systemClock);
-  /** The end metrics, from every app record: read when the rollout is first seen ended, not before. */
-  const countOnce = async (sha: string, summary: Pick<Rollout, 'sha' | 'status'> | undefined) => {
-    if (summary === undefined || !countEnd.claim(summary)) return;
-    try {
-      const rollout = await deps.rollouts.get(sha);
-      if (rollout !== undefined) countEnd(rollout);
-    } finally {
-      countEnd.release(sha);
-    }
-  };
   const send = async (sha: string, snapshot: RolloutSnapshot) => {
     const result = await deps.notifier.notify(snapshot);
     if (result.errors.length > 0) {
@@ -102,20 +93,19 @@ export function rolloutNotice(deps: {
   };
   return async (sha: string): Promise<void> => {
     try {
-      // Every app of the rollout is read only when something will use them: the end metrics (by one notice
-      // of this container at a time, so concurrent notices do not each hold every app), or Slack without
-      // a digest reader.
+      // Every app of the rollout is read only by Slack without a digest reader.
       if (deps.notifier.active === false) {
         // The digest without apps is the summary alone, or the item this container's write just returned.
         const summary = deps.digests
           ? (await deps.digests.digest(sha, 0))?.summary
           : await deps.rollouts.summary(sha);
-        return await countOnce(sha, summary);
+        if (summary !== undefined) countEnd(summary);
+        return;
       }
       if (deps.digests !== undefined) {
         const digest = await deps.digests.digest(sha, NOTICE_APPS_READ);
         if (digest === undefined) return;
-        await countOnce(sha, digest.summary);
+        countEnd(digest.summary);
         const snapshot = snapshotOfDigest(digest);
         if (snapshot.apps.length === 0 && Object.keys(snapshot.tally?.counts ?? {}).length === 0) return;
         return await send(sha, snapshot);

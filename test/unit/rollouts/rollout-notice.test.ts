@@ -27,17 +27,21 @@ const app = (name: string) =>
   }) as const;
 const rollout: Rollout = { ...summary, apps: [app('a'), app('b')] };
 
-/** A reader whose `get` waits until released, so notices can be made to overlap. */
-function slowReader(fail: () => boolean) {
-  const gets: Array<() => void> = [];
+/** A reader whose summary read can fail, and that counts the reads of every app (it should make none). */
+function countingReader(fail: () => boolean) {
+  const reads = { summaries: 0, apps: 0 };
   const reader: RolloutReader = {
-    summary: async () => summary,
-    get: () =>
-      new Promise((resolve, reject) => {
-        gets.push(() => (fail() ? reject(new Error('read failed')) : resolve(rollout)));
-      }),
+    summary: async () => {
+      reads.summaries += 1;
+      if (fail()) throw new Error('read failed');
+      return summary;
+    },
+    get: async () => {
+      reads.apps += 1;
+      return rollout;
+    },
   } as unknown as RolloutReader;
-  return { reader, gets };
+  return { reader, reads };
 }
 
 function counting() {
@@ -54,40 +58,46 @@ function counting() {
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {}, child: () => quiet } as never;
 const off = { active: false, notify: async () => ({ errors: [] }) } as never;
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('rollout notice with Slack off: the end metrics', () => {
-  it("reads an ended rollout's apps once when its notices overlap, and counts it once", async () => {
-    const { reader, gets } = slowReader(() => false);
+  it('counts an ended rollout once from its summary, however many notices see it, and reads no app', async () => {
+    const { reader, reads } = countingReader(() => false);
     const { counts, metrics } = counting();
     const notice = rolloutNotice({ rollouts: reader, notifier: off, logger: quiet, metrics });
-    const all = Promise.all(Array.from({ length: 10 }, () => notice(summary.sha)));
-    await tick();
-    expect(gets).toHaveLength(1);
-    for (const release of gets) release();
-    await all;
+    await Promise.all(Array.from({ length: 10 }, () => notice(summary.sha)));
+    await notice(summary.sha);
+    expect(reads).toEqual({ summaries: 11, apps: 0 });
     expect(counts.filter(([name]) => name === 'RolloutsEnded')).toEqual([['RolloutsEnded', 1]]);
     expect(counts).toContainEqual(['AppsSynced', 2]);
-    await notice(summary.sha);
-    expect(gets).toHaveLength(1);
+    expect(counts).toContainEqual(['AppsRefreshed', 2]);
+    expect(counts).toContainEqual(['AppsFailed', 0]);
   });
 
-  it('lets a later notice count the rollout when the read that claimed it failed', async () => {
+  it('adds the refreshed decisions of both kinds and folds failed, degraded and error into AppsFailed', async () => {
+    const { counts, metrics } = counting();
+    const ended: RolloutSummary = {
+      ...summary,
+      status: 'failed',
+      counts: { synced: 5, failed: 1, degraded: 2, error: 3, timeout: 1 },
+      decisions: { refreshed: 9, 'refreshed-unknown-files': 3, 'paths-miss': 400, blocked: 1 },
+    };
+    const reader = { summary: async () => ended } as unknown as RolloutReader;
+    await rolloutNotice({ rollouts: reader, notifier: off, logger: quiet, metrics })(summary.sha);
+    expect(counts).toContainEqual(['AppsRefreshed', 12]);
+    expect(counts).toContainEqual(['AppsFailed', 6]);
+    expect(counts).toContainEqual(['AppsTimedOut', 1]);
+    expect(counts).toContainEqual(['AppsSynced', 5]);
+  });
+
+  it('lets a later notice count the rollout when the summary read failed', async () => {
     let failing = true;
-    const { reader, gets } = slowReader(() => failing);
+    const { reader } = countingReader(() => failing);
     const { counts, metrics } = counting();
     const notice = rolloutNotice({ rollouts: reader, notifier: off, logger: quiet, metrics });
-    const first = notice(summary.sha);
-    await tick();
-    gets[0]?.();
-    await first;
+    await notice(summary.sha);
     expect(counts).toEqual([]);
     failing = false;
-    const second = notice(summary.sha);
-    await tick();
-    expect(gets).toHaveLength(2);
-    gets[1]?.();
-    await second;
+    await notice(summary.sha);
     expect(counts.filter(([name]) => name === 'RolloutsEnded')).toEqual([['RolloutsEnded', 1]]);
   });
 });
