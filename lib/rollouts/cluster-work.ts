@@ -193,15 +193,22 @@ async function workOn(
       retry.every((o) => o.retry === 'deferred') && outcomes.some((o) => o.retry === undefined),
       decided,
     );
-  } else {
-    await deps.rollouts.recordCluster(sha, cluster.name, 'done', undefined, decided);
   }
   if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps, registration !== undefined);
   // Every record of the cluster is one this work item created (it found none, and only the lease holder
   // creates them): the view is what it wrote, not read again. Otherwise (records found, a retry or a failure
   // path, a put that found an item) the view is read.
   const written = recordsRead === 0 && retry.length === 0 ? fresh?.viewed() : undefined;
-  const summary = await deps.rollouts.syncSummary(sha, cluster.name, written);
+  // Done: the cluster's progress and decision counts ride in the view's write (one summary update, and no
+  // moment where the cluster reads done without its view).
+  const done =
+    retry.length > 0
+      ? undefined
+      : {
+          ...(decided === undefined ? {} : { decisions: decided.counts }),
+          record: () => deps.rollouts.recordCluster(sha, cluster.name, 'done', undefined, decided),
+        };
+  const summary = await deps.rollouts.syncSummary(sha, cluster.name, written, done);
   await deps.gate?.(sha, summary);
   if (inScope.length > 0) await deps.notify(sha);
   const result = {

@@ -1,4 +1,4 @@
-import type { AppStateWriter, ViewedApp } from '../rollouts/ports/app-state.js';
+import type { AppStateWriter, ClusterDone, ViewedApp } from '../rollouts/ports/app-state.js';
 import { OPEN_STATUSES } from '../rollouts/state-model.js';
 import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
@@ -77,14 +77,16 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
    * cannot be (the view is not newer, the summary changed meanwhile, an item without `views`): the caller
    * then takes the two-write way, which any number of writers may race on.
    */
-  function storeViewAndStatus(sha: string, cluster: string, view: ClusterView) {
+  function storeViewAndStatus(sha: string, cluster: string, view: ClusterView, done?: ClusterDone) {
     return latest.oneAtATime(sha, async () => {
       const kept = latest.get(sha);
-      const first = await viewAndStatusFrom(kept ?? (await readSummary(sha)), sha, cluster, view);
+      const first = await viewAndStatusFrom(kept ?? (await readSummary(sha)), sha, cluster, view, done);
       if (first !== STALE) return first;
       // The kept item was stale (another container wrote since): once more from a fresh read.
       const again =
-        kept === undefined ? STALE : await viewAndStatusFrom(await readSummary(sha), sha, cluster, view);
+        kept === undefined
+          ? STALE
+          : await viewAndStatusFrom(await readSummary(sha), sha, cluster, view, done);
       return again === STALE ? undefined : again;
     });
   }
@@ -96,12 +98,24 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
     return read;
   }
 
-  /** The single write from `read`: STALE when its condition failed (the item changed since `read`). */
-  async function viewAndStatusFrom(read: Item | undefined, sha: string, cluster: string, view: ClusterView) {
+  /**
+   * The single write from `read`: STALE when its condition failed (the item changed since `read`). With
+   * `done`, the cluster's progress and decision counts are set in it too (an item without the maps they go
+   * in takes the two-write way).
+   */
+  async function viewAndStatusFrom(
+    read: Item | undefined,
+    sha: string,
+    cluster: string,
+    view: ClusterView,
+    done: ClusterDone | undefined,
+  ) {
     const stored = read?.views as Record<string, ClusterView> | undefined;
     if (read === undefined || stored === undefined) return undefined;
     if (stored[cluster] !== undefined && stored[cluster].v >= view.v) return undefined;
-    const next = rolloutView({ ...read, views: { ...stored, [cluster]: view } });
+    const progress = done === undefined ? undefined : doneFields(read, cluster, done);
+    if (progress === null) return undefined;
+    const next = rolloutView({ ...read, ...progress?.after, views: { ...stored, [cluster]: view } });
     const values: Item = {
       ':view': view,
       ':cv': view.v,
@@ -119,11 +133,12 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
     };
     try {
       const sentAt = summaryClock();
+      const removed = [...(next.finishedAt ? [] : ['finishedAt']), ...(progress?.remove ?? [])];
       const { Attributes } = await table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
           Key: key(sha),
-          UpdateExpression: `SET #views.#c = :view, viewsVersion = if_not_exists(viewsVersion, :zero) + :one, #status = :status, counts = :counts, appsVersion = :v${next.finishedAt ? ', finishedAt = :f' : ' REMOVE finishedAt'}`,
+          UpdateExpression: `SET #views.#c = :view, viewsVersion = if_not_exists(viewsVersion, :zero) + :one, #status = :status, counts = :counts, appsVersion = :v${next.finishedAt ? ', finishedAt = :f' : ''}${progress?.set ?? ''}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
           ConditionExpression: [
             'attribute_exists(pk)',
             '(attribute_not_exists(#views.#c) OR #views.#c.#cv < :cv)',
@@ -132,8 +147,14 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
             // The status says what release control's flags make it: they too as read (the read may be a kept one).
             ...CONTROL_FLAGS.map((flag) => unchanged(flag, `:read_${flag}`)),
           ].join(' AND '),
-          ExpressionAttributeNames: { '#views': 'views', '#c': cluster, '#cv': 'v', '#status': 'status' },
-          ExpressionAttributeValues: values,
+          ExpressionAttributeNames: {
+            '#views': 'views',
+            '#c': cluster,
+            '#cv': 'v',
+            '#status': 'status',
+            ...progress?.names,
+          },
+          ExpressionAttributeValues: { ...values, ...progress?.values },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -148,6 +169,36 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       }
       throw error;
     }
+  }
+
+  /**
+   * What a work item's end adds to the single write: its progress `done`, its reason removed, its decision
+   * counts, and `errorsVersion` moved on as `recordClusterProgress` does (the status is derived with them).
+   * Null when the item lacks a map they go in (written before it existed).
+   */
+  function doneFields(read: Item, cluster: string, done: ClusterDone) {
+    const byCluster = read.decisionsByCluster as Record<string, unknown> | undefined;
+    const errors = read.clusterErrors as Record<string, unknown> | undefined;
+    if (read.clusters === undefined || (done.decisions !== undefined && byCluster === undefined)) return null;
+    const hadError = errors?.[cluster] !== undefined;
+    const remainingErrors = hadError
+      ? Object.fromEntries(Object.entries(errors ?? {}).filter(([c]) => c !== cluster))
+      : errors;
+    return {
+      set: `, #clusters.#c = :done, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${done.decisions === undefined ? '' : ', #d.#c = :decisions'}`,
+      remove: hadError ? ['#e.#c'] : [],
+      names: {
+        '#clusters': 'clusters',
+        ...(done.decisions === undefined ? {} : { '#d': 'decisionsByCluster' }),
+        ...(hadError ? { '#e': 'clusterErrors' } : {}),
+      },
+      values: { ':done': 'done', ...(done.decisions === undefined ? {} : { ':decisions': done.decisions }) },
+      after: {
+        clusters: { ...(read.clusters as Record<string, unknown>), [cluster]: 'done' },
+        ...(hadError ? { clusterErrors: remainingErrors } : {}),
+        errorsVersion: Number(read.errorsVersion ?? 0) + 1,
+      },
+    };
   }
 
   async function ensureViews(sha: string): Promise<void> {
@@ -177,7 +228,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
   }
 
   return {
-    async syncSummary(sha: string, cluster?: string, known?: readonly ViewedApp[]) {
+    async syncSummary(sha: string, cluster?: string, known?: readonly ViewedApp[], done?: ClusterDone) {
       const byCluster = new Map<string, readonly (Item | ViewedApp)[]>();
       if (cluster !== undefined && known !== undefined) byCluster.set(cluster, known);
       else {
@@ -195,9 +246,11 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       const views = new Map([...byCluster].map(([name, list]) => [name, clusterView(list, name)]));
       if (views.size === 1) {
         const [[name, view]] = [...views] as [[string, ClusterView]];
-        const synced = await storeViewAndStatus(sha, name, view);
+        const synced = await storeViewAndStatus(sha, name, view, done);
         if (synced !== undefined) return synced;
       }
+      // The two-write way: the progress first (as a work item always wrote it), then the views and status.
+      await done?.record();
       const before = views.size > 0 ? await storeViews(sha, views) : await getSummaryItem(table, sha);
       if (before === undefined) return undefined;
       const view = rolloutView(before);

@@ -22,8 +22,23 @@ export interface AppStateWriter {
    * `cluster` (what one work item or one poll changed: its cost is that cluster's apps, not the whole
    * rollout's) and the other clusters' stored views; without `cluster`, from every app. `apps`: that
    * cluster's apps as the caller has just read them (after its writes), so they are not read again.
+   * `done`: the cluster's work item ended; its progress (`done`, the reason removed) and decision counts go
+   * in the same write as the view when they can, else `done.record()` writes them first.
    */
-  syncSummary(sha: string, cluster?: string, apps?: readonly ViewedApp[]): Promise<SyncedSummary | undefined>;
+  syncSummary(
+    sha: string,
+    cluster?: string,
+    apps?: readonly ViewedApp[],
+    done?: ClusterDone,
+  ): Promise<SyncedSummary | undefined>;
+}
+
+/** A work item's end, for `syncSummary` to record with the cluster's view (one summary write, not two). */
+export interface ClusterDone {
+  /** The cluster's decision counts (summed over its batches), set with its progress. */
+  readonly decisions?: Readonly<Record<string, number>>;
+  /** The progress written on its own: the summary's own write could not take it. */
+  record(): Promise<void>;
 }
 
 /** Each wave's apps over every cluster: counts per state, the latest end, the clusters holding them. */

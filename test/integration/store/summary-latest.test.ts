@@ -88,6 +88,58 @@ describe('summary writes from a kept item', () => {
     expect(digest?.clusters).toEqual({ a: { refreshed: 2 } });
   });
 
+  it('records a work item’s end (progress, reason removed, decision counts) in the view’s own write: one update', async () => {
+    const m = meta('d'.repeat(40));
+    const own = container();
+    const work = dynamoRolloutWriter(own, 86_400);
+    await work.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await work.planClusters(m.sha, ['a', 'b']);
+    // An earlier try of a's work item failed with a reason.
+    await work.recordCluster(m.sha, 'a', 'retrying', 'cluster a: connect ECONNREFUSED');
+    const sent = recordCommands(own);
+    let recorded = 0;
+    const synced = await work.syncSummary(m.sha, 'a', apps('refreshed', 1, 2), {
+      decisions: { refreshed: 2, 'paths-miss': 40 },
+      record: async () => {
+        recorded += 1;
+      },
+    });
+    expect(sent).toEqual(['UpdateCommand']);
+    expect(recorded).toBe(0);
+    // b is still planned: one unfinished app; a's reason is gone, so no error.
+    expect(synced?.counts).toEqual({ refreshed: 2, matched: 1 });
+    expect(synced?.clusters).toEqual({ a: 'done', b: 'planned' });
+    expect(synced?.clusterErrors ?? {}).toEqual({});
+    expect(synced?.decisions).toEqual({ refreshed: 2, 'paths-miss': 40 });
+    // The status follows b's end written the same way from another container.
+    const other = dynamoRolloutWriter(container(), 86_400);
+    const end = await other.syncSummary(m.sha, 'b', apps('synced', 2, 1), { record: async () => {} });
+    expect(end?.status).toBe('in-progress');
+    const last = await work.syncSummary(m.sha, 'a', apps('synced', 2, 2));
+    expect(last).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
+  });
+
+  it('writes a work item’s end on its own first when the view cannot take it (not newer than the stored one)', async () => {
+    const m = meta('e'.repeat(40));
+    const own = container();
+    const work = dynamoRolloutWriter(own, 86_400);
+    await work.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await work.planClusters(m.sha, ['a']);
+    await work.syncSummary(m.sha, 'a', apps('synced', 1, 2));
+    // A redelivered work item: its view is the one stored, so the single write has nothing to carry it.
+    const done = {
+      decisions: { refreshed: 2 },
+      record: () =>
+        work.recordCluster(m.sha, 'a', 'done', undefined, { cluster: 'a', counts: { refreshed: 2 } }),
+    };
+    const synced = await work.syncSummary(m.sha, 'a', apps('synced', 1, 2), done);
+    expect(synced).toMatchObject({
+      status: 'succeeded',
+      clusters: { a: 'done' },
+      decisions: { refreshed: 2 },
+    });
+  });
+
   it('reads the summary for a digest after a release-control write made since the container’s last summary write', async () => {
     const m = meta('f'.repeat(40));
     const own = container();
