@@ -99,9 +99,9 @@ function clusterStates(summary: Item): AppState[] {
   for (const [cluster, value] of Object.entries(progress)) {
     if (value === 'planned' || value === 'retrying') states.push('matched');
     else if (value === 'failed') states.push('error');
-    // A work item records its cluster done, then stores its apps' view: until then another cluster's
-    // sync must not see the rollout over (it once read `succeeded` with no counts, and said so on the
-    // Git host, while the cluster's apps were refreshing).
+    // A work item's end and its view are one write, except the two-write way (done first, then the view):
+    // until the view is there another cluster's sync must not see the rollout over (it once read
+    // `succeeded` with no counts, and said so on the Git host, while the cluster's apps were refreshing).
     else if (value === 'done' && views !== undefined && views[cluster] === undefined) states.push('matched');
   }
   // Items written before per-cluster progress existed: every recorded error counts.
