@@ -20,6 +20,23 @@ const get = (path: string, query: Record<string, string> = {}): HttpRequest => (
   body: Buffer.alloc(0),
 });
 
+type Api = (request: HttpRequest) => Promise<{ status: number; body: Record<string, unknown> }>;
+
+/** The API's read routes over the table, answers parsed. */
+function apiOver(ref: ReturnType<typeof createTableRef>): Api {
+  const deps = {
+    rollouts: dynamoRolloutReader(ref),
+    index: dynamoRolloutIndex(ref),
+    findings: { list: async () => ({ items: [] }) },
+    health: async () => ({}),
+    logger: createMemoryLogger(),
+  };
+  return async (request) => {
+    const response = await handleApi(request, deps);
+    return { status: response.statusCode, body: JSON.parse(response.body) };
+  };
+}
+
 /** Seven rollouts over two repositories, one minute apart; two of them share the prefix `beef123`. */
 const ROLLOUTS = [
   { sha: `beef1230${'1'.repeat(32)}`, repo: 'org/gitops', ref: 'refs/heads/main' },
@@ -33,7 +50,7 @@ const ROLLOUTS = [
 
 describe('listing rollouts and short SHAs through the API against dynalite', () => {
   let table: TestTable;
-  let api: (request: HttpRequest) => Promise<{ status: number; body: Record<string, unknown> }>;
+  let api: Api;
 
   beforeAll(async () => {
     table = await startTestTable();
@@ -42,17 +59,7 @@ describe('listing rollouts and short SHAs through the API against dynalite', () 
     for (const r of ROLLOUTS) {
       await writer.start({ ...r, repoUrl: `https://github.com/${r.repo}`, trigger: 'webhook' });
     }
-    const deps = {
-      rollouts: dynamoRolloutReader(ref),
-      index: dynamoRolloutIndex(ref),
-      findings: { list: async () => ({ items: [] }) },
-      health: async () => ({}),
-      logger: createMemoryLogger(),
-    };
-    api = async (request) => {
-      const response = await handleApi(request, deps);
-      return { status: response.statusCode, body: JSON.parse(response.body) };
-    };
+    api = apiOver(ref);
   });
   afterAll(async () => table.close());
 
@@ -117,7 +124,7 @@ describe('listing rollouts and short SHAs through the API against dynalite', () 
 describe("a rollout's list entry carries the index keys, so summary updates write no index entry", () => {
   let table: TestTable;
   let ref: ReturnType<typeof createTableRef>;
-  let api: (request: HttpRequest) => Promise<{ status: number; body: Record<string, unknown> }>;
+  let api: Api;
   const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 9, minute)).toISOString();
   const push = (sha: string, gitRef: string, minute: number) => ({
     sha,
@@ -133,17 +140,7 @@ describe("a rollout's list entry carries the index keys, so summary updates writ
   beforeAll(async () => {
     table = await startTestTable();
     ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
-    const deps = {
-      rollouts: dynamoRolloutReader(ref),
-      index: dynamoRolloutIndex(ref),
-      findings: { list: async () => ({ items: [] }) },
-      health: async () => ({}),
-      logger: createMemoryLogger(),
-    };
-    api = async (request) => {
-      const response = await handleApi(request, deps);
-      return { status: response.statusCode, body: JSON.parse(response.body) };
-    };
+    api = apiOver(ref);
   });
   afterAll(async () => table.close());
 
