@@ -9,7 +9,7 @@ import type {
 } from './ports/app-state.js';
 import type { ClusterLeases } from './ports/cluster-leases.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
-import { underLease } from './under-lease.js';
+import { type HeldLease, underLease } from './under-lease.js';
 
 export interface WriteContext {
   readonly sha: string;
@@ -57,8 +57,8 @@ export async function writeChanges(
   if (writes.length === 0) return { updated: 0 };
   const { leases, sha, cluster } = context;
   if (leases === undefined) return writeEach(writes, context);
-  const lease = await underLease(leases, { sha, cluster, who: TRACK, untilMs: Date.now() + 60_000 }, () =>
-    writeHeld(writes, context),
+  const lease = await underLease(leases, { sha, cluster, who: TRACK, untilMs: Date.now() + 60_000 }, (held) =>
+    writeHeld(writes, context, held),
   );
   if (lease.held) return lease.value;
   if (lease.holder?.startsWith(`${TRACK}#`) === true) {
@@ -71,11 +71,19 @@ export async function writeChanges(
   return writeEach(writes, context);
 }
 
-/** Under the lease: a batch when there are enough changes and a batch writer, else one write each. */
-async function writeHeld(writes: readonly TransitionWrite[], context: WriteContext): Promise<WriteOutcome> {
+/**
+ * Under the lease: a batch when there are enough changes and a batch writer, else one write each. A batch
+ * with nothing left to write after it releases the lease in its last request.
+ */
+async function writeHeld(
+  writes: readonly TransitionWrite[],
+  context: WriteContext,
+  held: HeldLease,
+): Promise<WriteOutcome> {
   const many = context.rollouts.transitionMany;
   if (many === undefined || writes.length < BATCH_FROM) return writeEach(writes, context);
-  const batched = await many(context.sha, context.cluster, writes);
+  const batched = await many(context.sha, context.cluster, writes, { holder: held.holder });
+  if (batched.released === true) held.released();
   if (batched.conflicts.length === 0) return { updated: batched.updated, after: batched.apps };
   return { updated: batched.updated + (await decideAgain(batched.conflicts, context)) };
 }

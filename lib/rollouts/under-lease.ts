@@ -5,22 +5,38 @@ export type LeaseOutcome<T> =
   | { readonly held: true; readonly value: T }
   | { readonly held: false; readonly untilMs: number; readonly holder?: string };
 
+/** What `work` is told of the lease it runs under. */
+export interface HeldLease {
+  readonly holder: string;
+  /** `work` released the lease itself (in the last request of its writes): no release after it. */
+  released(): void;
+}
+
 /**
  * Runs `work` while holding the commit's lease on `cluster` (always released after, even when `work`
- * throws), or tells until when another holder has it, and who (`<who>#<uuid>`). `who` names the holder in
- * the lease item.
+ * throws, unless `work` says it released it), or tells until when another holder has it, and who
+ * (`<who>#<uuid>`). `who` names the holder in the lease item.
  */
 export async function underLease<T>(
   leases: ClusterLeases,
   lease: { readonly sha: string; readonly cluster: string; readonly who: string; readonly untilMs: number },
-  work: () => Promise<T>,
+  work: (held: HeldLease) => Promise<T>,
 ): Promise<LeaseOutcome<T>> {
   const holder = `${lease.who}#${randomUUID()}`;
   const taken = await leases.acquire(lease.sha, lease.cluster, holder, lease.untilMs);
   if (!taken.held) return taken;
+  let released = false;
   try {
-    return { held: true, value: await work() };
+    return {
+      held: true,
+      value: await work({
+        holder,
+        released: () => {
+          released = true;
+        },
+      }),
+    };
   } finally {
-    await leases.release(lease.sha, lease.cluster, holder);
+    if (!released) await leases.release(lease.sha, lease.cluster, holder);
   }
 }

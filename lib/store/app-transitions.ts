@@ -1,10 +1,16 @@
+import { UpstreamError } from '../errors.js';
 import type { AppTransitions, TransitionWrite } from '../rollouts/ports/app-state.js';
 import { type AppState, STATE_RANK } from '../rollouts/state-model.js';
-import { batchWriteAll } from './batch-write.js';
-import { queryAll, type TableRef } from './dynamo.js';
+import { BATCH_SIZE, batchWriteAll } from './batch-write.js';
+import { releasedLeaseItem } from './cluster-leases.js';
+import { BatchWriteCommand, type NativeItem, PutCommand } from './document-client.js';
+
+import { ignoreConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';
 import { withProblemIndex } from './problem-apps.js';
 import { appFromItem } from './rollout-items.js';
+
+type Item = NativeItem;
 
 /**
  * Many apps' state changes on one cluster as batch puts, for the holder of that cluster's lease: the items
@@ -16,7 +22,12 @@ import { appFromItem } from './rollout-items.js';
  */
 export function dynamoAppTransitions(table: TableRef): AppTransitions {
   return {
-    async transitionMany(sha, cluster, writes: readonly TransitionWrite[]) {
+    async transitionMany(
+      sha,
+      cluster,
+      writes: readonly TransitionWrite[],
+      lease?: { readonly holder: string },
+    ) {
       const items = new Map(
         (await queryAll(table, rolloutPk(sha), clusterAppsPrefix(cluster))).map((item) => [item.sk, item]),
       );
@@ -46,15 +57,77 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
         puts.push(withProblemIndex(next));
         items.set(appSk(target), next);
       }
-      await batchWriteAll(
-        table,
-        puts.map((Item) => ({ PutRequest: { Item } })),
-      );
+      const released = lease !== undefined && conflicts.length === 0 && puts.length > 0;
+      if (released) await putsThenRelease(table, puts, releasedLeaseItem(sha, cluster, lease.holder));
+      else
+        await batchWriteAll(
+          table,
+          puts.map((Item) => ({ PutRequest: { Item } })),
+        );
       const apps = [...items.values()].map((item) => ({
         ...appFromItem(item),
         ...(typeof item.updatedAt === 'string' ? { updatedAt: item.updatedAt } : {}),
       }));
-      return { updated: puts.length, conflicts, apps };
+      return { updated: puts.length, conflicts, apps, ...(released ? { released: true } : {}) };
     },
   };
+}
+
+/** Tries of the last request while DynamoDB hands items back unprocessed (as batchWriteAll). */
+const LAST_ATTEMPTS = 8;
+
+/**
+ * The puts, then the lease's release in the same request as the last of them. Every other request goes
+ * first, so no put of the batch is sent after the release, except the last request's puts DynamoDB hands
+ * back unprocessed while taking the release: once the lease is free another holder may batch, so those are
+ * written conditional on the version they were decided at (one that lost is decided again by the next poll).
+ */
+async function putsThenRelease(table: TableRef, puts: readonly Item[], release: Item): Promise<void> {
+  // Whole requests of 25 first; the last request holds what is left and the release.
+  const headCount = BATCH_SIZE * Math.floor(puts.length / BATCH_SIZE);
+  const head = puts.slice(0, headCount);
+  await batchWriteAll(
+    table,
+    head.map((Item) => ({ PutRequest: { Item } })),
+  );
+  let pending: { PutRequest: { Item: Item } }[] = [...puts.slice(headCount), release].map((Item) => ({
+    PutRequest: { Item },
+  }));
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    if (attempt > 1)
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * 2 ** (attempt - 2)));
+    const result = await table.doc.send(
+      new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }),
+    );
+    const left = (result.UnprocessedItems?.[table.tableName] ?? []) as typeof pending;
+    if (!left.some((r) => r.PutRequest.Item.sk === release.sk)) {
+      await Promise.all(left.map((r) => putAtVersion(table, r.PutRequest.Item)));
+      return;
+    }
+    if (attempt >= LAST_ATTEMPTS) {
+      throw new UpstreamError(
+        `dynamodb left ${left.length} item(s) unprocessed after ${LAST_ATTEMPTS} tries`,
+        {
+          retryable: true,
+          code: 'dynamodb-unprocessed',
+        },
+      );
+    }
+    pending = left;
+  }
+}
+
+/** A put of an app item decided at `version - 1`, only if the stored one is still at it. */
+async function putAtVersion(table: TableRef, item: Item): Promise<void> {
+  await table.doc
+    .send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: item,
+        ConditionExpression: '#version = :decidedAt',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':decidedAt': Number(item.version) - 1 },
+      }),
+    )
+    .catch(ignoreConditionFailure);
 }

@@ -16,7 +16,8 @@ type WriteRequest = NonNullable<
   ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']
 >[string][number];
 
-const BATCH_SIZE = 25;
+/** BatchWriteItem's limit of requests per call. */
+export const BATCH_SIZE = 25;
 
 /**
  * BatchWriteItem in calls of 25 (the API's limit), a few at once; unprocessed items (throttling) are sent

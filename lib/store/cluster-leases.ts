@@ -4,6 +4,21 @@ import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { clusterLeaseSk, rolloutPk } from './keys.js';
 
 /**
+ * The lease item as its release leaves it (`until` 0, still naming the holder), for a holder that puts it
+ * in the last batch of its own writes instead of a release of its own (lib/store/app-transitions.ts).
+ */
+export function releasedLeaseItem(sha: string, cluster: string, holder: string) {
+  return {
+    pk: rolloutPk(sha),
+    sk: clusterLeaseSk(cluster),
+    type: 'lease',
+    holder,
+    until: 0,
+    expiresAt: epochSeconds(new Date()) + 86_400,
+  };
+}
+
+/**
  * One work item at a time per commit and cluster: a conditional put that succeeds when no lease is held or
  * the held one has run out (its holder's invocation ended without releasing it).
  */

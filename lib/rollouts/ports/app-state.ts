@@ -76,13 +76,19 @@ export interface TransitionWrite {
 
 /** `transition` for many apps of one cluster at once; only for the holder of that cluster's lease. */
 export interface AppTransitions {
+  /**
+   * `lease`: the holder's lease is released in the last request of the batch when every change applies
+   * (no conflict left to write after it): one request less than a release of its own. `released` says so.
+   */
   transitionMany(
     sha: string,
     cluster: string,
     writes: readonly TransitionWrite[],
+    lease?: { readonly holder: string },
   ): Promise<{
     readonly updated: number;
     readonly conflicts: readonly AppTarget[];
+    readonly released?: boolean;
     /** The cluster's apps as they are after these writes (read under the lease: no one else wrote them). */
     readonly apps: readonly (StoredApp & Pick<ViewedApp, 'updatedAt'>)[];
   }>;

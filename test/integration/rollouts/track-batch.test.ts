@@ -8,7 +8,9 @@ import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js'
 import { liveKey, type TrackDeps, trackCluster } from '../../../lib/rollouts/track.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';
 import { dynamoClusterLeases } from '../../../lib/store/cluster-leases.js';
+import { BatchWriteCommand } from '../../../lib/store/document-client.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
+import { rolloutPk } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
@@ -127,5 +129,116 @@ describe('a track poll with many changes on one cluster', () => {
     expect(after.get('app-0')?.state).toBe('refreshed');
     expect(after.get('app-1')?.state).toBe('failed');
     expect(after.get('app-2')?.state).toBe('synced');
+  });
+
+  /** The requests a table ref sends, named by command and the key they name (`UpdateCommand ROLLOUT#… LEASE#hub`). */
+  function recordWrites(table: ReturnType<typeof createTableRef>): string[] {
+    const sent: string[] = [];
+    const send = table.doc.send.bind(table.doc);
+    (table.doc as { send: unknown }).send = (command: { input: { Key?: { pk?: string; sk?: string } } }) => {
+      const { pk = '', sk = '' } = command.input.Key ?? {};
+      sent.push(`${command.constructor.name} ${pk} ${sk}`.trim());
+      return send(command as never);
+    };
+    return sent;
+  }
+
+  it('releases the lease in the last request of its batch, not in a request of its own', async () => {
+    const { sha, deps, leases, reader } = await world(30);
+    const own = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    const sent = recordWrites(own);
+    const result = await trackCluster(
+      { type: 'track', cluster: 'hub', attempt: 0 },
+      {
+        ...deps,
+        leases: dynamoClusterLeases(own),
+        rollouts: { ...deps.rollouts, ...dynamoAppTransitions(own) },
+      },
+    );
+    // (Rollouts of the tests before are registered on the same cluster: this one's 30 are among the changes.)
+    expect(result.changed).toBeGreaterThanOrEqual(30);
+    expect((await reader.listApps(sha, 'hub')).every((a) => a.state === 'synced')).toBe(true);
+    // The acquire is a put (its key is in the item); no update or delete of this rollout's lease follows.
+    expect(sent.filter((s) => s.includes(`${rolloutPk(sha)} LEASE#`))).toEqual([]);
+    // Free for the next holder at once, not when the 60 s lease runs out.
+    expect((await leases.acquire(sha, 'hub', 'next', Date.now() + 60_000)).held).toBe(true);
+  });
+
+  it('writes the puts DynamoDB handed back beside a processed release only at the version they were decided on', async () => {
+    const { sha, reader, writer, leases } = await world(5);
+    const before = await reader.listApps(sha, 'hub');
+    const holder = 'track#test';
+    expect((await leases.acquire(sha, 'hub', holder, Date.now() + 60_000)).held).toBe(true);
+    const faulty = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    const send = faulty.doc.send.bind(faulty.doc);
+    let handedBack = false;
+    (faulty.doc as { send: unknown }).send = async (command: {
+      input: { RequestItems?: Record<string, { PutRequest: { Item: { sk: string } } }[]> };
+    }) => {
+      const requests = command.input.RequestItems?.[table.tableName];
+      if (
+        handedBack ||
+        requests === undefined ||
+        !requests.some((r) => r.PutRequest.Item.sk.startsWith('LEASE#'))
+      )
+        return send(command as never);
+      handedBack = true;
+      // DynamoDB takes the release and three puts, hands app-0 and app-1 back; before they go again
+      // another writer (under the now free lease) moves app-0 on.
+      const [kept, back] = [requests.slice(2), requests.slice(0, 2)];
+      const output = await send(
+        new BatchWriteCommand({ RequestItems: { [table.tableName]: kept } }) as never,
+      );
+      await writer.transition(
+        sha,
+        app('app-0'),
+        { state: 'failed', message: 'moved on' },
+        before[0]?.version ?? 0,
+      );
+      return { ...(output as object), UnprocessedItems: { [table.tableName]: back } };
+    };
+    const result = await dynamoAppTransitions(faulty).transitionMany(
+      sha,
+      'hub',
+      before.map((a) => ({
+        target: app(a.name),
+        change: { state: 'synced' as const },
+        expectedVersion: a.version,
+      })),
+      { holder },
+    );
+    expect(handedBack).toBe(true);
+    expect(result.released).toBe(true);
+    const after = new Map((await reader.listApps(sha, 'hub')).map((a) => [a.name, a]));
+    // app-0's newer change stands (the handed-back put lost its condition); app-1 was written.
+    expect(after.get('app-0')).toMatchObject({ state: 'failed', message: 'moved on' });
+    expect(after.get('app-1')?.state).toBe('synced');
+    expect([...after.values()].filter((a) => a.state === 'synced')).toHaveLength(4);
+    expect((await leases.acquire(sha, 'hub', 'next', Date.now() + 60_000)).held).toBe(true);
+  });
+
+  it('keeps the lease through the conditional writes of a conflict and releases it after', async () => {
+    const { sha, reader, writer, leases } = await world(3);
+    const [a0] = await reader.listApps(sha, 'hub');
+    await writer.transition(sha, app('app-0'), { message: 'touched' }, a0?.version ?? 0);
+    const holder = 'track#conflict';
+    expect((await leases.acquire(sha, 'hub', holder, Date.now() + 60_000)).held).toBe(true);
+    const fresh = await reader.listApps(sha, 'hub');
+    const result = await dynamoAppTransitions(ref).transitionMany(
+      sha,
+      'hub',
+      [
+        { target: app('app-0'), change: { state: 'synced' }, expectedVersion: a0?.version ?? 0 },
+        ...fresh.slice(1).map((a) => ({
+          target: app(a.name),
+          change: { state: 'synced' as const },
+          expectedVersion: a.version,
+        })),
+      ],
+      { holder },
+    );
+    expect(result.conflicts.map((t) => t.name)).toEqual(['app-0']);
+    expect(result.released).toBeUndefined();
+    expect((await leases.acquire(sha, 'hub', 'next', Date.now() + 60_000)).held).toBe(false);
   });
 });
