@@ -1,10 +1,8 @@
-import { UpstreamError } from '../errors.js';
 import type { AppTransitions, TransitionWrite } from '../rollouts/ports/app-state.js';
 import { type AppState, STATE_RANK } from '../rollouts/state-model.js';
-import { BATCH_SIZE, batchWriteAll } from './batch-write.js';
+import { BATCH_SIZE, batchWriteAll, batchWriteOne } from './batch-write.js';
 import { releasedLeaseItem } from './cluster-leases.js';
-import { BatchWriteCommand, type NativeItem, PutCommand } from './document-client.js';
-
+import { type NativeItem, PutCommand } from './document-client.js';
 import { ignoreConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';
 import { withProblemIndex } from './problem-apps.js';
@@ -73,9 +71,6 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
   };
 }
 
-/** Tries of the last request while DynamoDB hands items back unprocessed (as batchWriteAll). */
-const LAST_ATTEMPTS = 8;
-
 /**
  * The puts, then the lease's release in the same request as the last of them. Every other request goes
  * first, so no put of the batch is sent after the release, except the last request's puts DynamoDB hands
@@ -83,38 +78,16 @@ const LAST_ATTEMPTS = 8;
  * written conditional on the version they were decided at (one that lost is decided again by the next poll).
  */
 async function putsThenRelease(table: TableRef, puts: readonly Item[], release: Item): Promise<void> {
+  const asPut = (Item: Item) => ({ PutRequest: { Item } });
   // Whole requests of 25 first; the last request holds what is left and the release.
   const headCount = BATCH_SIZE * Math.floor(puts.length / BATCH_SIZE);
-  const head = puts.slice(0, headCount);
-  await batchWriteAll(
-    table,
-    head.map((Item) => ({ PutRequest: { Item } })),
+  await batchWriteAll(table, puts.slice(0, headCount).map(asPut));
+  const releaseTaken = (left: readonly { PutRequest?: { Item?: Item } }[]) =>
+    !left.some((r) => r.PutRequest?.Item?.sk === release.sk);
+  const left = await batchWriteOne(table, [...puts.slice(headCount), release].map(asPut), {}, releaseTaken);
+  await Promise.all(
+    left.flatMap((r) => (r.PutRequest?.Item === undefined ? [] : [putAtVersion(table, r.PutRequest.Item)])),
   );
-  let pending: { PutRequest: { Item: Item } }[] = [...puts.slice(headCount), release].map((Item) => ({
-    PutRequest: { Item },
-  }));
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > 1)
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * 2 ** (attempt - 2)));
-    const result = await table.doc.send(
-      new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }),
-    );
-    const left = (result.UnprocessedItems?.[table.tableName] ?? []) as typeof pending;
-    if (!left.some((r) => r.PutRequest.Item.sk === release.sk)) {
-      await Promise.all(left.map((r) => putAtVersion(table, r.PutRequest.Item)));
-      return;
-    }
-    if (attempt >= LAST_ATTEMPTS) {
-      throw new UpstreamError(
-        `dynamodb left ${left.length} item(s) unprocessed after ${LAST_ATTEMPTS} tries`,
-        {
-          retryable: true,
-          code: 'dynamodb-unprocessed',
-        },
-      );
-    }
-    pending = left;
-  }
 }
 
 /** A put of an app item decided at `version - 1`, only if the stored one is still at it. */
