@@ -4,6 +4,7 @@ import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { dynamoOpenRollouts } from './open-rollouts.js';
+import { clusterDoneUpdate } from './summary-caps.js';
 import { latestSummariesOf, summaryClock } from './summary-latest.js';
 import { type ClusterView, clusterView, rolloutView, syncedFromItem } from './summary-views.js';
 
@@ -113,7 +114,7 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
     const stored = read?.views as Record<string, ClusterView> | undefined;
     if (read === undefined || stored === undefined) return undefined;
     if (stored[cluster] !== undefined && stored[cluster].v >= view.v) return undefined;
-    const progress = done === undefined ? undefined : doneFields(read, cluster, done);
+    const progress = done === undefined ? undefined : clusterDoneUpdate(read, cluster, done.decisions);
     if (progress === null) return undefined;
     const next = rolloutView({ ...read, ...progress?.after, views: { ...stored, [cluster]: view } });
     const values: Item = {
@@ -169,36 +170,6 @@ export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syn
       }
       throw error;
     }
-  }
-
-  /**
-   * What a work item's end adds to the single write: its progress `done`, its reason removed, its decision
-   * counts, and `errorsVersion` moved on as `recordClusterProgress` does (the status is derived with them).
-   * Null when the item lacks a map they go in (written before it existed).
-   */
-  function doneFields(read: Item, cluster: string, done: ClusterDone) {
-    const byCluster = read.decisionsByCluster as Record<string, unknown> | undefined;
-    const errors = read.clusterErrors as Record<string, unknown> | undefined;
-    if (read.clusters === undefined || (done.decisions !== undefined && byCluster === undefined)) return null;
-    const hadError = errors?.[cluster] !== undefined;
-    const remainingErrors = hadError
-      ? Object.fromEntries(Object.entries(errors ?? {}).filter(([c]) => c !== cluster))
-      : errors;
-    return {
-      set: `, #clusters.#c = :done, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${done.decisions === undefined ? '' : ', #d.#c = :decisions'}`,
-      remove: hadError ? ['#e.#c'] : [],
-      names: {
-        '#clusters': 'clusters',
-        ...(done.decisions === undefined ? {} : { '#d': 'decisionsByCluster' }),
-        ...(hadError ? { '#e': 'clusterErrors' } : {}),
-      },
-      values: { ':done': 'done', ...(done.decisions === undefined ? {} : { ':decisions': done.decisions }) },
-      after: {
-        clusters: { ...(read.clusters as Record<string, unknown>), [cluster]: 'done' },
-        ...(hadError ? { clusterErrors: remainingErrors } : {}),
-        errorsVersion: Number(read.errorsVersion ?? 0) + 1,
-      },
-    };
   }
 
   async function ensureViews(sha: string): Promise<void> {

@@ -113,6 +113,40 @@ export async function recordClusterProgress(
 }
 
 /**
+ * `recordClusterProgress(…, 'done', undefined, decisions)` as parts of another update of the summary (the
+ * cluster's view-and-status write, rollout-summary.ts): its progress `done`, its reason removed, its
+ * decision counts, `errorsVersion` moved on; `after`, the fields as the update leaves them, for the status
+ * derived with them. Null when `read` lacks a map they go in (written before it existed).
+ */
+export function clusterDoneUpdate(
+  read: Readonly<Record<string, unknown>>,
+  cluster: string,
+  decisions: Readonly<Record<string, number>> | undefined,
+) {
+  const errors = read.clusterErrors as Record<string, unknown> | undefined;
+  if (read.clusters === undefined || (decisions !== undefined && read.decisionsByCluster === undefined))
+    return null;
+  const hadError = errors?.[cluster] !== undefined;
+  return {
+    set: `, #clusters.#c = :done, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${decisions === undefined ? '' : ', #d.#c = :decisions'}`,
+    remove: hadError ? ['#e.#c'] : [],
+    names: {
+      '#clusters': 'clusters',
+      ...(decisions === undefined ? {} : { '#d': 'decisionsByCluster' }),
+      ...(hadError ? { '#e': 'clusterErrors' } : {}),
+    },
+    values: { ':done': 'done', ...(decisions === undefined ? {} : { ':decisions': decisions }) },
+    after: {
+      clusters: { ...(read.clusters as Record<string, unknown>), [cluster]: 'done' },
+      ...(hadError
+        ? { clusterErrors: Object.fromEntries(Object.entries(errors ?? {}).filter(([c]) => c !== cluster)) }
+        : {}),
+      errorsVersion: Number(read.errorsVersion ?? 0) + 1,
+    },
+  };
+}
+
+/**
  * No summary (a condition failure: true, nothing to record), or one written before the maps existed
  * (false: nothing was written).
  */
