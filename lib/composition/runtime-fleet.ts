@@ -29,6 +29,7 @@ import { dynamoRefPushes } from '../store/ref-pushes.js';
 import { dynamoRolloutDigest } from '../store/rollout-digest.js';
 import { createSlackRefs } from '../store/slack-refs.js';
 import { dynamoClusterTrackers } from '../store/trackers.js';
+import { RECORD_TTL_SECONDS } from './runtime-adapters.js';
 import type { SharedRuntime } from './runtime-model.js';
 import { type ReleaseParts, releaseParts } from './runtime-release.js';
 
@@ -166,7 +167,8 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
     release: releaseParts(shared, fleetConfig, open, (cluster, resources, namespace) =>
       listBestEffort(clients, cluster, resources, namespace),
     ),
-    leases: dynamoClusterLeases(table),
+    // Kept a day past the records written under them: a missing lease item means nothing is recorded.
+    leases: dynamoClusterLeases(table, RECORD_TTL_SECONDS + 86_400),
     refPushes: dynamoRefPushes(table, REF_PUSH_TTL_SECONDS),
     chainLeaseSeconds: Math.max(config.trackChainLeaseSeconds, config.trackMaxIntervalSeconds + 5),
     credentials,

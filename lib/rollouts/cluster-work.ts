@@ -10,6 +10,7 @@ import type { ClusterWorkMessage } from '../queue/messages.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, StoredApp } from './app-model.js';
 import { noteUngated, retryOrFail, startTracking, targetKey } from './cluster-work-end.js';
+import type { HeldLease } from './ports/cluster-leases.js';
 import type { NewAppRecords, RolloutMeta } from './ports/rollout-writer.js';
 import { refreshCluster } from './refresh-apps.js';
 import type { RolloutSummary } from './rollout-model.js';
@@ -66,7 +67,8 @@ export async function runClusterWork(
   const lease = await underLease(
     deps.leases,
     { sha, cluster: cluster.name, who: `${event.deliveryId}#${message.attempt}`, untilMs },
-    () => workOn(cluster, message, deps, budget, { meta, log, fresh: deps.newApps?.(meta, { untilMs }) }),
+    (held) =>
+      workOn(cluster, message, deps, budget, { meta, log, held, fresh: deps.newApps?.(meta, { untilMs }) }),
   );
   if (!lease.held) {
     // Another work item (or a track poll's batch) of this commit is on this cluster now: look again once its
@@ -87,21 +89,24 @@ async function workOn(
   message: ClusterWorkMessage,
   deps: ClusterWorkDeps,
   budget: { readonly deadlineMs: number },
-  scope: { meta: RolloutMeta; log: Logger; fresh?: NewAppRecords | undefined },
+  scope: { meta: RolloutMeta; log: Logger; held?: HeldLease; fresh?: NewAppRecords | undefined },
 ): Promise<ClusterWorkResult> {
   const { event } = message;
   const sha = event.after;
-  const { meta, log, fresh } = scope;
+  const { meta, log, held, fresh } = scope;
   const empty = { cluster: message.cluster, matched: 0, refreshed: 0, retrying: 0 };
   let only = message.apps === undefined ? undefined : new Set(message.apps.map(targetKey));
-  let records: readonly StoredApp[] | undefined;
+  // The first holder of the commit's lease on the cluster: nothing of the commit is recorded there yet
+  // (records and decisions are written by holders only), so neither is read.
+  const first = held?.first === true;
+  let records: readonly StoredApp[] | undefined = first ? [] : undefined;
   if (message.release === true) {
     // A release looks at the apps this rollout holds on the cluster, nothing else (and its refresh uses
     // the records read here instead of reading them again).
-    records = await deps.rollouts.listApps(sha, cluster.name);
-    const held = records.filter((a) => a.state === 'held');
-    if (held.length === 0) return empty;
-    only = new Set(held.map(targetKey));
+    records ??= await deps.rollouts.listApps(sha, cluster.name);
+    const holding = records.filter((a) => a.state === 'held');
+    if (holding.length === 0) return empty;
+    only = new Set(holding.map(targetKey));
   }
   const rolloutDeadlineMs = message.deadline === undefined ? undefined : Date.parse(message.deadline);
   if (rolloutDeadlineMs !== undefined && Date.now() >= rolloutDeadlineMs) {
@@ -170,17 +175,21 @@ async function workOn(
   const registration = outcomes.some((o) => o.track)
     ? deps.trackers.registration?.(cluster.name, sha, deps.clock.now())
     : undefined;
+  const retry = outcomes.filter((o) => o.retry !== undefined);
   const decided = await deps.rollouts.recordDecisions(sha, batch, decisions, {
     pending: fresh,
     withProgress: true,
     ...(registration === undefined ? {} : { alongside: [registration] }),
+    ...(first ? { onlyBatch: true } : {}),
+    // Nothing after this batch writes under the lease (the chain claim, the summary and the notices guard
+    // themselves) unless apps are to be retried: then it is released in the batch's last request.
+    ...(retry.length === 0 && held !== undefined ? { lease: held } : {}),
   });
   // A release or an operator's retry refreshes apps after the rollout may have passed its deadline: give them one.
   if ((message.release === true || message.retry === true) && outcomes.some((o) => o.patched))
     await deps.restartDeadline?.(sha);
   await noteUngated(cluster.name, sha, outcomes, repoKey, deps, log);
 
-  const retry = outcomes.filter((o) => o.retry !== undefined);
   if (retry.length > 0) {
     const reason = retry.find((o) => o.retry === 'failed')?.detail ?? 'out of time';
     await retryOrFail(

@@ -7,9 +7,9 @@ import type {
   TransitionWrite,
   ViewedApp,
 } from './ports/app-state.js';
-import type { ClusterLeases } from './ports/cluster-leases.js';
+import type { ClusterLeases, HeldLease } from './ports/cluster-leases.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
-import { type HeldLease, underLease } from './under-lease.js';
+import { underLease } from './under-lease.js';
 
 export interface WriteContext {
   readonly sha: string;
@@ -82,7 +82,7 @@ async function writeHeld(
 ): Promise<WriteOutcome> {
   const many = context.rollouts.transitionMany;
   if (many === undefined || writes.length < BATCH_FROM) return writeEach(writes, context);
-  const batched = await many(context.sha, context.cluster, writes, { holder: held.holder });
+  const batched = await many(context.sha, context.cluster, writes, held);
   if (batched.released === true) held.released();
   if (batched.conflicts.length === 0) return { updated: batched.updated, after: batched.apps };
   return { updated: batched.updated + (await decideAgain(batched.conflicts, context)) };

@@ -1,16 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ClusterLeases } from './ports/cluster-leases.js';
+import type { ClusterLeases, HeldLease } from './ports/cluster-leases.js';
 
 export type LeaseOutcome<T> =
   | { readonly held: true; readonly value: T }
   | { readonly held: false; readonly untilMs: number; readonly holder?: string };
-
-/** What `work` is told of the lease it runs under. */
-export interface HeldLease {
-  readonly holder: string;
-  /** `work` released the lease itself (in the last request of its writes): no release after it. */
-  released(): void;
-}
 
 /**
  * Runs `work` while holding the commit's lease on `cluster` (always released after, even when `work`
@@ -31,6 +24,8 @@ export async function underLease<T>(
       held: true,
       value: await work({
         holder,
+        first: taken.first,
+        expiresAt: taken.expiresAt,
         released: () => {
           released = true;
         },

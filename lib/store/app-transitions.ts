@@ -1,7 +1,8 @@
 import type { AppTransitions, TransitionWrite } from '../rollouts/ports/app-state.js';
+import type { HeldLease } from '../rollouts/ports/cluster-leases.js';
 import { type AppState, STATE_RANK } from '../rollouts/state-model.js';
-import { BATCH_SIZE, batchWriteAll, batchWriteOne } from './batch-write.js';
-import { releasedLeaseItem } from './cluster-leases.js';
+import { batchWriteAll } from './batch-write.js';
+import { releasedLeaseItem, writeThenRelease } from './cluster-leases.js';
 import { type NativeItem, PutCommand } from './document-client.js';
 import { ignoreConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';
@@ -24,7 +25,7 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
       sha,
       cluster,
       writes: readonly TransitionWrite[],
-      lease?: { readonly holder: string },
+      lease?: Pick<HeldLease, 'holder' | 'expiresAt'>,
     ) {
       const items = new Map(
         (await queryAll(table, rolloutPk(sha), clusterAppsPrefix(cluster))).map((item) => [item.sk, item]),
@@ -56,7 +57,12 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
         items.set(appSk(target), next);
       }
       const released = lease !== undefined && conflicts.length === 0 && puts.length > 0;
-      if (released) await putsThenRelease(table, puts, releasedLeaseItem(sha, cluster, lease.holder));
+      // Puts DynamoDB hands back beside the release go conditional on their decided version: once the lease
+      // is free another holder may batch (one that lost is decided again by the next poll).
+      if (released)
+        await writeThenRelease(table, puts, releasedLeaseItem(sha, cluster, lease), (late) =>
+          Promise.all(late.map((item) => putAtVersion(table, item))).then(() => undefined),
+        );
       else
         await batchWriteAll(
           table,
@@ -69,25 +75,6 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
       return { updated: puts.length, conflicts, apps, ...(released ? { released: true } : {}) };
     },
   };
-}
-
-/**
- * The puts, then the lease's release in the same request as the last of them. Every other request goes
- * first, so no put of the batch is sent after the release, except the last request's puts DynamoDB hands
- * back unprocessed while taking the release: once the lease is free another holder may batch, so those are
- * written conditional on the version they were decided at (one that lost is decided again by the next poll).
- */
-async function putsThenRelease(table: TableRef, puts: readonly Item[], release: Item): Promise<void> {
-  const asPut = (Item: Item) => ({ PutRequest: { Item } });
-  // Whole requests of 25 first; the last request holds what is left and the release.
-  const headCount = BATCH_SIZE * Math.floor(puts.length / BATCH_SIZE);
-  await batchWriteAll(table, puts.slice(0, headCount).map(asPut));
-  const releaseTaken = (left: readonly { PutRequest?: { Item?: Item } }[]) =>
-    !left.some((r) => r.PutRequest?.Item?.sk === release.sk);
-  const left = await batchWriteOne(table, [...puts.slice(headCount), release].map(asPut), {}, releaseTaken);
-  await Promise.all(
-    left.flatMap((r) => (r.PutRequest?.Item === undefined ? [] : [putAtVersion(table, r.PutRequest.Item)])),
-  );
 }
 
 /** A put of an app item decided at `version - 1`, only if the stored one is still at it. */

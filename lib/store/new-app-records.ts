@@ -4,6 +4,7 @@ import type { AppChange, ViewedApp } from '../rollouts/ports/app-state.js';
 import type { NewAppRecords, RolloutMeta } from '../rollouts/ports/rollout-writer.js';
 import { type AppState, STATE_RANK } from '../rollouts/state-model.js';
 import { batchWriteAll } from './batch-write.js';
+import { writeThenRelease } from './cluster-leases.js';
 import { PutCommand } from './document-client.js';
 import { epochSeconds, isConditionFailure, type TableRef } from './dynamo.js';
 import { appSk, historyPk, historySk, rolloutPk } from './keys.js';
@@ -106,17 +107,40 @@ export function newAppRecords(
       return 'updated';
     },
     viewed: () => viewed,
-    async flush(targets, alongside = []) {
+    async flush(targets, alongside = [], release = undefined) {
       const keys = targets === undefined ? [...items.keys()] : targets.map(keyOf).filter((k) => items.has(k));
       const taken = keys.map((k) => withProblemIndex(items.get(k) as Item));
       for (const k of keys) items.delete(k);
       if (lease !== undefined && Date.now() < lease.untilMs - LEASE_SAFETY_MS) {
-        const puts = [...taken.flatMap((item) => bounded(meta.sha, item)), ...alongside].map((Item) => ({
-          PutRequest: { Item },
-        }));
-        await batchWriteAll(table, puts);
-        for (const item of taken) written(item);
-        return taken.length;
+        const puts = [...taken.flatMap((item) => bounded(meta.sha, item)), ...alongside];
+        if (release === undefined) {
+          await batchWriteAll(
+            table,
+            puts.map((Item) => ({ PutRequest: { Item } })),
+          );
+          for (const item of taken) written(item);
+          return taken.length;
+        }
+        // The lease's release in the last request; what DynamoDB hands back beside it is put as past the
+        // lease: an app item only if none is there (another holder may have recorded it since).
+        const lost = new Set<unknown>();
+        await writeThenRelease(table, puts, release.item, async (late) => {
+          for (const Item of late.filter((item) => item.type !== 'app'))
+            await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+          const apps = late.filter((item) => item.type === 'app');
+          const settled = await mapWithConcurrency(apps, PUT_CONCURRENCY, (item) => putIfAbsent(table, item));
+          const failed = settled.find((s) => s.status === 'rejected');
+          if (failed !== undefined) throw failed.reason;
+          settled.forEach((s, i) => {
+            if (s.status === 'fulfilled' && !s.value) lost.add(keyOf(apps[i] as unknown as AppTarget));
+          });
+        });
+        release.released();
+        for (const item of taken) {
+          if (lost.has(keyOf(item as unknown as AppTarget))) viewed = undefined;
+          else written(item);
+        }
+        return taken.length - lost.size;
       }
       const settled = await mapWithConcurrency(taken, PUT_CONCURRENCY, (item) =>
         putNew(table, meta.sha, item),
@@ -142,11 +166,16 @@ async function putNew(table: TableRef, sha: string, item: Item): Promise<boolean
   const written = bounded(sha, item);
   const app = written.pop() as Item;
   for (const Item of written) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+  return putIfAbsent(table, app);
+}
+
+/** The app item unless one is there; false when one was. */
+async function putIfAbsent(table: TableRef, item: Item): Promise<boolean> {
   try {
     await table.doc.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: app,
+        Item: item,
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

@@ -68,12 +68,13 @@ function pick(item: Item, fields: readonly string[]): Item {
 
 /** One decision per object across every fan-out of the commit (chunks come in key order: the latest wins). */
 export function latestDecisions(chunks: readonly Item[]): DecisionRecord[] {
+  return latestOf(chunks.flatMap((chunk) => chunkDecisionsOf(chunk)));
+}
+
+/** One decision per object, the last of it in `decisions`. */
+export function latestOf(decisions: readonly DecisionRecord[]): DecisionRecord[] {
   const byObject = new Map<string, DecisionRecord>();
-  for (const chunk of chunks) {
-    for (const d of chunkDecisionsOf(chunk)) {
-      byObject.set(`${d.cluster}/${d.kind}/${d.namespace}/${d.name}`, d);
-    }
-  }
+  for (const d of decisions) byObject.set(`${d.cluster}/${d.kind}/${d.namespace}/${d.name}`, d);
   return [...byObject.values()];
 }
 

@@ -8,6 +8,7 @@ import type {
 } from '../rollouts/ports/rollout-writer.js';
 import { dynamoAppLedger } from './app-ledger.js';
 import { batchWriteAll } from './batch-write.js';
+import { releasedLeaseItem, writeThenRelease } from './cluster-leases.js';
 import { decisionItems } from './decision-chunks.js';
 import { PutCommand } from './document-client.js';
 import {
@@ -19,7 +20,7 @@ import {
 } from './dynamo.js';
 import { rolloutPk, SUMMARY_SK } from './keys.js';
 import { newAppRecords } from './new-app-records.js';
-import { latestDecisions } from './rollout-items.js';
+import { latestDecisions, latestOf } from './rollout-items.js';
 import { putListing } from './rollout-listing.js';
 import { dynamoRolloutSummary } from './rollout-summary.js';
 import { addRef, recordClusterProgress } from './summary-caps.js';
@@ -104,25 +105,37 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     },
 
     async recordDecisions(sha, batch, decisions, options = {}) {
-      const { pending, withProgress, alongside = [] } = options;
+      const { pending, withProgress, alongside = [], onlyBatch, lease } = options;
+      const cluster = batch.slice(0, batch.indexOf('#'));
       const items = [
         ...decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds),
         ...alongside.map((put) => put.item),
       ];
+      const release =
+        lease === undefined
+          ? undefined
+          : { item: releasedLeaseItem(sha, cluster, lease), released: lease.released };
       // With new app records still to write, the decisions go in their last batch: one request less.
-      // Without, the decisions and what rides with them are one batch.
-      if (pending !== undefined) await pending.flush(undefined, items);
-      else
+      // Without, the decisions and what rides with them are one batch (and the lease's release with them).
+      if (pending !== undefined) await pending.flush(undefined, items, release);
+      else if (release !== undefined) {
+        // Decision chunks and registrations are this work item's own keys: handed back, they are put as they are.
+        await writeThenRelease(table, items, release.item, async (late) => {
+          for (const Item of late) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
+        });
+        release.released();
+      } else
         await batchWriteAll(
           table,
           items.map((Item) => ({ PutRequest: { Item } })),
         );
       // Counted per cluster (its own batches only, not every cluster's); readers add the clusters up.
-      const cluster = batch.slice(0, batch.indexOf('#'));
       const counts: Record<string, number> = {};
-      for (const d of latestDecisions(await queryAll(table, rolloutPk(sha), `DECISIONS#${cluster}#`))) {
-        counts[d.decision] = (counts[d.decision] ?? 0) + 1;
-      }
+      const latest =
+        onlyBatch === true
+          ? latestOf(decisions)
+          : latestDecisions(await queryAll(table, rolloutPk(sha), `DECISIONS#${cluster}#`));
+      for (const d of latest) counts[d.decision] = (counts[d.decision] ?? 0) + 1;
       if (withProgress === true) return { cluster, counts };
       await writeDecisionCounts(sha, { cluster, counts });
       return undefined;

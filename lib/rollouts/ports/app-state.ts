@@ -1,6 +1,7 @@
 import type { AppTarget, StoredApp } from '../app-model.js';
 import type { RolloutSummary } from '../rollout-model.js';
 import type { StateCounts } from '../state-model.js';
+import type { HeldLease } from './cluster-leases.js';
 
 /** Fields to change on an app record; `null` removes a field (a message that no longer applies). */
 export type AppChange = {
@@ -84,7 +85,7 @@ export interface AppTransitions {
     sha: string,
     cluster: string,
     writes: readonly TransitionWrite[],
-    lease?: { readonly holder: string },
+    lease?: Pick<HeldLease, 'holder' | 'expiresAt'>,
   ): Promise<{
     readonly updated: number;
     readonly conflicts: readonly AppTarget[];

@@ -2,6 +2,7 @@ import type { PushEvent } from '../../webhook/push-event.js';
 import type { AppRecord, AppTarget, DecisionRecord } from '../app-model.js';
 import type { RolloutSummary } from '../rollout-model.js';
 import type { AppStateWriter, ViewedApp } from './app-state.js';
+import type { HeldLease } from './cluster-leases.js';
 import type { DecisionTally } from './cluster-progress.js';
 import type { TablePut } from './table-put.js';
 
@@ -34,6 +35,16 @@ export interface RolloutWriter {
       readonly withProgress?: boolean;
       /** Other ports' items written in the same batch as the decisions (the tracker registration). */
       readonly alongside?: readonly TablePut[];
+      /**
+       * No other batch of the cluster can exist (the first holder of its lease wrote this one): the counts
+       * are this batch's, with no read of the cluster's decisions.
+       */
+      readonly onlyBatch?: boolean;
+      /**
+       * The cluster's lease, released in the last request of these writes (then `released()` is called)
+       * when the holder has nothing left to write under it: one request less than a release of its own.
+       */
+      readonly lease?: HeldLease | undefined;
     },
   ): Promise<DecisionTally | undefined>;
   /** Writes an app's record unless it holds a later state already (a redelivery never moves it back). */
@@ -69,11 +80,14 @@ export interface NewAppRecords extends AppLedger {
   readonly size: number;
   /**
    * Writes the records of `targets` (default: all) and forgets them; returns how many were written.
-   * `alongside`: other items of the table put (unconditionally) with the last batch.
+   * `alongside`: other items of the table put (unconditionally) with the last batch. `release`: the lease
+   * item as its release leaves it, put in the last request when the records go out in batches (then
+   * `released()` is called; records DynamoDB hands back beside it are put conditionally, as past the lease).
    */
   flush(
     targets?: readonly AppTarget[],
     alongside?: readonly Readonly<Record<string, unknown>>[],
+    release?: { readonly item: Readonly<Record<string, unknown>>; released(): void },
   ): Promise<number>;
   /**
    * What the written records make of the cluster's view, app by app, as written; undefined when a

@@ -266,6 +266,7 @@ describe('the rollout engine under the faults a production fleet sees', () => {
         region: stack.config.region,
         endpoint: stack.dynamodbEndpoint,
       }),
+      86_400,
     );
     // Another work item of this commit is on the hub (its invocation has 60 s left).
     expect((await leases.acquire(c.after, 'hub', 'another-work-item', Date.now() + 60_000)).held).toBe(true);

@@ -115,7 +115,7 @@ describe('a work item whose Argo CD render outlasts its budget', () => {
       logger: createMemoryLogger(),
       trackIntervalSeconds: 5,
       chainLeaseSeconds: 60,
-      leases: dynamoClusterLeases(ref),
+      leases: dynamoClusterLeases(ref, 86_400),
       newApps: (meta) => writer.newApps(meta),
     };
   }

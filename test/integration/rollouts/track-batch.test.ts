@@ -64,7 +64,7 @@ describe('a track poll with many changes on one cluster', () => {
     const trackers = dynamoClusterTrackers(ref, 86400);
     await trackers.register('hub', sha, new Date());
     const live = new Map(names.map((n) => [liveKey('Application', 'argocd', n), synced(n, sha)]));
-    const leases = dynamoClusterLeases(ref);
+    const leases = dynamoClusterLeases(ref, 86_400);
     const deps: TrackDeps = {
       rollouts: { ...reader, ...writer, ...dynamoAppTransitions(ref) },
       leases,
@@ -151,7 +151,7 @@ describe('a track poll with many changes on one cluster', () => {
       { type: 'track', cluster: 'hub', attempt: 0 },
       {
         ...deps,
-        leases: dynamoClusterLeases(own),
+        leases: dynamoClusterLeases(own, 86_400),
         rollouts: { ...deps.rollouts, ...dynamoAppTransitions(own) },
       },
     );
@@ -205,7 +205,7 @@ describe('a track poll with many changes on one cluster', () => {
         change: { state: 'synced' as const },
         expectedVersion: a.version,
       })),
-      { holder },
+      { holder, expiresAt: 0 },
     );
     expect(handedBack).toBe(true);
     expect(result.released).toBe(true);
@@ -235,7 +235,7 @@ describe('a track poll with many changes on one cluster', () => {
           expectedVersion: a.version,
         })),
       ],
-      { holder },
+      { holder, expiresAt: 0 },
     );
     expect(result.conflicts.map((t) => t.name)).toEqual(['app-0']);
     expect(result.released).toBeUndefined();

@@ -93,7 +93,7 @@ describe('track writes of two pollers on one cluster', () => {
     const either: ClusterTrackers = { ...trackers, renewChain: async (_c, chain) => chain ?? 'test' };
     const deps = (table: TableRef, objects: ReadonlyMap<string, unknown> | Error): TrackDeps => ({
       rollouts: { ...reader, ...dynamoRolloutWriter(table, 86_400), ...dynamoAppTransitions(table) },
-      leases: dynamoClusterLeases(table),
+      leases: dynamoClusterLeases(table, 86_400),
       trackers: either,
       refPushes: { recent: async () => [] },
       live: {
@@ -189,7 +189,7 @@ describe('the requests of one track poll', () => {
           ...dynamoRolloutWriter(seen, 86_400),
           ...dynamoAppTransitions(seen),
         },
-        leases: dynamoClusterLeases(seen),
+        leases: dynamoClusterLeases(seen, 86_400),
         trackers: {
           ...dynamoClusterTrackers(seen, 86_400),
           renewChain: async (_c, chain) => chain ?? 'test',

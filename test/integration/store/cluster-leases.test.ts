@@ -12,6 +12,7 @@ describe('the per-commit, per-cluster work lease', () => {
     table = await startTestTable();
     leases = dynamoClusterLeases(
       createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint }),
+      86_400,
     );
   });
   afterAll(async () => table.close());
