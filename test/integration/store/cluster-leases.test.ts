@@ -43,4 +43,20 @@ describe('the per-commit, per-cluster work lease', () => {
     expect((await leases.acquire(sha, 'lost', 'crashed', Date.now() - 1)).held).toBe(true);
     expect((await leases.acquire(sha, 'lost', 'next', Date.now() + 60_000)).held).toBe(true);
   });
+
+  it('tells its first holder that no one held it before, and keeps the item as long as asked', async () => {
+    const first = await leases.acquire(sha, 'fresh', 'one', Date.now() + 60_000);
+    expect(first).toMatchObject({ held: true, first: true });
+    // Kept for keepSeconds (86,400 here) from now, not only a day past `until`.
+    const now = Math.floor(Date.now() / 1000);
+    expect(first.held && first.expiresAt).toBeGreaterThanOrEqual(now + 86_400);
+    await leases.release(sha, 'fresh', 'one');
+    // Released (or run out): the next holder is not the first, records of the first may be there.
+    expect(await leases.acquire(sha, 'fresh', 'two', Date.now() + 60_000)).toMatchObject({
+      held: true,
+      first: false,
+    });
+    expect((await leases.acquire(sha, 'gone', 'crashed', Date.now() - 1)).held).toBe(true);
+    expect(await leases.acquire(sha, 'gone', 'next', Date.now() + 60_000)).toMatchObject({ first: false });
+  });
 });
