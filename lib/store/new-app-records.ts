@@ -128,11 +128,9 @@ export function newAppRecords(
           for (const Item of late.filter((item) => item.type !== 'app'))
             await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
           const apps = late.filter((item) => item.type === 'app');
-          const settled = await mapWithConcurrency(apps, PUT_CONCURRENCY, (item) => putIfAbsent(table, item));
-          const failed = settled.find((s) => s.status === 'rejected');
-          if (failed !== undefined) throw failed.reason;
-          settled.forEach((s, i) => {
-            if (s.status === 'fulfilled' && !s.value) lost.add(keyOf(apps[i] as unknown as AppTarget));
+          const kept = await eachIfAbsent(apps, (item) => putIfAbsent(table, item));
+          kept.forEach((ok, i) => {
+            if (!ok) lost.add(keyOf(apps[i] as unknown as AppTarget));
           });
         });
         release.released();
@@ -142,20 +140,27 @@ export function newAppRecords(
         }
         return taken.length - lost.size;
       }
-      const settled = await mapWithConcurrency(taken, PUT_CONCURRENCY, (item) =>
-        putNew(table, meta.sha, item),
-      );
-      const failed = settled.find((s) => s.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
-      settled.forEach((s, i) => {
-        if (s.status === 'fulfilled' && s.value) written(taken[i] as Item);
+      const kept = await eachIfAbsent(taken, (item) => putNew(table, meta.sha, item));
+      kept.forEach((ok, i) => {
+        if (ok) written(taken[i] as Item);
         else viewed = undefined;
       });
       for (const Item of alongside)
         await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
-      return settled.filter((s) => s.status === 'fulfilled' && s.value).length;
+      return kept.filter(Boolean).length;
     },
   };
+}
+
+/** `put` of each item, a few at once; whether each was written (false: an item was there). */
+async function eachIfAbsent(
+  items: readonly Item[],
+  put: (item: Item) => Promise<boolean>,
+): Promise<boolean[]> {
+  const settled = await mapWithConcurrency(items, PUT_CONCURRENCY, put);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((s) => s.status === 'fulfilled' && s.value);
 }
 
 /**
