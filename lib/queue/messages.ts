@@ -71,6 +71,12 @@ export interface TrackMessage {
   readonly attempt: number;
   /** The chain this message belongs to (docs/engine.md "Track chains and leases"). */
   readonly chain?: string;
+  /**
+   * Per rollout (commit) on the cluster, the holder name under which this chain's last poll that took the
+   * rollout's lease released it: a poll that finds that holder still the last one knows no one wrote the
+   * apps since that poll ended, and writes from its own read.
+   */
+  readonly leaseHolders?: Readonly<Record<string, string>>;
 }
 
 export type FanoutMessage = PushMessage | ClusterWorkMessage | GateMessage | UnpinMessage;

@@ -83,6 +83,12 @@ export async function continueChain(
     chain = claimed;
   }
   const delaySeconds = nextDelaySeconds(registered, deps.clock.now(), deps);
-  await deps.queue.send({ type: 'track', cluster, attempt: message.attempt + 1, chain }, { delaySeconds });
+  const { leaseHolders } = message;
+  const holders =
+    leaseHolders === undefined || Object.keys(leaseHolders).length === 0 ? {} : { leaseHolders };
+  await deps.queue.send(
+    { type: 'track', cluster, attempt: message.attempt + 1, chain, ...holders },
+    { delaySeconds },
+  );
   return true;
 }

@@ -23,6 +23,13 @@ export interface WriteContext {
   readonly decide: (app: StoredApp) => Promise<AppChange | undefined>;
   /** Whether track still follows the app (one read again may have left its hands meanwhile). */
   readonly followed: (app: StoredApp) => boolean;
+  /** The poll's name as the lease's holder (`track#<id>`), the same for every rollout it writes. */
+  readonly holder?: string;
+  /**
+   * The cluster's apps as the poll read them, and the holder whose release of the lease means no one wrote
+   * them since (the chain's previous poll that held it: its work ended before this poll began).
+   */
+  readonly read?: { readonly apps: readonly StoredApp[]; readonly after: string };
 }
 
 export interface WriteOutcome {
@@ -31,6 +38,8 @@ export interface WriteOutcome {
   readonly after?: readonly ViewedApp[];
   /** Changes left to the next poll: another track poll held the cluster and may be putting a batch. */
   readonly deferred?: number;
+  /** The poll held the rollout's lease on the cluster (as `WriteContext.holder`) and released it. */
+  readonly leased?: true;
 }
 
 /** From this many changes a batch (one read, 25 puts a request) costs fewer requests than one write each. */
@@ -57,10 +66,12 @@ export async function writeChanges(
   if (writes.length === 0) return { updated: 0 };
   const { leases, sha, cluster } = context;
   if (leases === undefined) return writeEach(writes, context);
-  const lease = await underLease(leases, { sha, cluster, who: TRACK, untilMs: Date.now() + 60_000 }, (held) =>
+  const untilMs = Date.now() + 60_000;
+  const named = context.holder === undefined ? {} : { holder: context.holder };
+  const lease = await underLease(leases, { sha, cluster, who: TRACK, untilMs, ...named }, (held) =>
     writeHeld(writes, context, held),
   );
-  if (lease.held) return lease.value;
+  if (lease.held) return { ...lease.value, leased: true };
   if (lease.holder?.startsWith(`${TRACK}#`) === true) {
     context.logger.info('changes left to the next poll: another track poll holds the cluster', {
       sha,
@@ -82,7 +93,11 @@ async function writeHeld(
 ): Promise<WriteOutcome> {
   const many = context.rollouts.transitionMany;
   if (many === undefined || writes.length < BATCH_FROM) return writeEach(writes, context);
-  const batched = await many(context.sha, context.cluster, writes, held);
+  // No one held the lease since the poll's read (its last holder is the chain's previous poll): the batch
+  // starts from that read instead of reading the apps again.
+  const { read } = context;
+  const current = read !== undefined && held.previous === read.after ? read.apps : undefined;
+  const batched = await many(context.sha, context.cluster, writes, held, current);
   if (batched.released === true) held.released();
   if (batched.conflicts.length === 0) return { updated: batched.updated, after: batched.apps };
   return { updated: batched.updated + (await decideAgain(batched.conflicts, context)) };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
@@ -72,6 +73,9 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     return { rollouts: 0, changed: 0, unfinished: 0, requeued: false, superseded: true };
   }
   const { chain, registered } = started;
+  // One holder name for every rollout lease this poll takes; the next poll is told it per rollout.
+  const holder = `track#${randomUUID()}`;
+  const leaseHolders: Record<string, string> = {};
   const polls = await Promise.all(
     registered.map(async (r) => ({
       registration: r,
@@ -130,8 +134,11 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       sha,
       poll.summary?.refs ?? (ref === undefined ? [] : [ref]),
     );
+    const after = message.leaseHolders?.[sha];
     const context = {
       sha,
+      holder,
+      ...(after === undefined ? {} : { read: { apps: poll.apps, after } }),
       pastDeadline,
       now,
       live,
@@ -141,10 +148,13 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       ...(ref === undefined ? {} : { ref }),
       ...(aliases === undefined ? {} : { aliases }),
     };
-    const { updated, after } = await applyChanges(poll.apps, context, cluster);
+    const written = await applyChanges(poll.apps, context, cluster);
+    const { updated } = written;
     changed += updated;
+    if (written.leased === true) leaseHolders[sha] = holder;
+    else if (after !== undefined) leaseHolders[sha] = after;
     // The apps as the writes left them (the batch's own, or read once), which the summary's view is made of.
-    const left = updated > 0 ? (after ?? (await deps.rollouts.listApps(sha, cluster))) : poll.apps;
+    const left = updated > 0 ? (written.after ?? (await deps.rollouts.listApps(sha, cluster))) : poll.apps;
     const open = left.filter((a) => isInFlight(a.state)).length;
     unfinished += open;
     if (updated > 0) {
@@ -152,10 +162,13 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       await deps.gate?.(sha, summary);
     } else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
-    if (open === 0 && (await dropRegistration(cluster, poll.registration, deps))) dropped += 1;
+    if (open === 0 && (await dropRegistration(cluster, poll.registration, deps))) {
+      dropped += 1;
+      delete leaseHolders[sha];
+    }
   }
   const left = unfinished > 0 ? registered.length : registered.length - dropped;
-  const requeued = await continueChain({ ...message, chain }, registered, left, deps);
+  const requeued = await continueChain({ ...message, chain, leaseHolders }, registered, left, deps);
   log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
   return { rollouts: polls.length, changed, unfinished, requeued };
 }
@@ -183,6 +196,8 @@ async function readLive(
 
 interface ApplyContext {
   readonly sha: string;
+  readonly holder: string;
+  readonly read?: { readonly apps: readonly StoredApp[]; readonly after: string };
   readonly pastDeadline: boolean;
   readonly now: Date;
   readonly live: LiveView;
@@ -214,6 +229,8 @@ async function applyChanges(
     {
       sha,
       cluster,
+      holder: context.holder,
+      ...(context.read === undefined ? {} : { read: context.read }),
       rollouts: deps.rollouts,
       ...(deps.leases === undefined ? {} : { leases: deps.leases }),
       logger: deps.logger,

@@ -12,10 +12,17 @@ export type LeaseOutcome<T> =
  */
 export async function underLease<T>(
   leases: ClusterLeases,
-  lease: { readonly sha: string; readonly cluster: string; readonly who: string; readonly untilMs: number },
+  lease: {
+    readonly sha: string;
+    readonly cluster: string;
+    readonly who: string;
+    readonly untilMs: number;
+    /** The holder's name, `<who>#<id>`, when the caller chose it (default: a new id). */
+    readonly holder?: string;
+  },
   work: (held: HeldLease) => Promise<T>,
 ): Promise<LeaseOutcome<T>> {
-  const holder = `${lease.who}#${randomUUID()}`;
+  const holder = lease.holder ?? `${lease.who}#${randomUUID()}`;
   const taken = await leases.acquire(lease.sha, lease.cluster, holder, lease.untilMs);
   if (!taken.held) return taken;
   let released = false;
@@ -26,6 +33,7 @@ export async function underLease<T>(
         holder,
         first: taken.first,
         expiresAt: taken.expiresAt,
+        ...(taken.previous === undefined ? {} : { previous: taken.previous }),
         released: () => {
           released = true;
         },

@@ -7,13 +7,14 @@ import { type NativeItem, PutCommand } from './document-client.js';
 import { ignoreConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { appSk, clusterAppsPrefix, rolloutPk } from './keys.js';
 import { withProblemIndex } from './problem-apps.js';
+import { itemsRead } from './read-items.js';
 import { appFromItem } from './rollout-items.js';
 
 type Item = NativeItem;
 
 /**
  * Many apps' state changes on one cluster as batch puts, for the holder of that cluster's lease: the items
- * are read once, each change applies only at the version it was decided on and never moves a state back
+ * are read once (or taken from the caller's read, when its lease says no one wrote since), each change applies only at the version it was decided on and never moves a state back
  * (what `transition`'s condition checks), then 25 items per request go out instead of one conditional
  * UpdateItem per app. BatchWriteItem carries no condition, so this is safe only because every other writer
  * of these items holds the lease or writes conditionally while no batch is under way (see
@@ -26,10 +27,13 @@ export function dynamoAppTransitions(table: TableRef): AppTransitions {
       cluster,
       writes: readonly TransitionWrite[],
       lease?: Pick<HeldLease, 'holder' | 'expiresAt'>,
+      current?,
     ) {
-      const items = new Map(
-        (await queryAll(table, rolloutPk(sha), clusterAppsPrefix(cluster))).map((item) => [item.sk, item]),
-      );
+      // The items the caller's read was made from when it says they are still current, else read now.
+      const read =
+        (current === undefined ? undefined : itemsRead(current)) ??
+        (await queryAll(table, rolloutPk(sha), clusterAppsPrefix(cluster)));
+      const items = new Map(read.map((item) => [item.sk, item]));
       const now = new Date().toISOString();
       const puts: Record<string, unknown>[] = [];
       const conflicts: TransitionWrite['target'][] = [];

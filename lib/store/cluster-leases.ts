@@ -49,7 +49,13 @@ export function dynamoClusterLeases(table: TableRef, keepSeconds: number): Clust
             ReturnValues: 'ALL_OLD',
           }),
         );
-        return { held: true, first: Attributes === undefined, expiresAt };
+        const released = Attributes !== undefined && Number(Attributes.until) === 0;
+        return {
+          held: true,
+          first: Attributes === undefined,
+          expiresAt,
+          ...(released && typeof Attributes.holder === 'string' ? { previous: Attributes.holder } : {}),
+        };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         const { Item } = await table.doc.send(

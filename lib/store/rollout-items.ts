@@ -8,6 +8,7 @@ import { GetCommand, QueryCommand } from './document-client.js';
 import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
 import { readFeedback } from './feedback-items.js';
 import { appSk, clusterAppsPrefix, GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
+import { rememberItems } from './read-items.js';
 import { checksFromChunks, secretChunkPrefix } from './secret-chunks.js';
 
 type Item = Record<string, unknown>;
@@ -124,10 +125,14 @@ function historyFromItem(item: Item): HistoryEntry {
 }
 
 export function dynamoRolloutReader(table: TableRef): RolloutReader {
-  const listApps = async (sha: string, cluster?: string) =>
-    (await queryAll(table, rolloutPk(sha), cluster === undefined ? 'APP#' : clusterAppsPrefix(cluster))).map(
-      appFromItem,
+  const listApps = async (sha: string, cluster?: string) => {
+    const items = await queryAll(
+      table,
+      rolloutPk(sha),
+      cluster === undefined ? 'APP#' : clusterAppsPrefix(cluster),
     );
+    return rememberItems(items.map(appFromItem), items);
+  };
   const summary = async (sha: string) => {
     const { Item } = await table.doc.send(
       new GetCommand({

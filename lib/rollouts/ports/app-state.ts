@@ -80,12 +80,15 @@ export interface AppTransitions {
   /**
    * `lease`: the holder's lease is released in the last request of the batch when every change applies
    * (no conflict left to write after it): one request less than a release of its own. `released` says so.
+   * `current`: the cluster's apps as read before the lease was taken, when the lease tells no one wrote
+   * under it since (`HeldLease.previous`): the batch starts from them instead of reading them again.
    */
   transitionMany(
     sha: string,
     cluster: string,
     writes: readonly TransitionWrite[],
     lease?: Pick<HeldLease, 'holder' | 'expiresAt'>,
+    current?: readonly StoredApp[],
   ): Promise<{
     readonly updated: number;
     readonly conflicts: readonly AppTarget[];

@@ -241,4 +241,101 @@ describe('a track poll with many changes on one cluster', () => {
     expect(result.released).toBeUndefined();
     expect((await leases.acquire(sha, 'hub', 'next', Date.now() + 60_000)).held).toBe(false);
   });
+
+  /** Apps app-0 … app-(n-1) of `sha` on the hub, Argo CD still at the commit before for the last `pending`. */
+  function liveAt(sha: string, apps: number, pending: number) {
+    return new Map(
+      Array.from({ length: apps }, (_, i) => `app-${i}`).map((n, i) => [
+        liveKey('Application', 'argocd', n),
+        i < apps - pending
+          ? synced(n, sha)
+          : {
+              metadata: { name: n, namespace: 'argocd' },
+              status: { sync: { status: 'OutOfSync', revision: 'old' }, health: { status: 'Healthy' } },
+            },
+      ]),
+    );
+  }
+
+  /** Reads of one rollout's app items on the hub (Query of `APP#hub#`) a table ref sends. */
+  function countAppReads(table: ReturnType<typeof createTableRef>, sha: string) {
+    const count = { reads: 0 };
+    const send = table.doc.send.bind(table.doc);
+    (table.doc as { send: unknown }).send = (command: {
+      input: { ExpressionAttributeValues?: Record<string, unknown> };
+    }) => {
+      if (command.constructor.name === 'QueryCommand') {
+        const values = command.input.ExpressionAttributeValues;
+        if (values?.[':pk'] === rolloutPk(sha) && values[':prefix'] === 'APP#hub#') count.reads += 1;
+      }
+      return send(command as never);
+    };
+    return count;
+  }
+
+  /** Two polls of one chain: the first ends half the apps and passes its lease holder on; then the second. */
+  async function twoPolls(between?: (sha: string) => Promise<void>) {
+    const { sha, deps, reader } = await world(30);
+    let live = liveAt(sha, 30, 15);
+    const own = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    const count = countAppReads(own, sha);
+    const queue = new MemoryQueue<TrackMessage>('track');
+    let interfere: (() => Promise<void>) | undefined;
+    const polled = {
+      ...deps,
+      queue,
+      rollouts: { ...deps.rollouts, ...dynamoRolloutReader(own), ...dynamoAppTransitions(own) },
+      live: {
+        listTargets: async () => {
+          await interfere?.();
+          return live;
+        },
+      },
+    };
+    // The hub's chain as the tests before left it (their rollouts are registered there too).
+    const chain = (await deps.trackers.read?.('hub'))?.chain?.chain;
+    const start: TrackMessage = { type: 'track', cluster: 'hub', attempt: 0, ...(chain ? { chain } : {}) };
+    const first = await trackCluster(start, polled);
+    expect(first.changed).toBeGreaterThanOrEqual(15);
+    const next = queue.takeAll().find((m) => m.leaseHolders?.[sha] !== undefined);
+    expect(next?.leaseHolders?.[sha]).toMatch(/^track#/);
+    live = liveAt(sha, 30, 0);
+    if (between !== undefined) interfere = () => between(sha);
+    count.reads = 0;
+    const second = await trackCluster(next as TrackMessage, polled);
+    return { sha, reader, second, reads: count.reads };
+  }
+
+  it("a chain's next poll batches from its own read when the lease's last holder is the poll before", async () => {
+    const { sha, reader, second, reads } = await twoPolls();
+    expect(second.changed).toBeGreaterThanOrEqual(15);
+    // The poll's read of the cluster's apps, and no second read under the lease.
+    expect(reads).toBe(1);
+    const apps = await reader.listApps(sha, 'hub');
+    expect(apps.every((a) => a.state === 'synced')).toBe(true);
+  });
+
+  it('reads the apps again under the lease when another holder took it after the poll read them', async () => {
+    const touched: { version?: number } = {};
+    const { sha, reader, reads } = await twoPolls(async (sha) => {
+      // Between the poll's read and its lease: a work item takes the lease, writes app-20, releases it.
+      touched.version ??= await (async () => {
+        const leases = dynamoClusterLeases(ref, 86_400);
+        expect((await leases.acquire(sha, 'hub', 'work#between', Date.now() + 60_000)).held).toBe(true);
+        const app20 = (await dynamoRolloutReader(ref).listApps(sha, 'hub')).find((a) => a.name === 'app-20');
+        const version = app20?.version ?? 0;
+        const writer = dynamoRolloutWriter(ref, 86400);
+        expect(await writer.transition(sha, app('app-20'), { message: 'refreshed again' }, version)).toBe(
+          'updated',
+        );
+        await leases.release(sha, 'hub', 'work#between');
+        return version + 1;
+      })();
+    });
+    expect(reads).toBeGreaterThanOrEqual(2);
+    const app20 = (await reader.listApps(sha, 'hub')).find((a) => a.name === 'app-20');
+    // The work item's write stands under the poll's change (one version on), not overwritten by the batch.
+    expect(app20?.state).toBe('synced');
+    expect(app20?.version).toBe((touched.version ?? 0) + 1);
+  });
 });
