@@ -15,6 +15,7 @@ const { values } = parseArgs({
     apps: { type: 'string' },
     latency: { type: 'string' },
     realistic: { type: 'boolean' },
+    'health-ms': { type: 'string' },
   },
 });
 const dynamo = await startDynalite();
@@ -47,7 +48,8 @@ const fleet =
         }),
         resolveRevision: (url, rev) =>
           createMapResolver({ [repoURL]: { defaultBranch: 'main', branches: heads } })(url, rev),
-        controller: { tickMs: 0, syncMs: 0, healthMs: 0 },
+        // `--health-ms`: how long a synced app stays Progressing before it is Healthy (default 0: at once).
+        controller: { tickMs: 0, syncMs: 0, healthMs: Number(values['health-ms'] ?? 0) },
         repositories: [{ url: repoURL }],
       });
 // Issue 11's "20 ms added to every API call": every request to every simulated API server waits first.

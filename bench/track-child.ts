@@ -9,14 +9,17 @@ import { startBenchWorld } from './world.js';
 // Track polls in a process of their own (`bench/track.ts` bundles and starts it). Per round: a push that
 // refreshes `changes` apps on every cluster (a file of that many services; `all`: unknown files, every app),
 // its work items, two controller ticks (every refreshed app syncs), then every track chain in SQS's batches
-// of 10 side by side. Prints one JSON line per measured round: the polls' CPU, DynamoDB requests (by
-// action) and the state changes track wrote. Round 0 warms up and is not printed.
+// of 10 side by side. With `--after poll` (of `work,poll`), a poll of each chain runs between the ticks (not
+// measured, its syncs under way), so the measured poll is a chain's next one, as most polls are. Prints one
+// JSON line per measured round: the polls' CPU, DynamoDB requests (by action) and the state changes track
+// wrote. Round 0 warms up and is not printed.
 const { values } = parseArgs({
   options: {
     clusters: { type: 'string' },
     apps: { type: 'string' },
     changes: { type: 'string' },
     rounds: { type: 'string' },
+    after: { type: 'string' },
   },
 });
 const clusters = Number(values.clusters);
@@ -26,6 +29,7 @@ const changeSizes = String(values.changes ?? '20,100')
   .split(',')
   .map(Number);
 const rounds = Number(values.rounds ?? 1);
+const afterModes = String(values.after ?? 'work').split(',');
 
 const requests = new Map<string, number>();
 const send = DynamoDBClient.prototype.send;
@@ -40,7 +44,15 @@ const takeRequests = () => {
   return taken;
 };
 
-const world = await startBenchWorld({ clusters, applications: apps, latencyMs: 0, realistic: true });
+// A synced app stays Progressing this long: a poll between the two ticks sees every sync done and unhealthy.
+const HEALTH_MS = 300;
+const world = await startBenchWorld({
+  clusters,
+  applications: apps,
+  latencyMs: 0,
+  realistic: true,
+  healthMs: HEALTH_MS,
+});
 const TRACK_BATCH_SIZE = 10;
 interface Profile {
   nodes: { id: number }[];
@@ -84,7 +96,9 @@ await session?.post('Profiler.enable');
 try {
   let service = 0;
   for (let round = 0; round <= rounds; round++) {
-    for (const changes of round === 0 ? [1] : changeSizes) {
+    for (const [changes, after] of (round === 0 ? [1] : changeSizes).flatMap((c) =>
+      afterModes.map((a) => [c, a] as const),
+    )) {
       const commit = await world.commit(service++ % 100);
       const push = pushMessage(world.repoURL, commit, changes < perCluster);
       const count = Math.min(changes, perCluster);
@@ -96,6 +110,9 @@ try {
       await world.app.fanout(push);
       for (const item of world.queues.push.takeAll()) await world.app.fanout(item);
       await world.command('tick');
+      // A poll of every chain while the apps are Progressing: the measured poll is then each chain's next.
+      if (after === 'poll') await pollInBatches(world.queues.track.takeAll());
+      await new Promise((resolve) => setTimeout(resolve, HEALTH_MS));
       await world.command('tick');
       world.polled.length = 0;
       takeRequests();
@@ -117,7 +134,7 @@ try {
       }
       if (round === 0) continue;
       process.stdout.write(
-        `${JSON.stringify({ changes: count, polls: chains.length, cpu: pollCpu, wall, changed, requests: byAction })}\n`,
+        `${JSON.stringify({ changes: count, after, polls: chains.length, cpu: pollCpu, wall, changed, requests: byAction })}\n`,
       );
     }
   }

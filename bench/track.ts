@@ -7,6 +7,8 @@ const CHILD = '.bench-build/track-child.mjs';
 
 interface PollLine {
   readonly changes: number;
+  /** What the measured poll follows: the work items (`work`) or a poll of its chain (`poll`). */
+  readonly after: string;
   readonly polls: number;
   readonly cpu: number;
   readonly wall: number;
@@ -36,13 +38,14 @@ export async function benchTrack(options: BenchOptions): Promise<Metric[]> {
   const out = await runChildLines([
     ...lambdaHeapFlags(LAMBDA_MEMORY_MB),
     CHILD,
-    ...childFlags({ clusters, apps, changes, rounds: 1 }),
+    ...childFlags({ clusters, apps, changes, rounds: 1, after: 'work,poll' }),
   ]);
   const lines = out.lines.map((text) => JSON.parse(text) as PollLine);
   if (out.code !== 0 || lines.length === 0) return [failedRun(`track, ${size}`, `exit ${out.code}`)];
   const metrics: Metric[] = [];
-  for (const per of [...new Set(lines.map((l) => l.changes))]) {
-    const runs = lines.filter((l) => l.changes === per);
+  const cases = [...new Set(lines.map((l) => `${l.changes} ${l.after}`))];
+  for (const [per, after] of cases.map((c) => c.split(' ') as [string, string])) {
+    const runs = lines.filter((l) => l.changes === Number(per) && l.after === after);
     const sum = (f: (l: PollLine) => number) => runs.reduce((s, l) => s + f(l), 0);
     const polls = sum((l) => l.polls);
     const changed = sum((l) => l.changed);
@@ -54,8 +57,9 @@ export async function benchTrack(options: BenchOptions): Promise<Metric[]> {
       .map(([action, n]) => `${action} ${Math.round((n / polls) * 10) / 10}`)
       .join(', ');
     // The controller syncs every refreshed app at once: this poll writes every change and ends the rollout.
-    const scenario = `track, ${size}, ${per} changes per cluster (the poll that ends the rollout)`;
-    const batches = Math.ceil(per / CHANGES_PER_BATCH);
+    const follows = after === 'poll' ? 'after a poll of its chain' : 'after the work items';
+    const scenario = `track, ${size}, ${per} changes per cluster (the poll that ends the rollout, ${follows})`;
+    const batches = Math.ceil(Number(per) / CHANGES_PER_BATCH);
     metrics.push(
       {
         scenario,
@@ -81,6 +85,6 @@ export async function benchTrack(options: BenchOptions): Promise<Metric[]> {
 }
 
 const REQUESTS_FLOOR =
-  'the tracker and rollout partitions are two Queries, the batch needs the lease, a read under it and its release, plus the summary update, the notices’ read and the end’s registration and chain writes (docs/engine.md)';
+  'the tracker and rollout partitions are two Queries, the batch needs the lease (and a read under it unless the chain’s previous poll held it last), plus the summary update and, on the poll that ends the rollout, the end’s registration delete, chain release and registrations read again (docs/engine.md)';
 const CPU_FLOOR =
   'per poll a LIST of the cluster’s Applications (JSON and slimming) and ~0.85 ms of SDK CPU per request, and at the end the notices’ one read of the whole rollout, spread over the poll’s changes (BENCHMARKS.md, track)';

@@ -47,6 +47,8 @@ export async function startBenchWorld(
     applications?: number;
     latencyMs?: number;
     realistic?: boolean;
+    /** How long a synced app stays Progressing (ms) before the controller's next tick makes it Healthy. */
+    healthMs?: number;
     /** Release waves over the fleet's clusters (their names: the doubles' own). */
     waves?: (clusters: readonly string[]) => FleetConfig['waves'];
     /** The runtime's logger (default: one that keeps only track's `cluster polled` fields in `polled`). */
@@ -75,6 +77,7 @@ export async function startBenchWorld(
       '--latency',
       String(options.latencyMs ?? 0),
       ...(options.realistic === true ? ['--realistic'] : []),
+      ...(options.healthMs === undefined ? [] : ['--health-ms', String(options.healthMs)]),
     ],
     // stderr is inherited: nothing reads a pipe, and a full one would block the doubles.
     { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } },
