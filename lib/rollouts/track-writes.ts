@@ -29,7 +29,7 @@ export interface WriteContext {
    * The cluster's apps as the poll read them, and the holder whose release of the lease means no one wrote
    * them since (the chain's previous poll that held it: its work ended before this poll began).
    */
-  readonly read?: { readonly apps: readonly StoredApp[]; readonly after: string };
+  readonly read?: { readonly apps: readonly StoredApp[]; readonly lastHolder: string };
 }
 
 export interface WriteOutcome {
@@ -96,7 +96,7 @@ async function writeHeld(
   // No one held the lease since the poll's read (its last holder is the chain's previous poll): the batch
   // starts from that read instead of reading the apps again.
   const { read } = context;
-  const current = read !== undefined && held.previous === read.after ? read.apps : undefined;
+  const current = read !== undefined && held.previous === read.lastHolder ? read.apps : undefined;
   const batched = await many(context.sha, context.cluster, writes, held, current);
   if (batched.released === true) held.released();
   if (batched.conflicts.length === 0) return { updated: batched.updated, after: batched.apps };

@@ -134,11 +134,11 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       sha,
       poll.summary?.refs ?? (ref === undefined ? [] : [ref]),
     );
-    const after = message.leaseHolders?.[sha];
+    const lastHolder = message.leaseHolders?.[sha];
     const context = {
       sha,
       holder,
-      ...(after === undefined ? {} : { read: { apps: poll.apps, after } }),
+      ...(lastHolder === undefined ? {} : { read: { apps: poll.apps, lastHolder } }),
       pastDeadline,
       now,
       live,
@@ -152,7 +152,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     const { updated } = written;
     changed += updated;
     if (written.leased === true) leaseHolders[sha] = holder;
-    else if (after !== undefined) leaseHolders[sha] = after;
+    else if (lastHolder !== undefined) leaseHolders[sha] = lastHolder;
     // The apps as the writes left them (the batch's own, or read once), which the summary's view is made of.
     const left = updated > 0 ? (written.after ?? (await deps.rollouts.listApps(sha, cluster))) : poll.apps;
     const open = left.filter((a) => isInFlight(a.state)).length;
@@ -197,7 +197,7 @@ async function readLive(
 interface ApplyContext {
   readonly sha: string;
   readonly holder: string;
-  readonly read?: { readonly apps: readonly StoredApp[]; readonly after: string };
+  readonly read?: { readonly apps: readonly StoredApp[]; readonly lastHolder: string };
   readonly pastDeadline: boolean;
   readonly now: Date;
   readonly live: LiveView;
