@@ -6,11 +6,17 @@ import { AppError, type UpstreamError } from '../errors.js';
 import type { Logger } from '../ports.js';
 import { fetchCommit } from './commit-fetch.js';
 import { gitAuthCallbacks } from './credentials.js';
+import { frozenGitFs } from './frozen-fs.js';
 import { toGitError } from './git-errors.js';
 import { gitTreeSource } from './git-tree.js';
 import { createGitHttpClient } from './http-client.js';
 import { collectManifests } from './manifest-collect.js';
-import { DEFAULT_MANIFEST_LIMITS, type ManifestLimits, type ManifestSet } from './manifest-types.js';
+import {
+  DEFAULT_MANIFEST_LIMITS,
+  type ManifestLimits,
+  type ManifestSet,
+  type TreeSource,
+} from './manifest-types.js';
 import { type GitRepo, listRemoteRefs, type RemoteRefs } from './remote-refs.js';
 import { createRepoAllowList, fetchableRepoUrl } from './repo-url.js';
 
@@ -90,6 +96,8 @@ export function createGitReader(options: GitReaderOptions): GitReader {
 
 interface KeptCommit {
   readonly gitdir: Promise<string>;
+  /** The commit's tree, read through one source for every read of it (its listings kept with it). */
+  tree?: Promise<TreeSource>;
   used: number;
 }
 
@@ -117,12 +125,12 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
   let open = 0;
   let workDir: Promise<string> | undefined;
 
-  const fetched = (repo: GitRepo, key: string, sha: string, ref: string | undefined): Promise<string> => {
+  const fetched = (repo: GitRepo, key: string, sha: string, ref: string | undefined): KeptCommit => {
     const cacheKey = `${key}@${sha}`;
     const kept = commits.get(cacheKey);
     if (kept !== undefined) {
       kept.used = ++clock;
-      return kept.gitdir;
+      return kept;
     }
     const base = options.cacheDir ?? tmpdir();
     workDir ??= mkdir(base, { recursive: true }).then(() => mkdtemp(join(base, 'git-reader-')));
@@ -154,8 +162,18 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     gitdir.catch(() => {
       if (commits.get(cacheKey)?.gitdir === gitdir) commits.delete(cacheKey);
     });
-    commits.set(cacheKey, { gitdir, used: ++clock });
-    return gitdir;
+    const entry: KeptCommit = { gitdir, used: ++clock };
+    commits.set(cacheKey, entry);
+    return entry;
+  };
+
+  /** The fetched commit's tree, one source per kept commit: every app's read shares its listings. */
+  const treeOf = (repo: GitRepo, key: string, sha: string, ref: string | undefined) => {
+    const kept = fetched(repo, key, sha, ref);
+    kept.tree ??= kept.gitdir.then((gitdir) =>
+      gitTreeSource({ gitdir, oid: sha, cache: isoCache, fs: frozenGitFs() }),
+    );
+    return kept.tree;
   };
 
   const readManifests = async (request: ReadManifestsRequest, limits?: Partial<ManifestLimits>) => {
@@ -171,9 +189,9 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
       sets.set(setKey, known);
       return known;
     }
-    const read = fetched(request.repo, key, sha, request.ref).then((gitdir) =>
+    const read = treeOf(request.repo, key, sha, request.ref).then((tree) =>
       collectManifests(
-        gitTreeSource({ gitdir, oid: sha, cache: isoCache }),
+        tree,
         { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
         merged,
       ),
