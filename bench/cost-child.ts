@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { MemoryQueue } from '../infra/local/memory-queue.js';
 import { webhookHandler } from '../lib/handlers.js';
 import type { LogFields, Logger, MetricDimensions, Metrics, SendOptions } from '../lib/ports.js';
 import type { TrackMessage } from '../lib/queue/messages.js';
+import { OPEN_PK } from '../lib/store/keys.js';
 import { billedMs, type FunctionUse, type Usage } from './cost-model.js';
 import { signedPush } from './signed-push.js';
 import { rolloutSummary, startBenchWorld } from './world.js';
@@ -358,9 +359,64 @@ async function pushThrough(
   return { apps: appCount, polls, idlePolls };
 }
 
+/** DynamoDB's storage overhead per item, and again per index entry (its storage pricing). */
+const ITEM_OVERHEAD_BYTES = 100;
+
+/**
+ * Every stored item by key: the bytes it takes (its size and overhead, and once more in each index it has
+ * keys of: every index projects ALL) and its expiry (epoch seconds; undefined: it never expires).
+ */
+async function storedItems(): Promise<Map<string, { bytes: number; expiresAt?: number }>> {
+  const client = new DynamoDBClient({
+    endpoint: world.dynamodb.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  });
+  const items = new Map<string, { bytes: number; expiresAt?: number }>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: world.dynamodb.tableName,
+        ...(start === undefined ? {} : { ExclusiveStartKey: start as never }),
+      }),
+    );
+    for (const item of (page.Items ?? []) as Record<string, { S?: string; N?: string }>[]) {
+      const bytes = (itemSize(item) + ITEM_OVERHEAD_BYTES) * (1 + count(item));
+      const expiresAt = item.expiresAt?.N === undefined ? undefined : Number(item.expiresAt.N);
+      items.set(`${item.pk?.S}\n${item.sk?.S}`, { bytes, ...(expiresAt === undefined ? {} : { expiresAt }) });
+    }
+    start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
+  } while (start !== undefined);
+  client.destroy();
+  return items;
+}
+
+/**
+ * What the items a push added keep stored: byte-days (bytes × the days each lives till its expiry), and the
+ * bytes of those that never expire. At a steady rate, pushes a day × byte-days is what the table holds.
+ */
+function addedStorage(
+  before: ReadonlyMap<string, { bytes: number }>,
+  after: ReadonlyMap<string, { bytes: number; expiresAt?: number }>,
+) {
+  const now = Date.now() / 1000;
+  let byteDays = 0;
+  let neverExpiring = 0;
+  for (const [key, item] of after) {
+    // The sweep's list of open rollouts: deleted by the sweep once the rollout has ended, not kept.
+    if (before.has(key) || key.startsWith(`${OPEN_PK}\n`)) continue;
+    if (item.expiresAt === undefined) neverExpiring += item.bytes;
+    else byteDays += item.bytes * Math.max(0, (item.expiresAt - now) / 86_400);
+  }
+  return { byteDays, neverExpiring };
+}
+
 try {
   await pushThrough(0, false); // warm-up: first Git reads, cold caches (not what a month of pushes sees)
+  const storedBefore = await storedItems();
   const measured = await pushThrough(1, true);
+  const stored = addedStorage(storedBefore, await storedItems());
   // Here a tick ends every sync; a real one takes a while, and track polls the chain the whole time.
   const pollsPerChain = pollsFor(Number(values['sync-seconds'] ?? 60));
   // Of a chain's polls, two write (measured: its first look and its end), the rest find nothing new (the
@@ -400,6 +456,8 @@ try {
       reconcile: usage(tallies.reconcile),
       sweep: usage(tallies.sweep),
       customMetrics: metricNames.size,
+      storedByteDays: stored.byteDays,
+      storedNeverExpiringBytes: stored.neverExpiring,
     })}\n`,
   );
 } finally {

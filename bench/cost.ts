@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { childFlags, runChildLines } from './child-lines.js';
-import { costOf, monthlyCost, type Standing, type Usage } from './cost-model.js';
+import { costOf, monthlyCost, PRICES, type Standing, type Usage } from './cost-model.js';
 import type { BenchOptions, Metric } from './report.js';
 
 interface ChildLine {
@@ -12,6 +12,10 @@ interface ChildLine {
   readonly reconcile: Usage;
   readonly sweep: Usage;
   readonly customMetrics: number;
+  /** What the push's new items keep stored: bytes (with overhead and index copies) × days till expiry. */
+  readonly storedByteDays: number;
+  /** Bytes of the push's new items that never expire (none expected: every kept item has a TTL). */
+  readonly storedNeverExpiringBytes: number;
 }
 
 /** Fleet sizes priced (apps over clusters); 100,000 only when asked (`--fleet-size=100k`). */
@@ -27,8 +31,6 @@ const MINUTES_A_MONTH = 30 * 24 * 60;
  * 20-second ReceiveMessage): about 15 requests a minute per queue even when nothing arrives. Two queues.
  */
 const IDLE_POLLS_PER_MONTH = 2 * 5 * 3 * MINUTES_A_MONTH;
-/** A rollout's items (summary, one per app, decisions): about 1 KB each, kept 30 days by TTL. */
-const STORED_BYTES_PER_APP_PUSH = 1024;
 
 /**
  * `npm run bench -- cost`: one push (one service's directory changed, so 1 % of the fleet's apps on every
@@ -94,15 +96,23 @@ export async function benchCost(options: BenchOptions): Promise<Metric[]> {
         note: `a month ${usd(pass.total * perMonth)}: Lambda ${usd(pass.lambda)}, DynamoDB ${usd(pass.dynamodb)} (${round(usage.dynamoReadUnits)} RRU, ${round(usage.dynamoWriteUnits)} WRU), logs ${usd(pass.cloudwatchLogs)}`,
       });
     }
+    // At a steady rate the table holds pushes a day × each push's byte-days (every item kept till its TTL).
+    metrics.push({
+      scenario: 'cost',
+      metric: `${label}: what a push keeps stored (bytes × days till expiry, measured)`,
+      value: round(line.storedByteDays / 1024 ** 2),
+      unit: 'MB-days',
+      note: `${usd((line.storedByteDays / 1024 ** 3) * PRICES.dynamoGbMonth)} a month of storage for each push a day; items that never expire: ${line.storedNeverExpiringBytes} bytes`,
+    });
     for (const perDay of PUSHES_PER_DAY) {
-      const stored = (perDay * 30 * line.refreshedApps * STORED_BYTES_PER_APP_PUSH) / 1024 ** 3;
+      const stored = (perDay * line.storedByteDays) / 1024 ** 3;
       const month = monthlyCost(line.push, perDay, { ...standing, storedGb: stored });
       metrics.push({
         scenario: 'cost',
         metric: `${label}: a month at ${perDay.toLocaleString('en')} pushes a day`,
         value: month.total,
         unit: 'USD',
-        note: `pushes ${usd(month.pushCost)}, standing ${usd(month.standingCost)} (reconcile every 5 min, sweep every minute, queue polling, ${line.customMetrics} metrics, ${alarms} alarms, storage)`,
+        note: `pushes ${usd(month.pushCost)}, standing ${usd(month.standingCost)} (reconcile every 5 min, sweep every minute, queue polling, ${line.customMetrics} metrics, ${alarms} alarms, storage ${round(stored)} GB ${usd(stored * PRICES.dynamoGbMonth)})`,
       });
     }
   }

@@ -15,6 +15,8 @@ export interface BenchWorld {
   readonly polled: Record<string, unknown>[];
   /** The repository every synthetic app deploys from (served by the doubles' Git server). */
   readonly repoURL: string;
+  /** The local DynamoDB the app's table is in (for a bench that reads what is stored). */
+  readonly dynamodb: { readonly endpoint: string; readonly tableName: string };
   readonly queues: { push: MemoryQueue<FanoutMessage>; track: MemoryQueue<TrackMessage> };
   /** Tells the doubles' process something (`tick`, `reset`) and waits for it to be done. */
   command(line: string): Promise<void>;
@@ -126,6 +128,7 @@ export async function startBenchWorld(
     app,
     polled,
     repoURL: started.repoURL,
+    dynamodb: { endpoint: started.dynamodb, tableName: 'bench' },
     queues,
     async command(line) {
       child.stdin.write(`${line}\n`);
