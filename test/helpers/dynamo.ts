@@ -6,6 +6,8 @@ import {
   localDynamoClient,
   startDynalite,
 } from '../../infra/local/dynamodb.js';
+import { BatchWriteCommand } from '../../lib/store/document-client.js';
+import { createTableRef } from '../../lib/store/dynamo.js';
 
 export interface TestTable {
   readonly endpoint: string;
@@ -40,4 +42,33 @@ export function recordCommands(table: { readonly doc: { send: (...args: never[])
     return send(command as never);
   };
   return sent;
+}
+
+/**
+ * A table ref whose first BatchWriteItem carrying a lease item (`LEASE#…`, a release in the last batch) has
+ * DynamoDB take the release and every put but the first two, which it hands back unprocessed; `meanwhile`
+ * runs between (another writer, now that the lease is free). `handedBack()` says whether that happened.
+ */
+export function handBackBesideRelease(table: TestTable, meanwhile: () => Promise<void>) {
+  const ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+  const send = ref.doc.send.bind(ref.doc);
+  let handedBack = false;
+  (ref.doc as { send: unknown }).send = async (command: {
+    input: { RequestItems?: Record<string, { PutRequest: { Item: { sk: string } } }[]> };
+  }) => {
+    const requests = command.input.RequestItems?.[table.tableName];
+    if (
+      handedBack ||
+      requests === undefined ||
+      !requests.some((r) => r.PutRequest.Item.sk.startsWith('LEASE#'))
+    )
+      return send(command as never);
+    handedBack = true;
+    const output = await send(
+      new BatchWriteCommand({ RequestItems: { [table.tableName]: requests.slice(2) } }) as never,
+    );
+    await meanwhile();
+    return { ...(output as object), UnprocessedItems: { [table.tableName]: requests.slice(0, 2) } };
+  };
+  return { ref, handedBack: () => handedBack };
 }

@@ -8,13 +8,12 @@ import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js'
 import { liveKey, type TrackDeps, trackCluster } from '../../../lib/rollouts/track.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';
 import { dynamoClusterLeases } from '../../../lib/store/cluster-leases.js';
-import { BatchWriteCommand } from '../../../lib/store/document-client.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { rolloutPk } from '../../../lib/store/keys.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
-import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { handBackBesideRelease, startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 const app = (name: string): AppTarget => ({ cluster: 'hub', namespace: 'argocd', name, kind: 'Application' });
 
@@ -169,34 +168,16 @@ describe('a track poll with many changes on one cluster', () => {
     const before = await reader.listApps(sha, 'hub');
     const holder = 'track#test';
     expect((await leases.acquire(sha, 'hub', holder, Date.now() + 60_000)).held).toBe(true);
-    const faulty = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
-    const send = faulty.doc.send.bind(faulty.doc);
-    let handedBack = false;
-    (faulty.doc as { send: unknown }).send = async (command: {
-      input: { RequestItems?: Record<string, { PutRequest: { Item: { sk: string } } }[]> };
-    }) => {
-      const requests = command.input.RequestItems?.[table.tableName];
-      if (
-        handedBack ||
-        requests === undefined ||
-        !requests.some((r) => r.PutRequest.Item.sk.startsWith('LEASE#'))
-      )
-        return send(command as never);
-      handedBack = true;
-      // DynamoDB takes the release and three puts, hands app-0 and app-1 back; before they go again
-      // another writer (under the now free lease) moves app-0 on.
-      const [kept, back] = [requests.slice(2), requests.slice(0, 2)];
-      const output = await send(
-        new BatchWriteCommand({ RequestItems: { [table.tableName]: kept } }) as never,
-      );
+    // DynamoDB takes the release and three puts, hands app-0 and app-1 back; before they go again
+    // another writer (under the now free lease) moves app-0 on.
+    const { ref: faulty, handedBack } = handBackBesideRelease(table, async () => {
       await writer.transition(
         sha,
         app('app-0'),
         { state: 'failed', message: 'moved on' },
         before[0]?.version ?? 0,
       );
-      return { ...(output as object), UnprocessedItems: { [table.tableName]: back } };
-    };
+    });
     const result = await dynamoAppTransitions(faulty).transitionMany(
       sha,
       'hub',
@@ -207,7 +188,7 @@ describe('a track poll with many changes on one cluster', () => {
       })),
       { holder, expiresAt: 0 },
     );
-    expect(handedBack).toBe(true);
+    expect(handedBack()).toBe(true);
     expect(result.released).toBe(true);
     const after = new Map((await reader.listApps(sha, 'hub')).map((a) => [a.name, a]));
     // app-0's newer change stands (the handed-back put lost its condition); app-1 was written.

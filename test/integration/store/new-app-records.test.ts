@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { dynamoClusterLeases, releasedLeaseItem } from '../../../lib/store/cluster-leases.js';
-import { BatchWriteCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
 import { newAppRecords } from '../../../lib/store/new-app-records.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
-import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { handBackBesideRelease, startTestTable, type TestTable } from '../../helpers/dynamo.js';
 
 const META: RolloutMeta = {
   sha: 'c'.repeat(40),
@@ -96,30 +95,12 @@ describe('new-app records of a lease holder, through dynalite', () => {
     const leases = dynamoClusterLeases(ref, 86400);
     const taken = await leases.acquire(sha, 'hub', 'work#1', Date.now() + 60_000);
     if (!taken.held) throw new Error('the lease should be free');
-    const faulty = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
-    const send = faulty.doc.send.bind(faulty.doc);
-    let handedBack = false;
-    (faulty.doc as { send: unknown }).send = async (command: {
-      input: { RequestItems?: Record<string, { PutRequest: { Item: { sk: string } } }[]> };
-    }) => {
-      const requests = command.input.RequestItems?.[table.tableName];
-      if (
-        handedBack ||
-        requests === undefined ||
-        !requests.some((r) => r.PutRequest.Item.sk.startsWith('LEASE#'))
-      )
-        return send(command as never);
-      handedBack = true;
-      // DynamoDB takes the release and the other puts, hands the first two app items back; before they go
-      // again the next holder (the lease is free) records the first of them.
-      const back = requests.slice(0, 2);
-      const output = await send(
-        new BatchWriteCommand({ RequestItems: { [table.tableName]: requests.slice(2) } }) as never,
-      );
+    // DynamoDB takes the release and the other puts, hands the first two app items back; before they go
+    // again the next holder (the lease is free) records the first of them.
+    const { ref: faulty, handedBack } = handBackBesideRelease(table, async () => {
       expect((await leases.acquire(sha, 'hub', 'work#2', Date.now() + 60_000)).held).toBe(true);
       await dynamoRolloutWriter(ref, 86400).recordApp(meta, { ...app('r-0'), state: 'synced' });
-      return { ...(output as object), UnprocessedItems: { [table.tableName]: back } };
-    };
+    });
     const holder = newAppRecords(faulty, meta, 86400, { untilMs: Date.now() + 60_000 });
     for (let i = 0; i < 4; i++) await holder.recordApp(meta, { ...app(`r-${i}`), state: 'refreshed' });
     let released = 0;
@@ -129,7 +110,7 @@ describe('new-app records of a lease holder, through dynalite', () => {
         released += 1;
       },
     });
-    expect(handedBack).toBe(true);
+    expect(handedBack()).toBe(true);
     expect(released).toBe(1);
     // r-0 is the later holder's record; r-1 (handed back too) was put, the others went in the batch.
     expect(written).toBe(3);
