@@ -15,7 +15,7 @@ import type { RolloutSummary } from './rollout-model.js';
 import { isInFlight } from './state-model.js';
 import { continueChain, startPoll } from './track-chain.js';
 import { decideApp, type LiveView, type OnEnd } from './track-decide.js';
-import { type WriteOutcome, writeChanges } from './track-writes.js';
+import { type WriteContext, type WriteOutcome, writeChanges } from './track-writes.js';
 
 export interface LiveLister {
   /** One LIST per kind on the cluster (every page), keyed by `liveKey(kind, namespace, name)`. */
@@ -197,7 +197,7 @@ async function readLive(
 interface ApplyContext {
   readonly sha: string;
   readonly holder: string;
-  readonly read?: { readonly apps: readonly StoredApp[]; readonly lastHolder: string };
+  readonly read?: WriteContext['read'];
   readonly pastDeadline: boolean;
   readonly now: Date;
   readonly live: LiveView;
