@@ -9,6 +9,7 @@ import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
 import { dynamoClusterLeases } from '../../../lib/store/cluster-leases.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
+import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
 import { startTestStack, type TestStack } from '../../helpers/local-stack.js';
 
 const run = promisify(execFile);
@@ -96,6 +97,24 @@ describe('the rollout engine under the faults a production fleet sees', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`timed out waiting for ${what}`);
+  }
+
+  /** True when no cluster has a rollout registered for tracking or a chain holding its lease. */
+  async function quietFleet(): Promise<boolean> {
+    const trackers = dynamoClusterTrackers(
+      createTableRef({
+        tableName: stack.config.tableName,
+        region: stack.config.region,
+        endpoint: stack.dynamodbEndpoint,
+      }),
+      86_400,
+    );
+    for (const cluster of world().fleet.servers.keys()) {
+      const { chain, registered } = (await trackers.read?.(cluster)) ?? { registered: [] };
+      if (registered.length > 0) return false;
+      if (chain?.leaseUntil !== undefined && Date.parse(chain.leaseUntil) > Date.now()) return false;
+    }
+    return true;
   }
 
   /** Runs delayed retries now: the push queue's waiting messages become due. */
@@ -347,6 +366,9 @@ describe('the rollout engine under the faults a production fleet sees', () => {
   }, 60_000);
 
   it('ends a rollout whose track message was lost: the sweep restarts the chain', async () => {
+    // A cluster has one polling chain for every rollout on it: a chain still polling for an earlier
+    // test's rollout would track this one too, so the fleet has to be quiet first.
+    await until('every cluster without registrations or a live chain', quietFleet);
     const c = await commitWeb();
     // Lose every track message of this rollout: the queue drops them as they are sent.
     const track = stack.queues.track as unknown as { send: (m: TrackMessage) => Promise<void> };
