@@ -10,6 +10,7 @@ import type { TableRef } from '../store/dynamo.js';
 import { dynamoFreezeStore } from '../store/freezes.js';
 import { dynamoOpenRollouts } from '../store/open-rollouts.js';
 import { dynamoReleaseRecords } from '../store/release-records.js';
+import { RECORD_TTL_SECONDS } from './runtime-adapters.js';
 import type { RuntimeBase } from './runtime-model.js';
 
 /**
@@ -29,7 +30,7 @@ export function releaseControl(
     engine ??= createReleaseEngine({
       control: dynamoControlStore(table),
       records: dynamoReleaseRecords(table),
-      open: dynamoOpenRollouts(table),
+      open: dynamoOpenRollouts(table, RECORD_TTL_SECONDS),
       queue: fanoutQueue(),
       waves: () => [],
       clock,

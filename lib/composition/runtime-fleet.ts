@@ -155,7 +155,7 @@ export async function fleetContext(shared: SharedRuntime): Promise<FleetContext>
           metrics,
         });
   const parts = new Map<string, unknown>();
-  const open = dynamoOpenRollouts(table);
+  const open = dynamoOpenRollouts(table, RECORD_TTL_SECONDS);
   return {
     ...shared,
     fleetConfig,

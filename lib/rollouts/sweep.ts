@@ -16,7 +16,7 @@ export interface SweepDeps {
   readonly rollouts: Pick<RolloutReader, 'summary' | 'listApps'> &
     AppStateWriter &
     Pick<ClusterProgressWriter, 'recordCluster'>;
-  readonly trackers: Pick<ClusterTrackers, 'list' | 'claimChain'>;
+  readonly trackers: Pick<ClusterTrackers, 'list' | 'claimChain' | 'read'>;
   readonly trackQueue: Queue<TrackMessage>;
   readonly clusters: readonly string[];
   readonly notify: (sha: string) => Promise<void>;
@@ -56,7 +56,11 @@ export async function sweepRollouts(deps: SweepDeps): Promise<SweepReport> {
   const now = deps.clock.now();
   const chainsRestarted: string[] = [];
   for (const cluster of deps.clusters) {
-    if ((await deps.trackers.list(cluster)).length === 0) continue;
+    // The chain item beside the registrations: a live lease is left alone (a claim would stamp it touched,
+    // and make the chain poll once more at its end for a registration that was not made).
+    const read = (await deps.trackers.read?.(cluster)) ?? { registered: await deps.trackers.list(cluster) };
+    if (read.registered.length === 0) continue;
+    if ((read.chain?.leaseUntil ?? '') >= now.toISOString()) continue;
     const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
     const chain = await deps.trackers.claimChain(cluster, until, now);
     if (chain === undefined) continue;

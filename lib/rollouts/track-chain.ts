@@ -5,7 +5,7 @@
  */
 import type { Clock, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
-import type { ClusterTrackers, TrackedRollout } from './ports/cluster-trackers.js';
+import type { ChainLease, ClusterTrackers, TrackedRollout } from './ports/cluster-trackers.js';
 
 /** What the chain's steps use of the track function's dependencies. */
 export interface ChainDeps {
@@ -23,12 +23,23 @@ const leaseUntil = (now: Date, deps: Pick<ChainDeps, 'chainLeaseSeconds'>) =>
 /** The track function's timeout (serverless.yml): no poll outlasts it. */
 const POLL_BUDGET_SECONDS = 60;
 
+/** What a poll starts from: its chain, the cluster's registrations, and the chain item as read (if read). */
+export interface StartedPoll {
+  readonly chain: string;
+  readonly registered: readonly TrackedRollout[];
+  readonly seen?: ChainLease;
+}
+
 /**
  * The poll's chain and the cluster's registrations, or undefined when another chain holds the cluster. One
  * read gives both; the lease is renewed (a write conditional on the chain) only when the read does not show
  * it ours, renewed since its claim, and lasting past this poll and the next one's start.
  */
-export async function startPoll(message: TrackMessage, now: Date, deps: ChainDeps) {
+export async function startPoll(
+  message: TrackMessage,
+  now: Date,
+  deps: ChainDeps,
+): Promise<StartedPoll | undefined> {
   const { cluster } = message;
   const read = await deps.trackers.read?.(cluster);
   if (read === undefined) {
@@ -36,15 +47,16 @@ export async function startPoll(message: TrackMessage, now: Date, deps: ChainDep
     return chain === undefined ? undefined : { chain, registered: await deps.trackers.list(cluster) };
   }
   const held = read.chain;
+  const seen = held ?? { polled: false };
   if (message.chain !== undefined && held?.chain !== undefined && held.chain !== message.chain)
     return undefined;
   const needed = now.getTime() + (nextDelaySeconds(read.registered, now, deps) + POLL_BUDGET_SECONDS) * 1000;
   const lasts = Date.parse(held?.leaseUntil ?? '') >= needed;
   if (message.chain !== undefined && held?.chain === message.chain && held.polled && lasts) {
-    return { chain: message.chain, registered: read.registered };
+    return { chain: message.chain, registered: read.registered, seen };
   }
   const chain = await deps.trackers.renewChain(cluster, message.chain, leaseUntil(now, deps));
-  return chain === undefined ? undefined : { chain, registered: read.registered };
+  return chain === undefined ? undefined : { chain, registered: read.registered, seen };
 }
 
 /** The backoff from the youngest rollout's age. */
@@ -60,27 +72,32 @@ function nextDelaySeconds(
 
 /**
  * The next poll, with backoff from the youngest rollout's age; or, with nothing left, the chain's lease is
- * released and the registrations read again, so a rollout registered meanwhile is never left unpolled.
+ * released. A rollout registered meanwhile is never left unpolled: its claim stamped the chain item, and the
+ * release is conditional on the stamp the poll read (`seen`), so the chain goes on instead. Without the
+ * poll's read of the chain item, the registrations are read again after the release.
  */
 export async function continueChain(
   message: TrackMessage & { readonly chain: string },
   registered: readonly TrackedRollout[],
   left: number,
   deps: ChainDeps,
+  seen?: ChainLease,
 ): Promise<boolean> {
   const { cluster } = message;
   let { chain } = message;
-  // `left`: the registrations this poll did not drop. None: the lease is released, then they are read
-  // again (one registered since this poll's read is seen there, not lost).
-  let remaining = left;
-  if (remaining === 0) {
-    await deps.trackers.releaseChain(cluster, chain);
-    remaining = (await deps.trackers.list(cluster)).length;
-    if (remaining === 0) return false;
-    const now = deps.clock.now();
-    const claimed = await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now);
-    if (claimed === undefined) return false;
-    chain = claimed;
+  // `left`: the registrations this poll did not drop.
+  if (left === 0) {
+    if (seen !== undefined) {
+      // Lost: a claim since (the next poll sees its rollout) or another chain's (the next poll stops).
+      if (await deps.trackers.releaseChain(cluster, chain, seen)) return false;
+    } else {
+      await deps.trackers.releaseChain(cluster, chain);
+      if ((await deps.trackers.list(cluster)).length === 0) return false;
+      const now = deps.clock.now();
+      const claimed = await deps.trackers.claimChain(cluster, leaseUntil(now, deps), now);
+      if (claimed === undefined) return false;
+      chain = claimed;
+    }
   }
   const delaySeconds = nextDelaySeconds(registered, deps.clock.now(), deps);
   const { leaseHolders } = message;

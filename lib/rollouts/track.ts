@@ -72,7 +72,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     log.info('track chain superseded, stopping', { chain: message.chain ?? 'unnamed' });
     return { rollouts: 0, changed: 0, unfinished: 0, requeued: false, superseded: true };
   }
-  const { chain, registered } = started;
+  const { chain, registered, seen } = started;
   // One holder name for every rollout lease this poll takes; the next poll is told it per rollout.
   const holder = `track#${randomUUID()}`;
   const leaseHolders: Record<string, string> = {};
@@ -168,7 +168,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     }
   }
   const left = unfinished > 0 ? registered.length : registered.length - dropped;
-  const requeued = await continueChain({ ...message, chain, leaseHolders }, registered, left, deps);
+  const requeued = await continueChain({ ...message, chain, leaseHolders }, registered, left, deps, seen);
   log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
   return { rollouts: polls.length, changed, unfinished, requeued };
 }

@@ -28,9 +28,13 @@ const STALE = Symbol('stale');
 const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
 
 /** The rollout summary: its status derived from its clusters' views (monotonic). */
-export function dynamoRolloutSummary(table: TableRef): Pick<AppStateWriter, 'syncSummary'> {
+/** `ttlSeconds`: how long the rollout's records live (its open-rollout item no longer). */
+export function dynamoRolloutSummary(
+  table: TableRef,
+  ttlSeconds: number,
+): Pick<AppStateWriter, 'syncSummary'> {
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
-  const open = dynamoOpenRollouts(table);
+  const open = dynamoOpenRollouts(table, ttlSeconds);
   const latest = latestSummariesOf(table);
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */

@@ -35,7 +35,7 @@ export type DynamoRolloutWriter = RolloutWriter &
   ClusterProgressWriter & { newApps(meta: RolloutMeta, lease?: { untilMs: number }): NewAppRecords };
 
 export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): DynamoRolloutWriter {
-  const summary = dynamoRolloutSummary(table);
+  const summary = dynamoRolloutSummary(table, ttlSeconds);
   const expiresAt = (iso: string) => epochSeconds(new Date(iso)) + ttlSeconds;
 
   /** The cluster's decision counts in the summary (a summary written before the map existed gets it first). */

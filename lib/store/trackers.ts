@@ -12,6 +12,8 @@ import { TRACKER_CHAIN_SK, TRACKER_ROLLOUT_PREFIX, trackerPk } from './keys.js';
  * The chain item names its owner (`chain`): only that chain's messages renew or release the lease, so a
  * message redelivered after the sweep started another chain stops instead of polling beside it. `polled`
  * is set by the first renewal after a claim; until then a message without an id may adopt the claim.
+ * `touched` is stamped by every claim, won or not: a poll ending the chain releases it only at the stamp it
+ * read, so a rollout registered since (whose claim found the chain alive) is never left unpolled.
  */
 export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): ClusterTrackers {
   const chainKey = (cluster: string) => ({ pk: trackerPk(cluster), sk: TRACKER_CHAIN_SK });
@@ -76,6 +78,7 @@ export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): Clus
         polled: item.polled === true,
         ...(typeof item.chain === 'string' ? { chain: item.chain } : {}),
         ...(typeof item.leaseUntil === 'string' ? { leaseUntil: item.leaseUntil } : {}),
+        ...(typeof item.touched === 'string' ? { touched: item.touched } : {}),
       };
       return { chain, registered };
     },
@@ -98,14 +101,31 @@ export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): Clus
     },
 
     async claimChain(cluster, until, now) {
+      // One unconditional write claims a free chain and stamps `touched` either way, so a chain ending now
+      // (its release is conditional on the stamp it read) sees this registration instead of releasing past
+      // it. A chain item naming another chain keeps it; one whose lease ran out is taken by a second write.
       const chain = randomUUID();
-      const claimed = await update(
+      const touched = touchStamp();
+      const result = await table.doc.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: chainKey(cluster),
+          UpdateExpression:
+            'SET touched = :touched, chain = if_not_exists(chain, :chain), leaseUntil = if_not_exists(leaseUntil, :until)',
+          ExpressionAttributeValues: { ':touched': touched, ':chain': chain, ':until': until },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const item = result.Attributes ?? {};
+      if (item.chain === chain) return chain;
+      if (typeof item.leaseUntil === 'string' && item.leaseUntil >= now.toISOString()) return undefined;
+      const taken = await update(
         cluster,
         'SET leaseUntil = :until, chain = :chain REMOVE polled',
         'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
         { ':until': until, ':chain': chain, ':now': now.toISOString() },
       );
-      return claimed ? chain : undefined;
+      return taken ? chain : undefined;
     },
 
     async renewChain(cluster, chain, until) {
@@ -128,8 +148,23 @@ export function dynamoClusterTrackers(table: TableRef, ttlSeconds: number): Clus
       return taken ? adopted : undefined;
     },
 
-    async releaseChain(cluster, chain) {
-      await update(cluster, 'REMOVE leaseUntil, chain, polled', 'chain = :chain', { ':chain': chain });
+    async releaseChain(cluster, chain, seen) {
+      if (seen === undefined)
+        return update(cluster, 'REMOVE leaseUntil, chain, polled', 'chain = :chain', { ':chain': chain });
+      // Only at the stamp the poll read: a claim since (a registration the poll never saw) keeps the chain.
+      return seen.touched === undefined
+        ? update(
+            cluster,
+            'REMOVE leaseUntil, chain, polled',
+            'chain = :chain AND attribute_not_exists(touched)',
+            {
+              ':chain': chain,
+            },
+          )
+        : update(cluster, 'REMOVE leaseUntil, chain, polled', 'chain = :chain AND touched = :touched', {
+            ':chain': chain,
+            ':touched': seen.touched,
+          });
     },
   };
 }
@@ -141,6 +176,9 @@ const registration = (item: Record<string, unknown>): TrackedRollout => ({
 });
 
 let lastStamp = 0;
+
+/** A stamp no other claim writes: the time for reading, a random part for uniqueness. */
+const touchStamp = () => `${new Date().toISOString()}#${randomUUID()}`;
 
 /**
  * A registration item: a whole put (so it can ride in another write's batch), its `adds` stamp new each

@@ -20,9 +20,14 @@ export interface ClusterTrackers {
   registration?(cluster: string, sha: string, now: Date): TablePut;
   list(cluster: string): Promise<readonly TrackedRollout[]>;
   unregister(cluster: string, rollout: TrackedRollout): Promise<boolean>;
+  /** Claims a free chain (its id) or, with a live one, marks it touched so its end sees the registration. */
   claimChain(cluster: string, until: string, now: Date): Promise<string | undefined>;
   renewChain(cluster: string, chain: string | undefined, until: string): Promise<string | undefined>;
-  releaseChain(cluster: string, chain: string): Promise<void>;
+  /**
+   * Releases the chain's lease; with `seen` (the chain item as the poll read it) only if no claim touched it
+   * since. False: the chain is not ours any more, or a claim since means a rollout the poll has not seen.
+   */
+  releaseChain(cluster: string, chain: string, seen?: ChainLease): Promise<boolean>;
   /**
    * The chain item and the registrations in one read (what a poll starts from): a poll whose chain the
    * item names, already polled and with lease enough left, need not renew it.
@@ -37,4 +42,6 @@ export interface ChainLease {
   readonly chain?: string;
   readonly leaseUntil?: string;
   readonly polled: boolean;
+  /** Stamped by every claim, won or not (a registration was made). */
+  readonly touched?: string;
 }

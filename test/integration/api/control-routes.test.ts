@@ -59,7 +59,7 @@ describe('the control routes through the API handler against dynalite', () => {
     await writer.start({ ...meta, repoUrl: 'https://github.com/org/gitops' });
     for (const app of apps)
       await writer.recordApp(meta, { cluster: 'prod-eu', namespace: 'argocd', kind: 'Application', ...app });
-    await dynamoRolloutSummary(ref).syncSummary(sha);
+    await dynamoRolloutSummary(ref, 86_400).syncSummary(sha);
   }
 
   beforeAll(async () => {

@@ -208,7 +208,7 @@ function fanoutDeps(world: ReconcileWorld, items: FanoutMessage[]): FanoutDeps {
       listApps: dynamoRolloutReader(world.table).listApps,
     },
     trackers: dynamoClusterTrackers(world.table, 3600),
-    open: dynamoOpenRollouts(world.table),
+    open: dynamoOpenRollouts(world.table, 86_400),
     refPushes: dynamoRefPushes(world.table, 3600),
     changedFiles: async (event) => event.changedFiles,
     preflight: async () => ({ verdict: 'pass', checks: [] }),

@@ -108,7 +108,7 @@ describe('release control under racing pollers and lost messages (dynalite)', ()
     const release = createReleaseEngine({
       control,
       records: dynamoReleaseRecords(ref),
-      open: dynamoOpenRollouts(ref),
+      open: dynamoOpenRollouts(ref, 86_400),
       queue,
       waves: () => WAVES,
       clock: { now: () => new Date('2026-12-02T10:05:00.000Z') },

@@ -5,7 +5,9 @@ import type { TrackMessage } from '../../../lib/queue/messages.js';
 import type { AppTarget } from '../../../lib/rollouts/app-model.js';
 import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { type SweepDeps, sweepRollouts } from '../../../lib/rollouts/sweep.js';
+import { GetCommand } from '../../../lib/store/document-client.js';
 import { createTableRef, type TableRef } from '../../../lib/store/dynamo.js';
+import { OPEN_PK } from '../../../lib/store/keys.js';
 import { dynamoOpenRollouts } from '../../../lib/store/open-rollouts.js';
 import { dynamoReleaseRecords } from '../../../lib/store/release-records.js';
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
@@ -47,7 +49,7 @@ describe('the sweep and a revived rollout', () => {
     };
     const writer = dynamoRolloutWriter(ref, 86_400);
     const reader = dynamoRolloutReader(ref);
-    const open = dynamoOpenRollouts(ref);
+    const open = dynamoOpenRollouts(ref, 86_400);
     const deadline = new Date(nowMs + 600_000).toISOString();
     await writer.start({ ...meta, repoUrl: 'https://github.com/org/gitops', deadline });
     await open.open(sha, deadline);
@@ -135,5 +137,24 @@ describe('the sweep and a revived rollout', () => {
     w.advance(1_200 + GRACE_SECONDS + 60);
     expect((await sweepRollouts(w.deps)).finished).toBe(1);
     expect((await w.reader.listApps(w.sha, 'hub'))[0]?.state).toBe('timeout');
+  });
+
+  it('gives an open rollout an expiry as long as its records live, renewed by every open', async () => {
+    const open = dynamoOpenRollouts(ref, 86_400);
+    const sha = 'b'.repeat(40);
+    const expiry = async () =>
+      Number(
+        (await ref.doc.send(new GetCommand({ TableName: ref.tableName, Key: { pk: OPEN_PK, sk: sha } }))).Item
+          ?.expiresAt,
+      );
+    const before = Math.floor(Date.now() / 1000);
+    await open.open(sha, '2026-12-03T10:00:00Z');
+    const first = await expiry();
+    expect(first).toBeGreaterThanOrEqual(before + 86_400);
+    expect(first).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 86_400);
+    await new Promise((r) => setTimeout(r, 1100));
+    await open.open(sha, '2026-12-03T11:00:00Z');
+    expect(await expiry()).toBeGreaterThan(first);
+    expect((await open.list()).find((o) => o.sha === sha)?.opens).toBe(2);
   });
 });

@@ -105,7 +105,7 @@ describe('track chains on one cluster', () => {
     };
     const sweep = () =>
       sweepRollouts({
-        open: dynamoOpenRollouts(ref),
+        open: dynamoOpenRollouts(ref, 86_400),
         rollouts: { ...reader, ...writer },
         trackers,
         trackQueue: queue,
@@ -128,6 +128,8 @@ describe('track chains on one cluster', () => {
       await queue.send({ type: 'track', cluster: name, attempt: 0 }, { delaySeconds: 5 });
     };
     let renewals = 0;
+    let relists = 0;
+    let beforeUnregister: (() => Promise<void>) | undefined;
     const counted: TrackDeps = {
       ...deps,
       trackers: {
@@ -136,11 +138,40 @@ describe('track chains on one cluster', () => {
           renewals += 1;
           return trackers.renewChain(...args);
         },
+        list: (...args) => {
+          relists += 1;
+          return trackers.list(...args);
+        },
+        unregister: async (...args) => {
+          await beforeUnregister?.();
+          return trackers.unregister(...args);
+        },
       },
     };
     const poll = (message: TrackMessage) => trackCluster(message, counted);
     return {
+      name,
+      sha,
+      trackers,
       renewals: () => renewals,
+      relists: () => relists,
+      /** Runs `hook` when the poll drops a registration (after its read, before its release). */
+      onUnregister: (hook: () => Promise<void>) => {
+        beforeUnregister = hook;
+      },
+      /** Argo CD ends the app's sync at the pushed commit. */
+      synced: () =>
+        cluster.server.store.update(APPLICATIONS, 'argocd', name, (draft) => {
+          (draft as { status?: unknown }).status = {
+            sync: { status: 'Synced', revision: sha },
+            health: { status: 'Healthy' },
+            operationState: {
+              phase: 'Succeeded',
+              operation: { sync: { revision: sha } },
+              syncResult: { revision: sha },
+            },
+          };
+        }),
       queue,
       lists,
       sweep,
@@ -245,5 +276,52 @@ describe('track chains on one cluster', () => {
     // The first poll after the claim renews (it marks the claim taken); later ones only when lease runs short.
     expect(w.renewals()).toBeGreaterThan(0);
     expect(w.renewals()).toBeLessThan(polls);
+  });
+
+  it('ends the chain with the rollout: the release alone, the registrations not read again', async () => {
+    const w = await world();
+    await w.startTracking();
+    w.advance(5);
+    w.synced();
+    const [message] = w.take();
+    const result = await w.poll(message as TrackMessage);
+    expect(result).toMatchObject({ rollouts: 1, unfinished: 0, requeued: false });
+    expect(w.relists()).toBe(0);
+    expect(await w.trackers.read?.(w.name)).toMatchObject({ registered: [], chain: { polled: false } });
+    expect((await w.trackers.read?.(w.name))?.chain?.leaseUntil).toBeUndefined();
+  });
+
+  it('polls a rollout registered while the chain’s last poll was ending it: the chain goes on', async () => {
+    const w = await world();
+    await w.startTracking();
+    w.advance(5);
+    w.synced();
+    const other = 'f'.repeat(40);
+    let claimed: string | undefined = 'not claimed';
+    // Fan-out of another commit registers on the cluster after the poll's read; its claim finds the chain
+    // alive, so it sends no message of its own and counts on this chain to poll it.
+    w.onUnregister(async () => {
+      w.onUnregister(async () => {});
+      await w.trackers.register(w.name, other, new Date());
+      claimed = await w.trackers.claimChain(w.name, new Date(Date.now() + 120_000).toISOString(), new Date());
+    });
+    const [message] = w.take();
+    const result = await w.poll(message as TrackMessage);
+    expect(claimed).toBeUndefined();
+    expect(result).toMatchObject({ unfinished: 0, requeued: true });
+    w.advance(5);
+    const [next] = w.take();
+    expect(next).toBeDefined();
+    // The next poll of the same chain polls the other rollout (it has no apps here yet, so it drops it).
+    expect(await w.poll(next as TrackMessage)).toMatchObject({ rollouts: 1, requeued: false });
+  });
+
+  it('lets the sweep leave a live chain untouched, so its end is not delayed by a poll', async () => {
+    const w = await world();
+    await w.startTracking();
+    w.advance(5);
+    const before = (await w.trackers.read?.(w.name))?.chain?.touched;
+    expect((await w.sweep()).chainsRestarted).toEqual([]);
+    expect((await w.trackers.read?.(w.name))?.chain?.touched).toBe(before);
   });
 });

@@ -64,7 +64,7 @@ describe('release control over the dynalite store', () => {
       };
       await writer.recordApp(meta, app);
     }
-    await dynamoRolloutSummary(ref).syncSummary(sha);
+    await dynamoRolloutSummary(ref, 86_400).syncSummary(sha);
     if (waves !== undefined) await store().initWaves(sha, waves);
     return sha;
   }
