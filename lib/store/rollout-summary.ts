@@ -25,6 +25,19 @@ export async function getSummaryItem(table: TableRef, sha: string) {
 }
 
 const STALE = Symbol('stale');
+/** Views in one update at most: its expression stays far below DynamoDB's 4 KB (~150 characters a view). */
+const MAX_VIEWS_A_WRITE = 20;
+
+type SyncedView = ReturnType<typeof syncedFromItem>;
+interface NewView {
+  readonly cluster: string;
+  readonly view: ClusterView;
+}
+/** A view waiting for the rollout's write in flight, to go with the others that wait. */
+interface PendingView extends NewView {
+  readonly resolve: (synced: SyncedView | undefined) => void;
+  readonly reject: (error: unknown) => void;
+}
 const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
 
 /** The rollout summary: its status derived from its clusters' views (monotonic). */
@@ -36,6 +49,7 @@ export function dynamoRolloutSummary(
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
   const open = dynamoOpenRollouts(table, ttlSeconds);
   const latest = latestSummariesOf(table);
+  const pending = new Map<string, PendingView[]>();
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */
   async function storeViews(
@@ -81,19 +95,65 @@ export function dynamoRolloutSummary(
    * another writer whose status write is still to come changes the first). Undefined when it
    * cannot be (the view is not newer, the summary changed meanwhile, an item without `views`): the caller
    * then takes the two-write way, which any number of writers may race on.
+   *
+   * Views without a cluster's end (`done`: the track polls') wait for the rollout's write in flight in this
+   * container and then go together, up to MAX_VIEWS_A_WRITE in one update: the polls of one SQS batch, a
+   * cluster each, update the summary once or twice instead of once each (each update is billed at the
+   * whole item's size, which grows with the clusters). Each caller gets the summary that write made.
    */
   function storeViewAndStatus(sha: string, cluster: string, view: ClusterView, done?: ClusterDone) {
-    return latest.oneAtATime(sha, async () => {
-      const kept = latest.get(sha);
-      const first = await viewAndStatusFrom(kept ?? (await readSummary(sha)), sha, cluster, view, done);
-      if (first !== STALE) return first;
-      // The kept item was stale (another container wrote since): once more from a fresh read.
-      const again =
-        kept === undefined
-          ? STALE
-          : await viewAndStatusFrom(await readSummary(sha), sha, cluster, view, done);
-      return again === STALE ? undefined : again;
+    if (done !== undefined) return latest.oneAtATime(sha, () => writeViews(sha, [{ cluster, view }], done));
+    return new Promise<SyncedView | undefined>((resolve, reject) => {
+      const entry: PendingView = { cluster, view, resolve, reject };
+      const waiting = pending.get(sha);
+      if (waiting !== undefined && waiting.length < MAX_VIEWS_A_WRITE) {
+        waiting.push(entry);
+        return;
+      }
+      const mine = [entry];
+      pending.set(sha, mine);
+      void latest.oneAtATime(sha, async () => {
+        if (pending.get(sha) === mine) pending.delete(sha);
+        await writeTogether(sha, mine);
+      });
     });
+  }
+
+  /** The waiting views in one write (a cluster's second view, or one the write could not take, alone after). */
+  async function writeTogether(sha: string, entries: readonly PendingView[]): Promise<void> {
+    const first = new Map<string, PendingView>();
+    const after: PendingView[] = [];
+    for (const entry of entries) {
+      const seen = first.get(entry.cluster);
+      if (seen === undefined) first.set(entry.cluster, entry);
+      else if (entry.view.v > seen.view.v) {
+        after.push(seen);
+        first.set(entry.cluster, entry);
+      } else after.push(entry);
+    }
+    const together = [...first.values()];
+    try {
+      const synced = await writeViews(sha, together, undefined);
+      if (synced !== undefined || together.length === 1) {
+        for (const entry of together) entry.resolve(synced);
+      } else after.unshift(...together);
+    } catch (error) {
+      if (together.length === 1) together[0]?.reject(error);
+      else after.unshift(...together);
+    }
+    for (const entry of after) {
+      await writeViews(sha, [entry], undefined).then(entry.resolve, entry.reject);
+    }
+  }
+
+  /** The views' write from the kept item, or (stale: another container wrote since) once more from a read. */
+  async function writeViews(sha: string, views: readonly NewView[], done: ClusterDone | undefined) {
+    const kept = latest.get(sha);
+    const first = await viewsAndStatusFrom(kept ?? (await readSummary(sha)), sha, views, done);
+    if (first !== STALE) return first;
+    const again =
+      kept === undefined ? STALE : await viewsAndStatusFrom(await readSummary(sha), sha, views, done);
+    return again === STALE ? undefined : again;
   }
 
   async function readSummary(sha: string) {
@@ -105,25 +165,30 @@ export function dynamoRolloutSummary(
 
   /**
    * The single write from `read`: STALE when its condition failed (the item changed since `read`). With
-   * `done`, the cluster's progress and decision counts are set in it too (an item without the maps they go
-   * in takes the two-write way).
+   * `done` (one view only), the cluster's progress and decision counts are set in it too (an item without
+   * the maps they go in takes the two-write way). Undefined when a view is not newer than the stored one.
    */
-  async function viewAndStatusFrom(
+  async function viewsAndStatusFrom(
     read: Item | undefined,
     sha: string,
-    cluster: string,
-    view: ClusterView,
+    views: readonly NewView[],
     done: ClusterDone | undefined,
   ) {
     const stored = read?.views as Record<string, ClusterView> | undefined;
     if (read === undefined || stored === undefined) return undefined;
-    if (stored[cluster] !== undefined && stored[cluster].v >= view.v) return undefined;
-    const progress = done === undefined ? undefined : clusterDoneUpdate(read, cluster, done.decisions);
+    if (views.some(({ cluster, view }) => stored[cluster] !== undefined && stored[cluster].v >= view.v))
+      return undefined;
+    const [only] = views;
+    const progress =
+      done === undefined || only === undefined || views.length > 1
+        ? undefined
+        : clusterDoneUpdate(read, only.cluster, done.decisions);
     if (progress === null) return undefined;
-    const next = rolloutView({ ...read, ...progress?.after, views: { ...stored, [cluster]: view } });
+    const merged = { ...stored, ...Object.fromEntries(views.map(({ cluster, view }) => [cluster, view])) };
+    const next = rolloutView({ ...read, ...progress?.after, views: merged });
+    // The first view's placeholders are the ones the progress update also names (`#c`).
+    const at = (i: number) => (i === 0 ? '' : String(i));
     const values: Item = {
-      ':view': view,
-      ':cv': view.v,
       ':status': next.status,
       ':counts': next.counts,
       ':v': next.version,
@@ -131,6 +196,12 @@ export function dynamoRolloutSummary(
       ':one': 1,
       ...(next.finishedAt ? { ':f': next.finishedAt } : {}),
     };
+    const names: Record<string, string> = { '#views': 'views', '#cv': 'v', '#status': 'status' };
+    views.forEach(({ cluster, view }, i) => {
+      names[`#c${at(i)}`] = cluster;
+      values[`:view${at(i)}`] = view;
+      values[`:cv${at(i)}`] = view.v;
+    });
     const unchanged = (field: string, placeholder: string) => {
       if (read[field] === undefined) return `attribute_not_exists(${field})`;
       values[placeholder] = read[field];
@@ -139,26 +210,23 @@ export function dynamoRolloutSummary(
     try {
       const sentAt = summaryClock();
       const removed = [...(next.finishedAt ? [] : ['finishedAt']), ...(progress?.remove ?? [])];
+      const sets = views.map((_, i) => `#views.#c${at(i)} = :view${at(i)}`).join(', ');
       const { Attributes } = await table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
           Key: key(sha),
-          UpdateExpression: `SET #views.#c = :view, viewsVersion = if_not_exists(viewsVersion, :zero) + :one, #status = :status, counts = :counts, appsVersion = :v${next.finishedAt ? ', finishedAt = :f' : ''}${progress?.set ?? ''}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
+          UpdateExpression: `SET ${sets}, viewsVersion = if_not_exists(viewsVersion, :zero) + :one, #status = :status, counts = :counts, appsVersion = :v${next.finishedAt ? ', finishedAt = :f' : ''}${progress?.set ?? ''}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
           ConditionExpression: [
             'attribute_exists(pk)',
-            '(attribute_not_exists(#views.#c) OR #views.#c.#cv < :cv)',
+            ...views.map(
+              (_, i) => `(attribute_not_exists(#views.#c${at(i)}) OR #views.#c${at(i)}.#cv < :cv${at(i)})`,
+            ),
             unchanged('viewsVersion', ':readViews'),
             unchanged('errorsVersion', ':readErrors'),
             // The status says what release control's flags make it: they too as read (the read may be a kept one).
             ...CONTROL_FLAGS.map((flag) => unchanged(flag, `:read_${flag}`)),
           ].join(' AND '),
-          ExpressionAttributeNames: {
-            '#views': 'views',
-            '#c': cluster,
-            '#cv': 'v',
-            '#status': 'status',
-            ...progress?.names,
-          },
+          ExpressionAttributeNames: { ...names, ...progress?.names },
           ExpressionAttributeValues: { ...values, ...progress?.values },
           ReturnValues: 'ALL_NEW',
         }),

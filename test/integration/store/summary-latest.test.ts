@@ -169,6 +169,66 @@ describe('summary writes from a kept item', () => {
     expect(sent).toEqual(['GetCommand']);
     expect(digest?.summary.status).toBe('succeeded');
   });
+  it('writes the views of polls side by side together: a few updates for 25 clusters (at most 20 views a write), each poll told the result', async () => {
+    const m = meta('1'.repeat(40));
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    const clusters = Array.from({ length: 25 }, (_, i) => `c${i}`);
+    await setup.planClusters(m.sha, clusters);
+    for (const c of clusters) await setup.recordCluster(m.sha, c, 'done');
+    const own = container();
+    const track = dynamoRolloutWriter(own, 86_400);
+    await track.syncSummary(m.sha, 'c0', apps('syncing', 1, 2));
+    const sent = recordCommands(own);
+    const results = await Promise.all(clusters.map((c) => track.syncSummary(m.sha, c, apps('synced', 2, 2))));
+    const updates = sent.filter((c) => c === 'UpdateCommand').length;
+    expect(updates).toBeGreaterThanOrEqual(1);
+    expect(updates).toBeLessThanOrEqual(3);
+    // The last write has every view: the polls that went in it are told the rollout succeeded.
+    expect(results.at(-1)).toMatchObject({ status: 'succeeded', counts: { synced: 50 } });
+    for (const r of results) expect(r?.counts.synced).toBeGreaterThanOrEqual(2);
+    const stored = await dynamoRolloutDigest(container()).digest(m.sha, 0);
+    expect(stored?.summary).toMatchObject({ status: 'succeeded', counts: { synced: 50 } });
+  });
+
+  it('stores the others and tells a poll whose view is not newer, when views go together', async () => {
+    const m = meta('2'.repeat(40));
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(m.sha, ['a', 'b', 'c']);
+    for (const c of ['a', 'b', 'c']) await setup.recordCluster(m.sha, c, 'done');
+    const own = container();
+    const track = dynamoRolloutWriter(own, 86_400);
+    // Another container already stored b's view at version 5 (a later poll of b's chain).
+    await dynamoRolloutWriter(container(), 86_400).syncSummary(m.sha, 'b', apps('synced', 5, 1));
+    await track.syncSummary(m.sha, 'a', apps('syncing', 1, 1));
+    const [, b, c] = await Promise.all([
+      track.syncSummary(m.sha, 'a', apps('synced', 2, 1)),
+      // A stale view of b (version 2 < 5) in the same batch: it must not fail the others' write.
+      track.syncSummary(m.sha, 'b', apps('syncing', 2, 1)),
+      track.syncSummary(m.sha, 'c', apps('synced', 2, 1)),
+    ]);
+    expect(b).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
+    expect(c).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
+  });
+
+  it('keeps another container’s view written between the kept item and the views that go together', async () => {
+    const m = meta('3'.repeat(40));
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(m.sha, ['a', 'b', 'c']);
+    for (const c of ['a', 'b', 'c']) await setup.recordCluster(m.sha, c, 'done');
+    const own = container();
+    const track = dynamoRolloutWriter(own, 86_400);
+    await track.syncSummary(m.sha, 'a', apps('syncing', 1, 1));
+    // Another container writes c's end: `own`'s kept item is stale now.
+    await dynamoRolloutWriter(container(), 86_400).syncSummary(m.sha, 'c', apps('synced', 2, 1));
+    const results = await Promise.all([
+      track.syncSummary(m.sha, 'a', apps('synced', 2, 1)),
+      track.syncSummary(m.sha, 'b', apps('synced', 2, 1)),
+    ]);
+    expect(results.at(-1)).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
+  });
 });
 
 describe('kept summary items', () => {
