@@ -13,7 +13,7 @@ import { movedOnTo } from './ref-head.js';
 import { registryAliases } from './registry-revisions.js';
 import type { RolloutSummary } from './rollout-model.js';
 import { isInFlight } from './state-model.js';
-import { continueChain, startPoll } from './track-chain.js';
+import { continueChain, type StartedPoll, startPoll } from './track-chain.js';
 import { decideApp, type LiveView, type OnEnd } from './track-decide.js';
 import { type WriteContext, type WriteOutcome, writeChanges } from './track-writes.js';
 
@@ -72,7 +72,27 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
     log.info('track chain superseded, stopping', { chain: message.chain ?? 'unnamed' });
     return { rollouts: 0, changed: 0, unfinished: 0, requeued: false, superseded: true };
   }
-  const { chain, registered, seen } = started;
+  // This poll may write each registered rollout's view: polls side by side wait for it and write theirs with
+  // it (one summary update). Said done per rollout as its turn ends, and for all of them if the poll fails.
+  const leaves = new Map<string, () => void>(
+    started.registered.map((r) => [r.sha, deps.rollouts.expectView?.(r.sha, cluster) ?? (() => undefined)]),
+  );
+  try {
+    return await pollRegistered(message, started, leaves, now, deps, log);
+  } finally {
+    for (const leave of leaves.values()) leave();
+  }
+}
+
+async function pollRegistered(
+  message: TrackMessage,
+  { chain, registered, seen }: StartedPoll,
+  leaves: ReadonlyMap<string, () => void>,
+  now: Date,
+  deps: TrackDeps,
+  log: Logger,
+): Promise<TrackResult> {
+  const { cluster } = message;
   // One holder name for every rollout lease this poll takes; the next poll is told it per rollout.
   const holder = `track#${randomUUID()}`;
   const leaseHolders: Record<string, string> = {};
@@ -118,6 +138,9 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
   let changed = 0;
   let unfinished = 0;
   let dropped = 0;
+  // Every poll takes its rollouts in one order (by commit): a poll waiting for another's view of a rollout
+  // waits only for polls still before it in that order, so the waits never go round in a circle.
+  polls.sort((a, b) => (a.registration.sha < b.registration.sha ? -1 : 1));
   for (const poll of polls) {
     const { sha } = poll.registration;
     const deadline = poll.summary?.deadline;
@@ -162,6 +185,7 @@ export async function trackCluster(message: TrackMessage, deps: TrackDeps): Prom
       await deps.gate?.(sha, summary);
     } else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
+    leaves.get(sha)?.();
     if (open === 0 && (await dropRegistration(cluster, poll.registration, deps))) {
       dropped += 1;
       delete leaseHolders[sha];

@@ -25,6 +25,8 @@ export async function getSummaryItem(table: TableRef, sha: string) {
 }
 
 const STALE = Symbol('stale');
+/** How long gathered views wait at most for the polls side by side that may write theirs. */
+const MAX_GATHER_MS = 2_000;
 /** Views in one update at most: its expression stays far below DynamoDB's 4 KB (~150 characters a view). */
 const MAX_VIEWS_A_WRITE = 20;
 
@@ -45,11 +47,14 @@ const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
 export function dynamoRolloutSummary(
   table: TableRef,
   ttlSeconds: number,
-): Pick<AppStateWriter, 'syncSummary'> {
+): Pick<AppStateWriter, 'syncSummary' | 'expectView'> {
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
   const open = dynamoOpenRollouts(table, ttlSeconds);
   const latest = latestSummariesOf(table);
   const pending = new Map<string, PendingView[]>();
+  /** Views gathered while polls side by side that said they may write one have not yet (`expectView`). */
+  const gathers = new Map<string, { entries: PendingView[]; timer: ReturnType<typeof setTimeout> }>();
+  const expected = new Map<string, Set<string>>();
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */
   async function storeViews(
@@ -105,17 +110,45 @@ export function dynamoRolloutSummary(
     if (done !== undefined) return latest.oneAtATime(sha, () => writeViews(sha, [{ cluster, view }], done));
     return new Promise<SyncedView | undefined>((resolve, reject) => {
       const entry: PendingView = { cluster, view, resolve, reject };
-      const waiting = pending.get(sha);
-      if (waiting !== undefined && waiting.length < MAX_VIEWS_A_WRITE) {
-        waiting.push(entry);
-        return;
+      expected.get(sha)?.delete(cluster);
+      let gather = gathers.get(sha);
+      if (gather === undefined) {
+        gather = { entries: [], timer: setTimeout(() => flush(sha), MAX_GATHER_MS) };
+        gather.timer.unref?.();
+        gathers.set(sha, gather);
       }
-      const mine = [entry];
-      pending.set(sha, mine);
-      void latest.oneAtATime(sha, async () => {
-        if (pending.get(sha) === mine) pending.delete(sha);
-        await writeTogether(sha, mine);
-      });
+      gather.entries.push(entry);
+      flushIfReady(sha);
+    });
+  }
+
+  /** The gathered views go once no poll that said it may write one still might, or the gather is full. */
+  function flushIfReady(sha: string) {
+    const gather = gathers.get(sha);
+    if (gather === undefined) return;
+    if ((expected.get(sha)?.size ?? 0) === 0 || gather.entries.length >= MAX_VIEWS_A_WRITE) flush(sha);
+  }
+
+  function flush(sha: string) {
+    const gather = gathers.get(sha);
+    if (gather === undefined) return;
+    gathers.delete(sha);
+    clearTimeout(gather.timer);
+    for (const entry of gather.entries) enqueue(sha, entry);
+  }
+
+  /** Into the rollout's next write not yet started in this container (a new one after a full one). */
+  function enqueue(sha: string, entry: PendingView) {
+    const waiting = pending.get(sha);
+    if (waiting !== undefined && waiting.length < MAX_VIEWS_A_WRITE) {
+      waiting.push(entry);
+      return;
+    }
+    const mine = [entry];
+    pending.set(sha, mine);
+    void latest.oneAtATime(sha, async () => {
+      if (pending.get(sha) === mine) pending.delete(sha);
+      await writeTogether(sha, mine);
     });
   }
 
@@ -271,6 +304,22 @@ export function dynamoRolloutSummary(
   }
 
   return {
+    expectView(sha, cluster) {
+      let clusters = expected.get(sha);
+      if (clusters === undefined) {
+        clusters = new Set();
+        expected.set(sha, clusters);
+      }
+      clusters.add(cluster);
+      return () => {
+        const now = expected.get(sha);
+        if (now === undefined) return;
+        now.delete(cluster);
+        if (now.size === 0) expected.delete(sha);
+        flushIfReady(sha);
+      };
+    },
+
     async syncSummary(sha: string, cluster?: string, known?: readonly ViewedApp[], done?: ClusterDone) {
       const byCluster = new Map<string, readonly (Item | ViewedApp)[]>();
       if (cluster !== undefined && known !== undefined) byCluster.set(cluster, known);

@@ -32,6 +32,12 @@ export interface AppStateWriter {
     apps?: readonly ViewedApp[],
     done?: ClusterDone,
   ): Promise<SyncedSummary | undefined>;
+  /**
+   * A poll of `cluster` that may write the rollout's view soon: a view written meanwhile by a poll side by
+   * side waits for it (bounded), so their views go in one update. The returned function says it will not (or
+   * no longer): its view was written, or it has none to write. Calling it twice is harmless.
+   */
+  expectView?(sha: string, cluster: string): () => void;
 }
 
 /** A work item's end, for `syncSummary` to record with the cluster's view (one summary write, not two). */

@@ -229,6 +229,49 @@ describe('summary writes from a kept item', () => {
     ]);
     expect(results.at(-1)).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
   });
+  it('has a view wait for the polls side by side that said they may write one: one update, released by those that write none', async () => {
+    const m = meta('4'.repeat(40));
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(m.sha, ['a', 'b', 'c']);
+    for (const c of ['a', 'b', 'c']) await setup.recordCluster(m.sha, c, 'done');
+    const own = container();
+    const track = dynamoRolloutWriter(own, 86_400);
+    await track.syncSummary(m.sha, 'c', apps('synced', 1, 1));
+    const sent = recordCommands(own);
+    const leaves = ['a', 'b', 'c'].map((c) => track.expectView?.(m.sha, c));
+    let aDone = false;
+    const a = track.syncSummary(m.sha, 'a', apps('synced', 2, 1)).then((r) => {
+      aDone = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    // a's view waits: b and c may still write theirs.
+    expect(aDone).toBe(false);
+    expect(sent).toEqual([]);
+    const b = track.syncSummary(m.sha, 'b', apps('synced', 2, 1));
+    // c finds nothing to write and says so: the gathered views go, in one update.
+    leaves[2]?.();
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(sent.filter((c) => c === 'UpdateCommand')).toHaveLength(1);
+    expect(ra).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
+    expect(rb).toEqual(ra);
+    for (const leave of leaves) leave?.();
+  });
+
+  it('writes a gathered view after a bounded wait when a poll side by side never says it is done', async () => {
+    const m = meta('5'.repeat(40));
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(m.sha, ['a', 'b']);
+    for (const c of ['a', 'b']) await setup.recordCluster(m.sha, c, 'done');
+    const track = dynamoRolloutWriter(container(), 86_400);
+    track.expectView?.(m.sha, 'b');
+    const started = Date.now();
+    const a = await track.syncSummary(m.sha, 'a', apps('synced', 2, 1));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(a?.counts).toEqual({ synced: 1, matched: 1 });
+  });
 });
 
 describe('kept summary items', () => {
