@@ -87,3 +87,18 @@ export function application(
     },
   };
 }
+
+/** A live Application that ended its sync to `sha`: synced and healthy. */
+export const syncedApplication = (name: string, sha: string) => ({
+  metadata: { name, namespace: 'argocd' },
+  status: {
+    sync: { status: 'Synced', revision: sha },
+    health: { status: 'Healthy' },
+    operationState: {
+      phase: 'Succeeded',
+      finishedAt: new Date().toISOString(),
+      syncResult: { revision: sha },
+      operation: { sync: { revision: sha } },
+    },
+  },
+});

@@ -150,8 +150,14 @@ describe('release control: waves, halts, resume, abort and freezes on the simula
     expect(rest?.reason).toMatch(/failed|out-of-sync|blocked|degraded/);
     const canaryDone = Date.parse(canary?.doneAt ?? '');
     expect(Date.parse(rest?.openedAt ?? '')).toBeGreaterThanOrEqual(canaryDone);
-    // Every app of the rest wave was refreshed only after the canary's wave was done.
-    const spokeCWeb = app(r, 'spoke-c', 'web');
+    // Every app of the rest wave was refreshed only after the canary's wave was done. The halt (hub's
+    // blocked app, decided as its work item ran) can land while spoke-c's work item is between its claim
+    // and its PATCH: wait for that app to settle first.
+    await until(
+      'spoke-c’s web app to leave its claim',
+      async () => app(await rollout(sha), 'spoke-c', 'web')?.state !== 'matched',
+    );
+    const spokeCWeb = app(await rollout(sha), 'spoke-c', 'web');
     expect(spokeCWeb?.wave).toBe('rest');
     expect(Date.parse(spokeCWeb?.refreshedAt ?? '')).toBeGreaterThanOrEqual(canaryDone);
     expect(app(r, 'hub', 'web-spoke-a')).toMatchObject({ wave: 'canary', destination: 'spoke-a' });

@@ -14,23 +14,9 @@ import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
 import { handBackBesideRelease, startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { syncedApplication } from '../../helpers/simulator.js';
 
 const app = (name: string): AppTarget => ({ cluster: 'hub', namespace: 'argocd', name, kind: 'Application' });
-
-/** A live Application that ended its sync to `sha`: synced and healthy. */
-const synced = (name: string, sha: string) => ({
-  metadata: { name, namespace: 'argocd' },
-  status: {
-    sync: { status: 'Synced', revision: sha },
-    health: { status: 'Healthy' },
-    operationState: {
-      phase: 'Succeeded',
-      finishedAt: new Date().toISOString(),
-      syncResult: { revision: sha },
-      operation: { sync: { revision: sha } },
-    },
-  },
-});
 
 let counter = 0;
 
@@ -62,7 +48,7 @@ describe('a track poll with many changes on one cluster', () => {
       await writer.recordApp(meta, { ...app(name), state: 'refreshed', revision: 'old' });
     const trackers = dynamoClusterTrackers(ref, 86400);
     await trackers.register('hub', sha, new Date());
-    const live = new Map(names.map((n) => [liveKey('Application', 'argocd', n), synced(n, sha)]));
+    const live = new Map(names.map((n) => [liveKey('Application', 'argocd', n), syncedApplication(n, sha)]));
     const leases = dynamoClusterLeases(ref, 86_400);
     const deps: TrackDeps = {
       rollouts: { ...reader, ...writer, ...dynamoAppTransitions(ref) },
@@ -229,7 +215,7 @@ describe('a track poll with many changes on one cluster', () => {
       Array.from({ length: apps }, (_, i) => `app-${i}`).map((n, i) => [
         liveKey('Application', 'argocd', n),
         i < apps - pending
-          ? synced(n, sha)
+          ? syncedApplication(n, sha)
           : {
               metadata: { name: n, namespace: 'argocd' },
               status: { sync: { status: 'OutOfSync', revision: 'old' }, health: { status: 'Healthy' } },

@@ -13,21 +13,7 @@ import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
-
-/** A live Application that ended its sync to `sha`. */
-const synced = (name: string, sha: string) => ({
-  metadata: { name, namespace: 'argocd' },
-  status: {
-    sync: { status: 'Synced', revision: sha },
-    health: { status: 'Healthy' },
-    operationState: {
-      phase: 'Succeeded',
-      finishedAt: new Date().toISOString(),
-      syncResult: { revision: sha },
-      operation: { sync: { revision: sha } },
-    },
-  },
-});
+import { syncedApplication } from '../../helpers/simulator.js';
 
 /**
  * The polls of one SQS batch run side by side in one container, a cluster each, over the same rollouts:
@@ -82,7 +68,7 @@ describe('track polls side by side', () => {
         await writer.recordCluster(sha, cluster, 'done');
         await writer.syncSummary(sha, cluster);
         await trackers.register(cluster, sha, new Date());
-        live.get(cluster)?.set(liveKey('Application', 'argocd', name), synced(name, sha));
+        live.get(cluster)?.set(liveKey('Application', 'argocd', name), syncedApplication(name, sha));
       }
     }
     const deps: TrackDeps = {

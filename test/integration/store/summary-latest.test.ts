@@ -36,6 +36,16 @@ describe('summary writes from a kept item', () => {
     receivedAt: '2026-12-02T10:00:00.000Z',
   });
 
+  /** A started rollout whose clusters' work items have all ended (their apps still to be viewed). */
+  async function doneClusters(sha: string, clusters: readonly string[]): Promise<RolloutMeta> {
+    const m = meta(sha);
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(m.sha, [...clusters]);
+    for (const c of clusters) await setup.recordCluster(m.sha, c, 'done');
+    return m;
+  }
+
   const apps = (state: ViewedApp['state'], version: number, n: number): ViewedApp[] =>
     Array.from({ length: n }, () => ({ state, version, finishedAt: '2026-12-02T10:00:00.000Z' }));
 
@@ -169,13 +179,10 @@ describe('summary writes from a kept item', () => {
     expect(sent).toEqual(['GetCommand']);
     expect(digest?.summary.status).toBe('succeeded');
   });
+
   it('writes the views of polls side by side together: a few updates for 25 clusters (at most 20 views a write), each poll told the result', async () => {
-    const m = meta('1'.repeat(40));
-    const setup = dynamoRolloutWriter(container(), 86_400);
-    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
     const clusters = Array.from({ length: 25 }, (_, i) => `c${i}`);
-    await setup.planClusters(m.sha, clusters);
-    for (const c of clusters) await setup.recordCluster(m.sha, c, 'done');
+    const m = await doneClusters('1'.repeat(40), clusters);
     const own = container();
     const track = dynamoRolloutWriter(own, 86_400);
     await track.syncSummary(m.sha, 'c0', apps('syncing', 1, 2));
@@ -192,11 +199,7 @@ describe('summary writes from a kept item', () => {
   });
 
   it('stores the others and tells a poll whose view is not newer, when views go together', async () => {
-    const m = meta('2'.repeat(40));
-    const setup = dynamoRolloutWriter(container(), 86_400);
-    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
-    await setup.planClusters(m.sha, ['a', 'b', 'c']);
-    for (const c of ['a', 'b', 'c']) await setup.recordCluster(m.sha, c, 'done');
+    const m = await doneClusters('2'.repeat(40), ['a', 'b', 'c']);
     const own = container();
     const track = dynamoRolloutWriter(own, 86_400);
     // Another container already stored b's view at version 5 (a later poll of b's chain).
@@ -213,11 +216,7 @@ describe('summary writes from a kept item', () => {
   });
 
   it('keeps another container’s view written between the kept item and the views that go together', async () => {
-    const m = meta('3'.repeat(40));
-    const setup = dynamoRolloutWriter(container(), 86_400);
-    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
-    await setup.planClusters(m.sha, ['a', 'b', 'c']);
-    for (const c of ['a', 'b', 'c']) await setup.recordCluster(m.sha, c, 'done');
+    const m = await doneClusters('3'.repeat(40), ['a', 'b', 'c']);
     const own = container();
     const track = dynamoRolloutWriter(own, 86_400);
     await track.syncSummary(m.sha, 'a', apps('syncing', 1, 1));
@@ -229,12 +228,9 @@ describe('summary writes from a kept item', () => {
     ]);
     expect(results.at(-1)).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
   });
+
   it('has a view wait for the polls side by side that said they may write one: one update, released by those that write none', async () => {
-    const m = meta('4'.repeat(40));
-    const setup = dynamoRolloutWriter(container(), 86_400);
-    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
-    await setup.planClusters(m.sha, ['a', 'b', 'c']);
-    for (const c of ['a', 'b', 'c']) await setup.recordCluster(m.sha, c, 'done');
+    const m = await doneClusters('4'.repeat(40), ['a', 'b', 'c']);
     const own = container();
     const track = dynamoRolloutWriter(own, 86_400);
     await track.syncSummary(m.sha, 'c', apps('synced', 1, 1));
@@ -260,11 +256,7 @@ describe('summary writes from a kept item', () => {
   });
 
   it('writes a gathered view after a bounded wait when a poll side by side never says it is done', async () => {
-    const m = meta('5'.repeat(40));
-    const setup = dynamoRolloutWriter(container(), 86_400);
-    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
-    await setup.planClusters(m.sha, ['a', 'b']);
-    for (const c of ['a', 'b']) await setup.recordCluster(m.sha, c, 'done');
+    const m = await doneClusters('5'.repeat(40), ['a', 'b']);
     const track = dynamoRolloutWriter(container(), 86_400);
     track.expectView?.(m.sha, 'b');
     const started = Date.now();
