@@ -1,4 +1,4 @@
-import type { AppStateWriter, ClusterDone, ViewedApp } from '../rollouts/ports/app-state.js';
+import type { AppStateWriter, ClusterDone, SyncedSummary, ViewedApp } from '../rollouts/ports/app-state.js';
 import { OPEN_STATUSES } from '../rollouts/state-model.js';
 import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
@@ -7,6 +7,7 @@ import { dynamoOpenRollouts } from './open-rollouts.js';
 import { clusterDoneUpdate } from './summary-caps.js';
 import { latestSummariesOf, summaryClock } from './summary-latest.js';
 import { type ClusterView, clusterView, rolloutView, syncedFromItem } from './summary-views.js';
+import { type GatheredView, viewGather } from './view-gather.js';
 
 // The rollout summary item in DynamoDB: its read, and the writes that store the clusters' views
 // (summary-views.ts) and the status they make.
@@ -30,20 +31,13 @@ const MAX_GATHER_MS = 2_000;
 /** Views in one update at most: its expression stays far below DynamoDB's 4 KB (~150 characters a view). */
 const MAX_VIEWS_A_WRITE = 20;
 
-type SyncedView = ReturnType<typeof syncedFromItem>;
-interface NewView {
-  readonly cluster: string;
-  readonly view: ClusterView;
-}
-/** A view waiting for the rollout's write in flight, to go with the others that wait. */
-interface PendingView extends NewView {
-  readonly resolve: (synced: SyncedView | undefined) => void;
-  readonly reject: (error: unknown) => void;
-}
+type NewView = GatheredView<ClusterView>;
 const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
 
-/** The rollout summary: its status derived from its clusters' views (monotonic). */
-/** `ttlSeconds`: how long the rollout's records live (its open-rollout item no longer). */
+/**
+ * The rollout summary: its status derived from its clusters' views (monotonic). `ttlSeconds`: how long the
+ * rollout's records live (its open-rollout item no longer).
+ */
 export function dynamoRolloutSummary(
   table: TableRef,
   ttlSeconds: number,
@@ -51,10 +45,13 @@ export function dynamoRolloutSummary(
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
   const open = dynamoOpenRollouts(table, ttlSeconds);
   const latest = latestSummariesOf(table);
-  const pending = new Map<string, PendingView[]>();
-  /** Views gathered while polls side by side that said they may write one have not yet (`expectView`). */
-  const gathers = new Map<string, { entries: PendingView[]; timer: ReturnType<typeof setTimeout> }>();
-  const expected = new Map<string, Set<string>>();
+  const gather = viewGather<ClusterView, SyncedSummary>({
+    write: (sha, views) => writeViews(sha, views, undefined),
+    oneAtATime: (sha, work) => latest.oneAtATime(sha, work),
+    version: (view) => view.v,
+    maxPerWrite: MAX_VIEWS_A_WRITE,
+    maxWaitMs: MAX_GATHER_MS,
+  });
 
   /** Stores the views that are newer than the stored ones; the summary item afterwards. */
   async function storeViews(
@@ -101,82 +98,12 @@ export function dynamoRolloutSummary(
    * cannot be (the view is not newer, the summary changed meanwhile, an item without `views`): the caller
    * then takes the two-write way, which any number of writers may race on.
    *
-   * Views without a cluster's end (`done`: the track polls') wait for the rollout's write in flight in this
-   * container and then go together, up to MAX_VIEWS_A_WRITE in one update: the polls of one SQS batch, a
-   * cluster each, update the summary once or twice instead of once each (each update is billed at the
-   * whole item's size, which grows with the clusters). Each caller gets the summary that write made.
+   * Views without a cluster's end (`done`: the track polls') are gathered with those of the polls side by
+   * side (view-gather.ts) and go in one update; each caller gets the summary that write made.
    */
   function storeViewAndStatus(sha: string, cluster: string, view: ClusterView, done?: ClusterDone) {
     if (done !== undefined) return latest.oneAtATime(sha, () => writeViews(sha, [{ cluster, view }], done));
-    return new Promise<SyncedView | undefined>((resolve, reject) => {
-      const entry: PendingView = { cluster, view, resolve, reject };
-      expected.get(sha)?.delete(cluster);
-      let gather = gathers.get(sha);
-      if (gather === undefined) {
-        gather = { entries: [], timer: setTimeout(() => flush(sha), MAX_GATHER_MS) };
-        gather.timer.unref?.();
-        gathers.set(sha, gather);
-      }
-      gather.entries.push(entry);
-      flushIfReady(sha);
-    });
-  }
-
-  /** The gathered views go once no poll that said it may write one still might, or the gather is full. */
-  function flushIfReady(sha: string) {
-    const gather = gathers.get(sha);
-    if (gather === undefined) return;
-    if ((expected.get(sha)?.size ?? 0) === 0 || gather.entries.length >= MAX_VIEWS_A_WRITE) flush(sha);
-  }
-
-  function flush(sha: string) {
-    const gather = gathers.get(sha);
-    if (gather === undefined) return;
-    gathers.delete(sha);
-    clearTimeout(gather.timer);
-    for (const entry of gather.entries) enqueue(sha, entry);
-  }
-
-  /** Into the rollout's next write not yet started in this container (a new one after a full one). */
-  function enqueue(sha: string, entry: PendingView) {
-    const waiting = pending.get(sha);
-    if (waiting !== undefined && waiting.length < MAX_VIEWS_A_WRITE) {
-      waiting.push(entry);
-      return;
-    }
-    const mine = [entry];
-    pending.set(sha, mine);
-    void latest.oneAtATime(sha, async () => {
-      if (pending.get(sha) === mine) pending.delete(sha);
-      await writeTogether(sha, mine);
-    });
-  }
-
-  /** The waiting views in one write (a cluster's second view, or one the write could not take, alone after). */
-  async function writeTogether(sha: string, entries: readonly PendingView[]): Promise<void> {
-    const first = new Map<string, PendingView>();
-    const after: PendingView[] = [];
-    for (const entry of entries) {
-      const seen = first.get(entry.cluster);
-      if (seen === undefined) first.set(entry.cluster, entry);
-      else if (entry.view.v > seen.view.v) {
-        after.push(seen);
-        first.set(entry.cluster, entry);
-      } else after.push(entry);
-    }
-    const together = [...first.values()];
-    try {
-      const synced = await writeViews(sha, together, undefined);
-      if (synced !== undefined || together.length === 1) {
-        for (const entry of together) entry.resolve(synced);
-      } else after.unshift(...together);
-    } catch (error) {
-      if (together.length === 1) together[0]?.reject(error);
-      else after.unshift(...together);
-    }
-    for (const entry of after) {
-      await writeViews(sha, [entry], undefined).then(entry.resolve, entry.reject);
-    }
+    return gather.submit(sha, cluster, view);
   }
 
   /** The views' write from the kept item, or (stale: another container wrote since) once more from a read. */
@@ -304,21 +231,7 @@ export function dynamoRolloutSummary(
   }
 
   return {
-    expectView(sha, cluster) {
-      let clusters = expected.get(sha);
-      if (clusters === undefined) {
-        clusters = new Set();
-        expected.set(sha, clusters);
-      }
-      clusters.add(cluster);
-      return () => {
-        const now = expected.get(sha);
-        if (now === undefined) return;
-        now.delete(cluster);
-        if (now.size === 0) expected.delete(sha);
-        flushIfReady(sha);
-      };
-    },
+    expectView: (sha, cluster) => gather.expect(sha, cluster),
 
     async syncSummary(sha: string, cluster?: string, known?: readonly ViewedApp[], done?: ClusterDone) {
       const byCluster = new Map<string, readonly (Item | ViewedApp)[]>();

@@ -1,4 +1,5 @@
 import type { AppRecord } from '../../lib/rollouts/app-model.js';
+import type { RolloutMeta } from '../../lib/rollouts/ports/rollout-writer.js';
 import type { Rollout } from '../../lib/rollouts/rollout-model.js';
 import type { AppState, RolloutStatus } from '../../lib/rollouts/state-model.js';
 
@@ -28,4 +29,13 @@ export const rolloutOf = (
   decisions: {},
   apps,
   ...extra,
+});
+
+/** A webhook push's rollout of `org/gitops` main at `sha`, received now. */
+export const webhookMeta = (sha: string): RolloutMeta => ({
+  sha,
+  repo: 'org/gitops',
+  ref: 'refs/heads/main',
+  trigger: 'webhook',
+  receivedAt: new Date().toISOString(),
 });

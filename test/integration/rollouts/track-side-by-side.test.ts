@@ -3,7 +3,6 @@ import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { systemClock } from '../../../lib/ports.js';
 import type { TrackMessage } from '../../../lib/queue/messages.js';
-import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js';
 import { liveKey, type TrackDeps, trackCluster } from '../../../lib/rollouts/track.js';
 import { dynamoAppTransitions } from '../../../lib/store/app-transitions.js';
 import { dynamoClusterLeases } from '../../../lib/store/cluster-leases.js';
@@ -13,6 +12,7 @@ import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { webhookMeta } from '../../helpers/rollout-records.js';
 import { syncedApplication } from '../../helpers/simulator.js';
 
 /**
@@ -46,13 +46,7 @@ describe('track polls side by side', () => {
     const trackers = dynamoClusterTrackers(ref, 86_400);
     const live = new Map<string, Map<string, unknown>>(clusters.map((c) => [c, new Map()]));
     for (const sha of shas) {
-      const meta: RolloutMeta = {
-        sha,
-        repo: 'org/gitops',
-        ref: 'refs/heads/main',
-        trigger: 'webhook',
-        receivedAt: new Date().toISOString(),
-      };
+      const meta = webhookMeta(sha);
       await writer.start({ ...meta, repoUrl: 'https://github.com/org/gitops' });
       await writer.planClusters(sha, clusters);
       for (const cluster of clusters) {
