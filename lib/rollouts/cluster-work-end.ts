@@ -113,17 +113,11 @@ async function failApps(
   }
 }
 
-/** Registers the rollout on the cluster (unless that rode in the decisions' batch), then claims the chain. */
-export async function startTracking(
-  cluster: string,
-  sha: string,
-  deps: ClusterWorkDeps,
-  registered: boolean,
-): Promise<void> {
+/** Registers the rollout on the cluster as it claims the chain (one write); a new chain gets its first poll. */
+export async function startTracking(cluster: string, sha: string, deps: ClusterWorkDeps): Promise<void> {
   const now = deps.clock.now();
-  if (!registered) await deps.trackers.register(cluster, sha, now);
   const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
-  if (await deps.trackers.claimChain(cluster, until, now)) {
+  if (await deps.trackers.claimChain(cluster, until, now, sha)) {
     await deps.trackQueue.send(
       { type: 'track', cluster, attempt: 0 },
       { delaySeconds: deps.trackIntervalSeconds },

@@ -171,15 +171,10 @@ async function workOn(
   const batch = `${cluster.name}#${event.receivedAt}#${event.deliveryId}#${String(message.attempt).padStart(3, '0')}`;
   // The apps' last new records and the decisions in one batch (the records first: budget or not).
   // Its counts go with the cluster's progress below (one summary update).
-  // An app to follow registers the rollout for tracking in that batch too (one request less).
-  const registration = outcomes.some((o) => o.track)
-    ? deps.trackers.registration?.(cluster.name, sha, deps.clock.now())
-    : undefined;
   const retry = outcomes.filter((o) => o.retry !== undefined);
   const decided = await deps.rollouts.recordDecisions(sha, batch, decisions, {
     pending: fresh,
     withProgress: true,
-    ...(registration === undefined ? {} : { alongside: [registration] }),
     ...(first ? { onlyBatch: true } : {}),
     // Nothing after this batch writes under the lease (the chain claim, the summary and the notices guard
     // themselves) unless apps are to be retried: then it is released in the batch's last request.
@@ -203,7 +198,7 @@ async function workOn(
       decided,
     );
   }
-  if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps, registration !== undefined);
+  if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
   // Every record of the cluster is one this work item created (it found none, and only the lease holder
   // creates them): the view is what it wrote, not read again. Otherwise (records found, a retry or a failure
   // path, a put that found an item) the view is read.

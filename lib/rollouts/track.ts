@@ -138,6 +138,7 @@ async function pollRegistered(
   let changed = 0;
   let unfinished = 0;
   let dropped = 0;
+  const ended: TrackedRollout[] = [];
   // Every poll takes its rollouts in one order (by commit): a poll waiting for another's view of a rollout
   // waits only for polls still before it in that order, so the waits never go round in a circle.
   polls.sort((a, b) => (a.registration.sha < b.registration.sha ? -1 : 1));
@@ -186,20 +187,26 @@ async function pollRegistered(
     } else if (poll.summary === undefined) await deps.rollouts.syncSummary(sha, cluster);
     if (updated > 0) await deps.notify(sha);
     leaves.get(sha)?.();
-    if (open === 0 && (await dropRegistration(cluster, poll.registration, deps))) {
+    if (open === 0) ended.push(poll.registration);
+  }
+  // Every rollout on the cluster ended: their registrations go with the chain's lease, in one write at the
+  // chain item as read (a registration since keeps the chain and every registration; they are dropped below).
+  const endsAll = unfinished === 0 && ended.length === registered.length;
+  if (endsAll && seen !== undefined && (await deps.trackers.endChain?.(cluster, chain, seen, ended))) {
+    log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued: false });
+    return { rollouts: polls.length, changed, unfinished, requeued: false };
+  }
+  for (const registration of ended) {
+    // A registration made since we listed (a new delivery of this commit) keeps it: the next poll sees it.
+    if (await deps.trackers.unregister(cluster, registration)) {
       dropped += 1;
-      delete leaseHolders[sha];
+      delete leaseHolders[registration.sha];
     }
   }
   const left = unfinished > 0 ? registered.length : registered.length - dropped;
   const requeued = await continueChain({ ...message, chain, leaseHolders }, registered, left, deps, seen);
   log.info('cluster polled', { rollouts: polls.length, changed, unfinished, requeued });
   return { rollouts: polls.length, changed, unfinished, requeued };
-}
-
-async function dropRegistration(cluster: string, registration: TrackedRollout, deps: TrackDeps) {
-  // A registration made since we listed (a new delivery of this commit) keeps it: the next poll sees it.
-  return deps.trackers.unregister(cluster, registration);
 }
 
 async function readLive(

@@ -75,7 +75,7 @@ export type AppContext = RefreshContext & {
 export interface ClusterWorkDeps {
   readonly fleet: FleetGateway;
   readonly rollouts: RolloutWriter & AppStateWriter & ClusterProgressWriter & Pick<RolloutReader, 'listApps'>;
-  readonly trackers: Pick<ClusterTrackers, 'register' | 'registration' | 'claimChain'>;
+  readonly trackers: Pick<ClusterTrackers, 'claimChain'>;
   readonly preflight: Preflight;
   /** The cluster's match index over these objects (kept across warm invocations where it can be). */
   readonly matchIndex: (cluster: string, objects: readonly FleetObject[]) => MatchIndex;

@@ -13,8 +13,8 @@ import type { AppTarget } from '../rollouts/app-model.js';
  * | Slack message ref     | ROLLOUT#<sha>               | SLACK#<channel>                      |                                      |
  * | finding               | FINDINGS                    | <cluster>#<rule>#<ns>#<name>#<subject> |                                    |
  * | reconcile memory      | RECONCILE                   | <kind>#…                             |                                      |
- * | tracker registration  | TRACKER#<cluster>           | ROLLOUT#<sha>                        |                                      |
- * | tracker chain lease   | TRACKER#<cluster>           | #CHAIN                               |                                      |
+ * | tracker chain lease   | TRACKER#<cluster>           | #CHAIN (registrations: REG#<sha> attributes) |                              |
+ * | old registration      | TRACKER#<cluster>           | ROLLOUT#<sha> (read and dropped only) |                                     |
  * | open rollout          | OPEN                        | <sha>                                |                                      |
  * | push of a ref (TTL)   | REF#<repo key>#<ref>        | <receivedAt>#<sha>                   |                                      |
  * | queue payload (TTL)   | PAYLOAD#<sha256 of body>    | CHUNK#<n>                            |                                      |

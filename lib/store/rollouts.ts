@@ -105,21 +105,18 @@ export function dynamoRolloutWriter(table: TableRef, ttlSeconds: number): Dynamo
     },
 
     async recordDecisions(sha, batch, decisions, options = {}) {
-      const { pending, withProgress, alongside = [], onlyBatch, lease } = options;
+      const { pending, withProgress, onlyBatch, lease } = options;
       const cluster = batch.slice(0, batch.indexOf('#'));
-      const items = [
-        ...decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds),
-        ...alongside.map((put) => put.item),
-      ];
+      const items = decisionItems(sha, batch, decisions, Math.floor(Date.now() / 1000) + ttlSeconds);
       const release =
         lease === undefined
           ? undefined
           : { item: releasedLeaseItem(sha, cluster, lease), released: lease.released };
       // With new app records still to write, the decisions go in their last batch: one request less.
-      // Without, the decisions and what rides with them are one batch (and the lease's release with them).
+      // Without, the decisions are one batch (and the lease's release with them).
       if (pending !== undefined) await pending.flush(undefined, items, release);
       else if (release !== undefined) {
-        // Decision chunks and registrations are this work item's own keys: handed back, they are put as they are.
+        // Decision chunks are this work item's own keys: handed back, they are put as they are.
         await writeThenRelease(table, items, release.item, async (late) => {
           for (const Item of late) await table.doc.send(new PutCommand({ TableName: table.tableName, Item }));
         });

@@ -4,7 +4,6 @@ import type { RolloutSummary } from '../rollout-model.js';
 import type { AppStateWriter, ViewedApp } from './app-state.js';
 import type { HeldLease } from './cluster-leases.js';
 import type { DecisionTally } from './cluster-progress.js';
-import type { TablePut } from './table-put.js';
 
 export type NewRollout = Omit<RolloutSummary, 'status' | 'counts' | 'decisions' | 'refs' | 'finishedAt'> & {
   /** The push without its file list: what a release work item matches the held apps against later. */
@@ -33,8 +32,6 @@ export interface RolloutWriter {
       readonly pending?: NewAppRecords | undefined;
       /** The counts are returned, not written: `recordCluster` writes them with the cluster's progress. */
       readonly withProgress?: boolean;
-      /** Other ports' items written in the same batch as the decisions (the tracker registration). */
-      readonly alongside?: readonly TablePut[];
       /**
        * No other batch of the cluster can exist (the first holder of its lease wrote this one): the counts
        * are this batch's, with no read of the cluster's decisions.

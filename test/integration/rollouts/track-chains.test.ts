@@ -116,19 +116,20 @@ describe('track chains on one cluster', () => {
         graceSeconds: 120,
         chainLeaseSeconds: LEASE_SECONDS,
       });
-    /** What fan-out does when it starts tracking (lib/rollouts/cluster-work.ts): register, claim, send. */
+    /** What fan-out does when it starts tracking (lib/rollouts/cluster-work.ts): register as it claims, send. */
     const startTracking = async () => {
-      await trackers.register(name, sha, clock.now());
       const claimed = await trackers.claimChain(
         name,
         new Date(nowMs + LEASE_SECONDS * 1000).toISOString(),
         clock.now(),
+        sha,
       );
       expect(claimed).toBeTruthy();
       await queue.send({ type: 'track', cluster: name, attempt: 0 }, { delaySeconds: 5 });
     };
     let renewals = 0;
     let relists = 0;
+    let unregisters = 0;
     let beforeUnregister: (() => Promise<void>) | undefined;
     const counted: TrackDeps = {
       ...deps,
@@ -143,8 +144,13 @@ describe('track chains on one cluster', () => {
           return trackers.list(...args);
         },
         unregister: async (...args) => {
+          unregisters += 1;
           await beforeUnregister?.();
           return trackers.unregister(...args);
+        },
+        endChain: async (...args) => {
+          await beforeUnregister?.();
+          return (await trackers.endChain?.(...args)) ?? false;
         },
       },
     };
@@ -155,7 +161,8 @@ describe('track chains on one cluster', () => {
       trackers,
       renewals: () => renewals,
       relists: () => relists,
-      /** Runs `hook` when the poll drops a registration (after its read, before its release). */
+      unregisters: () => unregisters,
+      /** Runs `hook` when the poll drops a registration or ends the chain (after its read, before its write). */
       onUnregister: (hook: () => Promise<void>) => {
         beforeUnregister = hook;
       },
@@ -278,7 +285,7 @@ describe('track chains on one cluster', () => {
     expect(w.renewals()).toBeLessThan(polls);
   });
 
-  it('ends the chain with the rollout: the release alone, the registrations not read again', async () => {
+  it('ends the chain with the rollout in one write: the registration dropped with the release, nothing read again', async () => {
     const w = await world();
     await w.startTracking();
     w.advance(5);
@@ -287,6 +294,7 @@ describe('track chains on one cluster', () => {
     const result = await w.poll(message as TrackMessage);
     expect(result).toMatchObject({ rollouts: 1, unfinished: 0, requeued: false });
     expect(w.relists()).toBe(0);
+    expect(w.unregisters()).toBe(0);
     expect(await w.trackers.read?.(w.name)).toMatchObject({ registered: [], chain: { polled: false } });
     expect((await w.trackers.read?.(w.name))?.chain?.leaseUntil).toBeUndefined();
   });
