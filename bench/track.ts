@@ -85,6 +85,6 @@ export async function benchTrack(options: BenchOptions): Promise<Metric[]> {
 }
 
 const REQUESTS_FLOOR =
-  'the tracker and rollout partitions are two Queries, the batch needs the lease (and a read under it unless the chain’s previous poll held it last), plus the summary update and, on the poll that ends the rollout, the end’s registration delete and chain release (docs/engine.md)';
+  'the tracker and rollout partitions are two Queries, the batch needs the lease (and a read under it unless the chain’s previous poll held it last), plus the summary update and, on the poll that ends the rollout, the chain’s end (its registrations and lease dropped in one conditional write, docs/engine.md)';
 const CPU_FLOOR =
   'per poll a LIST of the cluster’s Applications (JSON and slimming) and ~0.85 ms of SDK CPU per request, and at the end the notices’ one read of the whole rollout, spread over the poll’s changes (BENCHMARKS.md, track)';

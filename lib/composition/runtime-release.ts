@@ -85,6 +85,20 @@ export function releaseParts(
     }
     return cached.list;
   };
+  // The work items of one SQS batch start side by side: those of one rollout share a read in flight of its
+  // release state (a read started at the same moment; never an answer kept once it has come back).
+  const controlReads = new Map<string, ReturnType<ControlStore['read']>>();
+  const controlNow = (sha: string) => {
+    const inFlight = controlReads.get(sha);
+    if (inFlight !== undefined) return inFlight;
+    const read = control.read(sha);
+    controlReads.set(sha, read);
+    const done = () => {
+      if (controlReads.get(sha) === read) controlReads.delete(sha);
+    };
+    read.then(done, done);
+    return read;
+  };
   const projects = new Map<string, { at: number; windows: Promise<(raw: unknown) => string | undefined> }>();
   const windowsOf = (cluster: string) => {
     const now = clock.now().getTime();
@@ -119,7 +133,7 @@ export function releaseParts(
     },
     async holdContext(sha, cluster) {
       const [state, list, syncWindow] = await Promise.all([
-        control.read(sha),
+        controlNow(sha),
         freezesNow(),
         windowsOf(cluster),
       ]);

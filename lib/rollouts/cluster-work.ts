@@ -37,6 +37,21 @@ export async function runClusterWork(
   deps: ClusterWorkDeps,
   budget: { readonly deadlineMs: number },
 ): Promise<ClusterWorkResult> {
+  // The work items of one SQS batch (processed side by side) write their views of a rollout's summary in
+  // one update: this one may write its view until it returns (view-gather.ts).
+  const leave = deps.rollouts.expectView?.(message.event.after, message.cluster);
+  try {
+    return await workOnCluster(message, deps, budget);
+  } finally {
+    leave?.();
+  }
+}
+
+async function workOnCluster(
+  message: ClusterWorkMessage,
+  deps: ClusterWorkDeps,
+  budget: { readonly deadlineMs: number },
+): Promise<ClusterWorkResult> {
   const { event } = message;
   const sha = event.after;
   const log = deps.logger.child({

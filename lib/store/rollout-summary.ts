@@ -4,7 +4,7 @@ import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { dynamoOpenRollouts } from './open-rollouts.js';
-import { clusterDoneUpdate } from './summary-caps.js';
+import { clustersDoneUpdate } from './summary-caps.js';
 import { latestSummariesOf, summaryClock } from './summary-latest.js';
 import { type ClusterView, clusterView, rolloutView, syncedFromItem } from './summary-views.js';
 import { type GatheredView, viewGather } from './view-gather.js';
@@ -31,7 +31,12 @@ const MAX_GATHER_MS = 2_000;
 /** Views in one update at most: its expression stays far below DynamoDB's 4 KB (~150 characters a view). */
 const MAX_VIEWS_A_WRITE = 20;
 
-type NewView = GatheredView<ClusterView>;
+/** A cluster's new view, and with a work item's end of the cluster (`done`) its progress to set with it. */
+interface Viewed {
+  readonly view: ClusterView;
+  readonly done?: ClusterDone;
+}
+type NewView = GatheredView<Viewed>;
 const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
 
 /**
@@ -45,10 +50,10 @@ export function dynamoRolloutSummary(
   const key = (sha: string) => ({ pk: rolloutPk(sha), sk: SUMMARY_SK });
   const open = dynamoOpenRollouts(table, ttlSeconds);
   const latest = latestSummariesOf(table);
-  const gather = viewGather<ClusterView, SyncedSummary>({
-    write: (sha, views) => writeViews(sha, views, undefined),
+  const gather = viewGather<Viewed, SyncedSummary>({
+    write: (sha, views) => writeViews(sha, views),
     oneAtATime: (sha, work) => latest.oneAtATime(sha, work),
-    version: (view) => view.v,
+    version: ({ view }) => view.v,
     maxPerWrite: MAX_VIEWS_A_WRITE,
     maxWaitMs: MAX_GATHER_MS,
   });
@@ -98,21 +103,20 @@ export function dynamoRolloutSummary(
    * cannot be (the view is not newer, the summary changed meanwhile, an item without `views`): the caller
    * then takes the two-write way, which any number of writers may race on.
    *
-   * Views without a cluster's end (`done`: the track polls') are gathered with those of the polls side by
-   * side (view-gather.ts) and go in one update; each caller gets the summary that write made.
+   * Views are gathered with those of the polls or work items side by side (view-gather.ts) and go in one
+   * update, each with its cluster's end if it has one (`done`: a work item's); each caller gets the summary
+   * that write made.
    */
   function storeViewAndStatus(sha: string, cluster: string, view: ClusterView, done?: ClusterDone) {
-    if (done !== undefined) return latest.oneAtATime(sha, () => writeViews(sha, [{ cluster, view }], done));
-    return gather.submit(sha, cluster, view);
+    return gather.submit(sha, cluster, done === undefined ? { view } : { view, done });
   }
 
   /** The views' write from the kept item, or (stale: another container wrote since) once more from a read. */
-  async function writeViews(sha: string, views: readonly NewView[], done: ClusterDone | undefined) {
+  async function writeViews(sha: string, views: readonly NewView[]) {
     const kept = latest.get(sha);
-    const first = await viewsAndStatusFrom(kept ?? (await readSummary(sha)), sha, views, done);
+    const first = await viewsAndStatusFrom(kept ?? (await readSummary(sha)), sha, views);
     if (first !== STALE) return first;
-    const again =
-      kept === undefined ? STALE : await viewsAndStatusFrom(await readSummary(sha), sha, views, done);
+    const again = kept === undefined ? STALE : await viewsAndStatusFrom(await readSummary(sha), sha, views);
     return again === STALE ? undefined : again;
   }
 
@@ -124,30 +128,27 @@ export function dynamoRolloutSummary(
   }
 
   /**
-   * The single write from `read`: STALE when its condition failed (the item changed since `read`). With
-   * `done` (one view only), the cluster's progress and decision counts are set in it too (an item without
-   * the maps they go in takes the two-write way). Undefined when a view is not newer than the stored one.
+   * The single write from `read`: STALE when its condition failed (the item changed since `read`). The
+   * progress and decision counts of each view's cluster with `done` are set in it too (an item without the
+   * maps they go in takes the two-write way). Undefined when a view is not newer than the stored one.
    */
-  async function viewsAndStatusFrom(
-    read: Item | undefined,
-    sha: string,
-    views: readonly NewView[],
-    done: ClusterDone | undefined,
-  ) {
+  async function viewsAndStatusFrom(read: Item | undefined, sha: string, views: readonly NewView[]) {
     const stored = read?.views as Record<string, ClusterView> | undefined;
     if (read === undefined || stored === undefined) return undefined;
-    if (views.some(({ cluster, view }) => stored[cluster] !== undefined && stored[cluster].v >= view.v))
+    if (views.some(({ cluster, view }) => stored[cluster] !== undefined && stored[cluster].v >= view.view.v))
       return undefined;
-    const [only] = views;
-    const progress =
-      done === undefined || only === undefined || views.length > 1
-        ? undefined
-        : clusterDoneUpdate(read, only.cluster, done.decisions);
-    if (progress === null) return undefined;
-    const merged = { ...stored, ...Object.fromEntries(views.map(({ cluster, view }) => [cluster, view])) };
-    const next = rolloutView({ ...read, ...progress?.after, views: merged });
-    // The first view's placeholders are the ones the progress update also names (`#c`).
+    // Each view's placeholders (`#c<at>`) are the ones its cluster's progress update also names.
     const at = (i: number) => (i === 0 ? '' : String(i));
+    const ends = views.flatMap(({ cluster, view: { done } }, i) =>
+      done === undefined ? [] : [{ cluster, at: at(i), decisions: done.decisions }],
+    );
+    const progress = ends.length === 0 ? undefined : clustersDoneUpdate(read, ends);
+    if (progress === null) return undefined;
+    const merged = {
+      ...stored,
+      ...Object.fromEntries(views.map(({ cluster, view }) => [cluster, view.view])),
+    };
+    const next = rolloutView({ ...read, ...progress?.after, views: merged });
     const values: Item = {
       ':status': next.status,
       ':counts': next.counts,
@@ -157,7 +158,7 @@ export function dynamoRolloutSummary(
       ...(next.finishedAt ? { ':f': next.finishedAt } : {}),
     };
     const names: Record<string, string> = { '#views': 'views', '#cv': 'v', '#status': 'status' };
-    views.forEach(({ cluster, view }, i) => {
+    views.forEach(({ cluster, view: { view } }, i) => {
       names[`#c${at(i)}`] = cluster;
       values[`:view${at(i)}`] = view;
       values[`:cv${at(i)}`] = view.v;

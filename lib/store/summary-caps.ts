@@ -113,34 +113,51 @@ export async function recordClusterProgress(
 }
 
 /**
- * `recordClusterProgress(…, 'done', undefined, decisions)` as parts of another update of the summary (the
- * cluster's view-and-status write, rollout-summary.ts): its progress `done`, its reason removed, its
- * decision counts, `errorsVersion` moved on; `after`, the fields as the update leaves them, for the status
- * derived with them. Null when `read` lacks a map they go in (written before it existed).
+ * `recordClusterProgress(…, 'done', undefined, decisions)` for each of `done` as parts of another update of
+ * the summary (the clusters' view-and-status write, rollout-summary.ts): each cluster's progress `done`, its
+ * reason removed, its decision counts, `errorsVersion` moved on once; `after`, the fields as the update
+ * leaves them, for the status derived with them. Each cluster's name is the update's `#c<at>` (the
+ * placeholder its view's write names too). Null when `read` lacks a map they go in (written before it
+ * existed).
  */
-export function clusterDoneUpdate(
+export function clustersDoneUpdate(
   read: Readonly<Record<string, unknown>>,
-  cluster: string,
-  decisions: Readonly<Record<string, number>> | undefined,
+  done: readonly {
+    readonly cluster: string;
+    readonly at: string;
+    readonly decisions: Readonly<Record<string, number>> | undefined;
+  }[],
 ) {
   const errors = read.clusterErrors as Record<string, unknown> | undefined;
-  if (read.clusters === undefined || (decisions !== undefined && read.decisionsByCluster === undefined))
-    return null;
-  const hadError = errors?.[cluster] !== undefined;
+  const counted = done.some((d) => d.decisions !== undefined);
+  if (read.clusters === undefined || (counted && read.decisionsByCluster === undefined)) return null;
+  const sets: string[] = [];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = { ':done': 'done' };
+  const clusters = { ...(read.clusters as Record<string, unknown>) };
+  const errorsAfter = { ...errors };
+  for (const { cluster, at, decisions } of done) {
+    sets.push(`#clusters.#c${at} = :done`);
+    if (decisions !== undefined) {
+      sets.push(`#d.#c${at} = :decisions${at}`);
+      values[`:decisions${at}`] = decisions;
+    }
+    if (errors?.[cluster] !== undefined) remove.push(`#e.#c${at}`);
+    clusters[cluster] = 'done';
+    delete errorsAfter[cluster];
+  }
   return {
-    set: `, #clusters.#c = :done, errorsVersion = if_not_exists(errorsVersion, :zero) + :one${decisions === undefined ? '' : ', #d.#c = :decisions'}`,
-    remove: hadError ? ['#e.#c'] : [],
+    set: `, ${sets.join(', ')}, errorsVersion = if_not_exists(errorsVersion, :zero) + :one`,
+    remove,
     names: {
       '#clusters': 'clusters',
-      ...(decisions === undefined ? {} : { '#d': 'decisionsByCluster' }),
-      ...(hadError ? { '#e': 'clusterErrors' } : {}),
+      ...(counted ? { '#d': 'decisionsByCluster' } : {}),
+      ...(remove.length > 0 ? { '#e': 'clusterErrors' } : {}),
     },
-    values: { ':done': 'done', ...(decisions === undefined ? {} : { ':decisions': decisions }) },
+    values,
     after: {
-      clusters: { ...(read.clusters as Record<string, unknown>), [cluster]: 'done' },
-      ...(hadError
-        ? { clusterErrors: Object.fromEntries(Object.entries(errors ?? {}).filter(([c]) => c !== cluster)) }
-        : {}),
+      clusters,
+      ...(remove.length > 0 ? { clusterErrors: errorsAfter } : {}),
       errorsVersion: Number(read.errorsVersion ?? 0) + 1,
     },
   };

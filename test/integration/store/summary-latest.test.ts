@@ -4,6 +4,7 @@ import type { RolloutMeta } from '../../../lib/rollouts/ports/rollout-writer.js'
 import { dynamoControlStore } from '../../../lib/store/control.js';
 import { createTableRef } from '../../../lib/store/dynamo.js';
 import { dynamoRolloutDigest } from '../../../lib/store/rollout-digest.js';
+import { getSummaryItem } from '../../../lib/store/rollout-summary.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { latestSummaries } from '../../../lib/store/summary-latest.js';
 import { recordCommands, startTestTable, type TestTable } from '../../helpers/dynamo.js';
@@ -253,6 +254,81 @@ describe('summary writes from a kept item', () => {
     expect(ra).toMatchObject({ status: 'succeeded', counts: { synced: 3 } });
     expect(rb).toEqual(ra);
     for (const leave of leaves) leave?.();
+  });
+
+  it('writes the ends of work items side by side (views, progress, decision counts) in one update', async () => {
+    const sha = '6'.repeat(40);
+    const m = meta(sha);
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(sha, ['a', 'b', 'c']);
+    // b's first attempt failed: its reason is on the summary until its end removes it.
+    await setup.recordCluster(sha, 'b', 'retrying', 'cannot list objects: timeout (retrying)');
+    const own = container();
+    const fanout = dynamoRolloutWriter(own, 86_400);
+    const sent = recordCommands(own);
+    const recorded: string[] = [];
+    const done = (cluster: string, refreshed: number) => ({
+      decisions: { refreshed, 'paths-miss': 1 },
+      record: async () => {
+        recorded.push(cluster);
+      },
+    });
+    const leaves = ['a', 'b', 'c'].map((c) => fanout.expectView?.(sha, c));
+    const results = await Promise.all([
+      fanout.syncSummary(sha, 'a', apps('refreshed', 1, 2), done('a', 2)),
+      fanout.syncSummary(sha, 'b', apps('refreshed', 1, 3), done('b', 3)),
+      fanout.syncSummary(sha, 'c', apps('refreshed', 1, 1), done('c', 1)),
+    ]);
+    for (const leave of leaves) leave?.();
+    expect(sent.filter((c) => c === 'UpdateCommand')).toHaveLength(1);
+    // Every end went in that write: none took the two-write way.
+    expect(recorded).toEqual([]);
+    expect(results.map((r) => r?.counts)).toEqual([
+      { refreshed: 6 },
+      { refreshed: 6 },
+      { refreshed: 6 },
+    ]);
+    const item = (await getSummaryItem(ref, sha)) ?? {};
+    expect(item.clusters).toEqual({ a: 'done', b: 'done', c: 'done' });
+    expect(item.decisionsByCluster).toEqual({
+      a: { refreshed: 2, 'paths-miss': 1 },
+      b: { refreshed: 3, 'paths-miss': 1 },
+      c: { refreshed: 1, 'paths-miss': 1 },
+    });
+    expect((item.clusterErrors as Record<string, string> | undefined)?.b).toBeUndefined();
+  });
+
+  it('writes a work item’s end the two-write way when the gathered update cannot take it', async () => {
+    const sha = '7'.repeat(40);
+    const m = meta(sha);
+    const setup = dynamoRolloutWriter(container(), 86_400);
+    await setup.start({ ...m, repoUrl: 'https://github.com/org/gitops' });
+    await setup.planClusters(sha, ['a', 'b']);
+    // Another container already stored a newer view of b: b's end cannot go in a's write.
+    await dynamoRolloutWriter(container(), 86_400).syncSummary(sha, 'b', apps('synced', 5, 1));
+    const fanout = dynamoRolloutWriter(container(), 86_400);
+    const recorded: string[] = [];
+    const done = (cluster: string) => ({
+      decisions: { refreshed: 1 },
+      record: async () => {
+        recorded.push(cluster);
+        await setup.recordCluster(sha, cluster, 'done', undefined, { cluster, counts: { refreshed: 1 } });
+      },
+    });
+    const leaves = ['a', 'b'].map((c) => fanout.expectView?.(sha, c));
+    const [a, b] = await Promise.all([
+      fanout.syncSummary(sha, 'a', apps('synced', 1, 1), done('a')),
+      fanout.syncSummary(sha, 'b', apps('refreshed', 1, 1), done('b')),
+    ]);
+    for (const leave of leaves) leave?.();
+    // a's end went in its own single write; b's progress the two-write way, its stale view not stored.
+    expect(recorded).toEqual(['b']);
+    expect(a).toMatchObject({ counts: { synced: 2 } });
+    expect(b).toMatchObject({ status: 'succeeded', counts: { synced: 2 } });
+    const item = (await getSummaryItem(ref, sha)) ?? {};
+    expect(item.clusters).toEqual({ a: 'done', b: 'done' });
+    expect(item.decisionsByCluster).toEqual({ a: { refreshed: 1 }, b: { refreshed: 1 } });
   });
 
   it('writes a gathered view after a bounded wait when a poll side by side never says it is done', async () => {
