@@ -284,11 +284,7 @@ describe('summary writes from a kept item', () => {
     expect(sent.filter((c) => c === 'UpdateCommand')).toHaveLength(1);
     // Every end went in that write: none took the two-write way.
     expect(recorded).toEqual([]);
-    expect(results.map((r) => r?.counts)).toEqual([
-      { refreshed: 6 },
-      { refreshed: 6 },
-      { refreshed: 6 },
-    ]);
+    expect(results.map((r) => r?.counts)).toEqual([{ refreshed: 6 }, { refreshed: 6 }, { refreshed: 6 }]);
     const item = (await getSummaryItem(ref, sha)) ?? {};
     expect(item.clusters).toEqual({ a: 'done', b: 'done', c: 'done' });
     expect(item.decisionsByCluster).toEqual({
