@@ -20,6 +20,9 @@ export interface GitFs {
   readonly promises: PromiseFs;
 }
 
+/** `<gitdir>/objects/ab/cdef…`: a loose object's file, its fan-out directory captured. */
+const LOOSE_OBJECT = /\/objects\/([0-9a-f]{2})\/[0-9a-f]{38}$/;
+
 const frozen = (name: string) => () =>
   Promise.reject(Object.assign(new Error(`git directory is read-only here (${name})`), { code: 'EROFS' }));
 
@@ -29,7 +32,9 @@ const frozen = (name: string) => () =>
  * loose object's absence) is answered from memory after the first time. isomorphic-git probes the binding on
  * every call with an argument-less `readFile()`; that answer is one error made once, not a new one each time.
  * File contents are not kept (isomorphic-git's own cache holds the packs); misses are, as paths (one error
- * answers them all: isomorphic-git only looks at its `code`).
+ * answers them all: isomorphic-git only looks at its `code`). A loose object (`objects/ab/cdef…`) whose
+ * fan-out directory the `objects` listing lacks is a miss without a call: a fetch writes packs, so every
+ * object isomorphic-git looks for first as a loose file would otherwise cost a failed open.
  */
 export function frozenGitFs(): GitFs {
   const missing = new Set<string>();
@@ -48,10 +53,17 @@ export function frozenGitFs(): GitFs {
     }
     return known;
   };
+  const looseDirMissing = async (path: string): Promise<boolean> => {
+    const loose = LOOSE_OBJECT.exec(path);
+    if (loose === null) return false;
+    const objects = path.slice(0, loose.index + '/objects'.length);
+    const names = await remembered(listings, objects, () => fsp.readdir(objects)).catch(() => undefined);
+    return names !== undefined && !names.includes(loose[1] as string);
+  };
   const promises = {
     readFile: (async (path: unknown, options?: unknown) => {
       if (typeof path !== 'string') return probe;
-      if (missing.has(path)) throw notFound;
+      if (missing.has(path) || (await looseDirMissing(path))) throw notFound;
       try {
         return await fsp.readFile(path, options as never);
       } catch (error) {

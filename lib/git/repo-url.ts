@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { memoizeString } from '../string-memo.js';
 
 /** A repository URL that is not in the fleet file's `repositories[]`; nothing is fetched. */
 export class RepoNotAllowedError extends AppError {
@@ -24,7 +25,9 @@ export class RepoUrlError extends AppError {
  * a trailing `/` or `.git`. User info, query and fragment are dropped, so credentials never reach a key,
  * a log line or an error. `undefined` when the URL is not http(s).
  */
-export function canonicalRepoUrl(url: string): string | undefined {
+export const canonicalRepoUrl: (url: string) => string | undefined = memoizeString(repoUrlKeyOf);
+
+function repoUrlKeyOf(url: string): string | undefined {
   const parsed = parseHttpUrl(url);
   if (parsed === undefined) return undefined;
   const path = parsed.pathname

@@ -1,3 +1,5 @@
+import { memoizeString } from '../string-memo.js';
+
 /**
  * One key per Git repository, e.g. `github.com/org/gitops`, so that every spelling of a repository URL
  * (web, HTTPS clone, SSH, scp-style, with credentials or a port) lands on the same key.
@@ -74,7 +76,9 @@ function trimPath(path: string): string {
  * scheme, user info (also `user:token@`), port, one trailing `/` and one `.git` are ignored. Never echo the
  * input in logs: it may carry a token.
  */
-export function canonicalRepoKey(url: string): string | undefined {
+export const canonicalRepoKey: (url: string) => string | undefined = memoizeString(repoKeyOf);
+
+function repoKeyOf(url: string): string | undefined {
   const text = url.trim().toLowerCase();
   if (text === '' || /[\s?#\\]/.test(text)) return undefined;
   const scheme = SCHEME.exec(text);

@@ -13,22 +13,32 @@ import { boundChecks } from './secret-chunks.js';
 
 /** The fields every app item of a rollout repeats: its history index entry and its expiry. */
 export function appItemFields(meta: RolloutMeta, target: AppTarget, ttlSeconds: number) {
+  return { ...rolloutItemFields(meta, ttlSeconds), ...targetItemFields(target) };
+}
+
+/** What the app items of one rollout share (computed once per work item, not once per app). */
+function rolloutItemFields(meta: RolloutMeta, ttlSeconds: number) {
   return {
     pk: rolloutPk(meta.sha),
-    sk: appSk(target),
     type: 'app',
-    gsi1pk: historyPk(target),
     gsi1sk: historySk(meta.receivedAt, meta.sha),
     sha: meta.sha,
     repo: meta.repo,
     ref: meta.ref,
     trigger: meta.trigger,
     receivedAt: meta.receivedAt,
+    expiresAt: epochSeconds(new Date(meta.receivedAt)) + ttlSeconds,
+  };
+}
+
+function targetItemFields(target: AppTarget) {
+  return {
+    sk: appSk(target),
+    gsi1pk: historyPk(target),
     cluster: target.cluster,
     namespace: target.namespace,
     name: target.name,
     kind: target.kind,
-    expiresAt: epochSeconds(new Date(meta.receivedAt)) + ttlSeconds,
   };
 }
 
@@ -37,7 +47,10 @@ type Item = Record<string, unknown>;
 const keyOf = (t: AppTarget) => `${t.cluster}/${t.kind}/${t.namespace}/${t.name}`;
 
 function withoutUndefined(record: object): Item {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null));
+  const item: Item = {};
+  for (const [key, value] of Object.entries(record))
+    if (value !== undefined && value !== null) item[key] = value;
+  return item;
 }
 
 /** Conditional puts in flight at once when records are written. */
@@ -59,6 +72,7 @@ export function newAppRecords(
   lease?: { readonly untilMs: number },
 ): NewAppRecords {
   const items = new Map<string, Item>();
+  const shared = rolloutItemFields(meta, ttlSeconds);
   // The written items as the cluster's view sees them; undefined once a put found an item there.
   let viewed: ViewedApp[] | undefined = [];
   const written = (item: Item) => {
@@ -74,7 +88,8 @@ export function newAppRecords(
   const create = (record: AppRecord, extra: Item): Item => {
     const { cluster, namespace, name, kind, ...rest } = record;
     const item = {
-      ...appItemFields(meta, { cluster, namespace, name, kind }, ttlSeconds),
+      ...shared,
+      ...targetItemFields({ cluster, namespace, name, kind }),
       ...withoutUndefined(rest),
       ...extra,
       stateRank: STATE_RANK[record.state],

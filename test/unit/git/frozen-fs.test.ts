@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,26 @@ describe('a read-only file system view of a fetched git directory', () => {
     await expect(fs.promises.readFile(loose)).rejects.toMatchObject({ code: 'ENOENT' });
     // Another view reads the disk again.
     expect(String(await frozenGitFs().promises.readFile(loose, 'utf8'))).toBe('x');
+  });
+
+  it('answers a loose object whose fan-out directory the objects listing lacks from that listing', async () => {
+    const objects = join(dir, 'objects');
+    await mkdir(join(objects, 'pack'), { recursive: true });
+    await mkdir(join(objects, 'ab'));
+    const rest = 'c'.repeat(38);
+    await writeFile(join(objects, 'ab', rest), 'packed? no, loose');
+    const fs = frozenGitFs();
+    // A miss in a directory the listing has: read from disk, found missing.
+    await expect(fs.promises.readFile(join(objects, 'ab', 'd'.repeat(38)))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+    // A loose object that exists is read.
+    expect(String(await fs.promises.readFile(join(objects, 'ab', rest), 'utf8'))).toBe('packed? no, loose');
+    // Its fan-out directory written after the listing: the view never opens the file.
+    await mkdir(join(objects, 'cd'));
+    await writeFile(join(objects, 'cd', rest), 'x');
+    await expect(fs.promises.readFile(join(objects, 'cd', rest))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(String(await frozenGitFs().promises.readFile(join(objects, 'cd', rest), 'utf8'))).toBe('x');
   });
 
   it('lists a directory and stats a path once', async () => {
