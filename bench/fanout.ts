@@ -41,7 +41,7 @@ function sizes(quick: boolean): Size[] {
 }
 
 const WHY = {
-  cpu: "measured (BENCHMARKS.md, fan-out): per app a client-node PATCH and its share of the LIST's parse and slim; per work item ~12 DynamoDB requests at ~0.85 ms of SDK CPU each and, once per commit and container, the commit's Git fetch and tree reads for the preflight: a third of the profile is the AWS SDK and Git, not per-app work",
+  cpu: "measured (BENCHMARKS.md, fan-out): per app a client-node PATCH and its share of the LIST's parse and slim; per work item 5-9 DynamoDB requests at ~0.85 ms of SDK CPU each and, once per commit and container, the commit's Git fetch and tree reads for the preflight; the rest is spread thin over Node's sockets, the HTTP clients and promise resumptions, none a hot spot of its own",
   requests:
     "4 per work item besides the batches (the batches carry the records, the decisions chunk and the lease's release, so the apps add one batch more when they fill whole ones): the cluster lease's take, release control's state, the chain claim (which registers the rollout on the cluster) and the summary's view-and-status write; each guards a different item (the lease, the summary, the chain) under at-least-once delivery, and DynamoDB has no conditional write across items short of a transaction (twice the write units, and not in dynalite); a retry or a second delivery also reads the records and decisions",
   ratio:

@@ -1,6 +1,5 @@
 import { createLimiter } from '../concurrency.js';
 import { UpstreamError } from '../errors.js';
-import { workDeadline } from '../work-deadline.js';
 import { createAgent, type HttpAnswer, httpGet, TransportError } from './http-get.js';
 import {
   errorBodyMessage,
@@ -36,7 +35,12 @@ export interface ArgoCdApiOptions {
 
 /** Argo CD's API server, read-only: the manifests its repo-server renders for an app at a revision. */
 export interface ArgoCdApi {
-  manifests(query: ManifestsQuery): Promise<RenderedManifests>;
+  manifests(query: ManifestsQuery, limits?: RequestLimits): Promise<RenderedManifests>;
+}
+
+/** The caller's work deadline (epoch ms, real time): each request ends at it if that is sooner. */
+export interface RequestLimits {
+  readonly deadlineMs?: number;
 }
 
 /** A failed manifests request; the message is short, names the status, and never holds the token. */
@@ -68,9 +72,9 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
 
   const timeoutMs = options.timeoutMs ?? 20_000;
   // Each request ends at its timeout, or at the caller's work deadline when that is sooner.
-  const once = async (url: URL, token: string): Promise<HttpAnswer> =>
+  const once = async (url: URL, token: string, deadlineMs: number | undefined): Promise<HttpAnswer> =>
     limit(() => {
-      const left = leftOfDeadline();
+      const left = leftOf(deadlineMs);
       if (left !== undefined && left <= 0) throw new TransportError('the work deadline passed', 'timeout');
       return httpGet(url, {
         headers: { Authorization: `Bearer ${token}` },
@@ -81,14 +85,14 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
     });
 
   return {
-    async manifests(query) {
+    async manifests(query, limits = {}) {
       const url = manifestsUrl(options.url, query);
       const token = await options.token();
       const scrub = (text: string) => (token === '' ? text : text.split(token).join('[token]'));
       for (let attempt = 0; ; attempt++) {
         let answer: HttpAnswer;
         try {
-          answer = await once(url, token);
+          answer = await once(url, token, limits.deadlineMs);
         } catch (error) {
           if (!(error instanceof TransportError)) throw error;
           // A deadline is not retried: a slow render would only get slower under more load.
@@ -96,7 +100,7 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
             await sleep(backoff(attempt, backoffMs, random));
             continue;
           }
-          const left = leftOfDeadline();
+          const left = leftOf(limits.deadlineMs);
           throw new ArgoCdApiError(`Argo CD API: ${error.message}`, {
             retryable: error.kind !== 'too-large',
             cutByDeadline: error.kind === 'timeout' && left !== undefined && left < timeoutMs,
@@ -126,9 +130,8 @@ export function createArgoCdApi(options: ArgoCdApiOptions): ArgoCdApi {
   };
 }
 
-function leftOfDeadline(): number | undefined {
-  const deadline = workDeadline();
-  return deadline === undefined ? undefined : deadline - Date.now();
+function leftOf(deadlineMs: number | undefined): number | undefined {
+  return deadlineMs === undefined ? undefined : deadlineMs - Date.now();
 }
 
 function describe(answer: HttpAnswer, attempts: number): string {

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import type { ClusterConfig } from '../fleet/fleet-config.js';
 import type { Logger, SecretReader } from '../ports.js';
-import { type ArgoCdApi, ArgoCdApiError, type ArgoCdApiOptions, createArgoCdApi } from './argocd-api.js';
+import {
+  type ArgoCdApi,
+  ArgoCdApiError,
+  type ArgoCdApiOptions,
+  createArgoCdApi,
+  type RequestLimits,
+} from './argocd-api.js';
 import type { ManifestsQuery, RenderedManifests } from './manifests-query.js';
 
 export type RenderOutcome =
@@ -15,9 +21,15 @@ export interface ManifestRenderer {
   available(cluster: string): boolean;
   /**
    * Never throws: a failure is an outcome with its reason (never the token). `fingerprint` (the app's spec)
-   * lets a successful render be reused across passes while the spec and revisions stay the same.
+   * lets a successful render be reused across passes while the spec and revisions stay the same; the
+   * caller's `deadlineMs` ends the request (a render already in flight for another caller keeps its own).
    */
-  render(cluster: string, query: ManifestsQuery, fingerprint?: string): Promise<RenderOutcome>;
+  render(
+    cluster: string,
+    query: ManifestsQuery,
+    fingerprint?: string,
+    limits?: RequestLimits,
+  ): Promise<RenderOutcome>;
 }
 
 /** Successful renders kept for the life of a warm container (reconcile passes), bounded in count and age. */
@@ -105,7 +117,7 @@ export function createRenderCache(
   const answers = new Map<string, Promise<RenderOutcome>>();
   return {
     available: (cluster) => apis.has(cluster),
-    render(cluster, query, fingerprint) {
+    render(cluster, query, fingerprint, limits) {
       const key = JSON.stringify([cluster, query.appNamespace, query.name, query.revision, query.sources]);
       const memoKey =
         fingerprint === undefined
@@ -119,7 +131,7 @@ export function createRenderCache(
         pending =
           api === undefined
             ? Promise.resolve({ ok: false, reason: `no Argo CD API for cluster ${cluster}` })
-            : api.manifests(query).then(
+            : api.manifests(query, limits).then(
                 (manifests): RenderOutcome => {
                   if (memoKey !== undefined) memo?.set(memoKey, manifests, Date.now());
                   return { ok: true, manifests };

@@ -1,7 +1,6 @@
 import { DeadlineError, withDeadline } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
-import { withWorkDeadline } from '../work-deadline.js';
 import type { AppContext, PreflightVerdict, RefreshContext } from './work-model.js';
 
 // The time budget of one work item, phase by phase: no phase (listing, preflight and its render, PATCH,
@@ -36,7 +35,7 @@ export async function boundedPreflight(
   try {
     // The deadline also reaches the Argo CD client below, which ends its render request at it.
     return await withDeadline(
-      withWorkDeadline(deadlineMs, () => context.deps.preflight(match, context.message.event)),
+      context.deps.preflight(match, context.message.event, { deadlineMs }),
       deadlineMs,
       `preflight of ${match.target.name}`,
     );

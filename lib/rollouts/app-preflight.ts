@@ -39,7 +39,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
     return read;
   };
   const manifestsOf = createPreflightManifests(deps);
-  return async (match, event): Promise<PreflightVerdict> => {
+  return async (match, event, limits): Promise<PreflightVerdict> => {
     if (match.object.kind !== 'Application') return { verdict: 'pass', checks: [] };
     // An image push names no commit to read manifests at (the chart's templates are not rendered either).
     if (event.image !== undefined) {
@@ -53,7 +53,7 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
       return { verdict: 'pass', checks: [], summary: 'secret preflight is off for this app' };
 
     const pushedKeys = canonicalRepoKeys([...event.repo.urls, event.repo.webUrl]);
-    const read = await manifestsOf(match.target.cluster, raw, app, pushedKeys, event);
+    const read = await manifestsOf(match.target.cluster, raw, app, pushedKeys, event, limits);
     const source = { renderedBy: read.renderedBy, ...(read.fallback ? { renderNote: read.fallback } : {}) };
     const { documents, problems } = read;
     if (

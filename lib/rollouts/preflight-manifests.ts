@@ -1,5 +1,6 @@
 import type { Application, ApplicationSource } from '../argocd/application.js';
 import { renderQuery } from '../argocd/render-query.js';
+import type { RequestLimits } from '../argocd-api/argocd-api.js';
 import type { ManifestRenderer } from '../argocd-api/renderers.js';
 import { errorMessage } from '../errors.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
@@ -60,13 +61,15 @@ export function createPreflightManifests(deps: PreflightManifestDeps) {
     app: Application,
     pushedKeys: ReadonlySet<string>,
     event: PushEvent,
+    limits: RequestLimits = {},
   ): Promise<AppManifestsAtPush> => {
     let fallback: string | undefined;
     let argocdParse: SecretCheck | undefined;
     if (deps.renderer?.available(cluster) === true) {
       const pushed = (s: ApplicationSource) => s.repoKey !== undefined && pushedKeys.has(s.repoKey);
       const query = renderQuery(raw, app, (s) => (pushed(s) ? event.after : undefined));
-      const outcome = query === undefined ? undefined : await deps.renderer.render(cluster, query);
+      const outcome =
+        query === undefined ? undefined : await deps.renderer.render(cluster, query, undefined, limits);
       if (outcome?.ok === true) {
         const documents = outcome.manifests.documents;
         return {

@@ -29,7 +29,16 @@ export interface PreflightVerdict {
 }
 
 /** Checks an Application's ExternalSecrets at the pushed commit before it is refreshed. */
-export type Preflight = (match: ObjectMatch, event: PushEvent) => Promise<PreflightVerdict>;
+export type Preflight = (
+  match: ObjectMatch,
+  event: PushEvent,
+  limits?: PreflightLimits,
+) => Promise<PreflightVerdict>;
+
+/** What bounds one preflight: the work's deadline (epoch ms, real time), which ends an Argo CD render too. */
+export interface PreflightLimits {
+  readonly deadlineMs?: number;
+}
 
 /** What one work item did about one matched object. */
 export interface AppOutcome {

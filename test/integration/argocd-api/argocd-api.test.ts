@@ -75,6 +75,22 @@ describe('the Argo CD API client against the API server double', () => {
     expect(world.argocd.requests.length - before).toBe(1);
   });
 
+  it("ends a slow answer at the caller's work deadline when it comes before the timeout, as cut by it", async () => {
+    world.argocd.faults.set({ latencyMs: 400, times: 1 });
+    const started = Date.now();
+    const failure = await api({ timeoutMs: 20_000 })
+      .manifests(query, { deadlineMs: started + 100 })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ cutByDeadline: true, retryable: true });
+    expect(Date.now() - started).toBeLessThan(350);
+    // A deadline already passed sends nothing.
+    const before = world.argocd.requests.length;
+    await expect(api().manifests(query, { deadlineMs: Date.now() - 1 })).rejects.toMatchObject({
+      cutByDeadline: true,
+    });
+    expect(world.argocd.requests.length).toBe(before);
+  });
+
   it.each([
     ['an unknown token', { token: async () => 'not-a-token' }, query, /401: the token was not accepted/],
     [

@@ -156,9 +156,9 @@ describe('a work item whose Argo CD render outlasts its budget', () => {
     await start(sha);
     kube.requests.reset();
     const sent: FanoutMessage[] = [];
-    const run: Preflight = async (match, event) => {
+    const run: Preflight = async (match, event, limits) => {
       if (match.target.name === SLOW) world.argocd.faults.set({ hang: true });
-      return preflight.run(match, event);
+      return preflight.run(match, event, limits);
     };
     const deadline = new Date(Date.now() + 3_600_000).toISOString();
     const first = deps(sent, run);
@@ -212,9 +212,9 @@ describe('a work item whose Argo CD render outlasts its budget', () => {
     kube.requests.reset();
     const sent: FanoutMessage[] = [];
     // The slow render outlasts the rollout's deadline: the app is not patched and not retried.
-    const run: Preflight = async (match, event) => {
+    const run: Preflight = async (match, event, limits) => {
       if (match.target.name === FAST[0]) world.argocd.faults.set({ hang: true });
-      return preflight.run(match, event);
+      return preflight.run(match, event, limits);
     };
     const deadline = new Date(Date.now() + 1_500).toISOString();
     await bounded(
