@@ -73,7 +73,9 @@ describe('fan-out when a cluster fails', () => {
       rollout = (await stack.get(`/rollouts/${sha}`)).body as Record<string, unknown>;
       const errors = rollout.clusterErrors as Record<string, string> | undefined;
       const others = (rollout.apps as AppOut[] | undefined)?.find((a) => a.name === 'web-spoke-a');
-      if (errors?.['spoke-c'] !== undefined && others?.state === 'synced') break;
+      // The summary's status follows the app records by up to a gather (≤ 2 s): wait for it too.
+      if (errors?.['spoke-c'] !== undefined && others?.state === 'synced' && rollout.status !== 'pending')
+        break;
       await new Promise((r) => setTimeout(r, 100));
     }
     expect((rollout.clusterErrors as Record<string, string>)['spoke-c']).toMatch(
