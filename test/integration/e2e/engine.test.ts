@@ -211,9 +211,10 @@ describe('the rollout engine under the faults a production fleet sees', () => {
     server('spoke-c').faults.set({ status: 503 });
     const c = await commitWeb();
     await deliver(c.delivery());
+    // The summary's status follows the app records by up to one gather (≤ 2 s): wait for it too.
     await until('the other clusters to finish', async () => {
       const r = await rollout(c.after);
-      return app(r, 'hub', 'web-spoke-a')?.state === 'synced';
+      return app(r, 'hub', 'web-spoke-a')?.state === 'synced' && r.status !== 'pending';
     });
     const midway = await rollout(c.after);
     expect(midway.status).toBe('in-progress');
