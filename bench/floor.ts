@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import { realisticBulk } from '../infra/simulator/realistic-status.js';
+import { createClientNodeClusterApi } from '../lib/kubernetes/client-node-cluster-api.js';
+import { APPLICATIONS } from '../lib/kubernetes/resources.js';
 import { type BenchOptions, type Metric, percentiles } from './report.js';
 
 const S = 'floor';
@@ -14,11 +16,18 @@ const S = 'floor';
  */
 export async function benchFloor(options: BenchOptions): Promise<Metric[]> {
   const { patch, parse } = await floorSamples(options.quick);
+  const client = await patchCpu(options.quick ? 3 : 7, options.quick ? 500 : 2000, clientPatch);
   const metrics = [
     ...percentiles(
       S,
       'refresh PATCH through node:http, client CPU per request (keep-alive, 10 at a time, ~19 KB answer, server in another process)',
       patch,
+      'ms',
+    ),
+    ...percentiles(
+      S,
+      "the same refresh through the orchestrator's cluster client (lib/kubernetes mergePatchQuiet: client-node's request context, the no-redirect transport, the timeout), client CPU per request",
+      client,
       'ms',
     ),
     ...percentiles(
@@ -48,7 +57,7 @@ export async function floorMs(quick: boolean): Promise<number> {
 
 async function floorSamples(quick: boolean): Promise<{ patch: number[]; parse: number[] }> {
   const rounds = quick ? 3 : 7;
-  const patch = await patchCpu(rounds, quick ? 500 : 2000);
+  const patch = await patchCpu(rounds, quick ? 500 : 2000, barePatch);
   const parse = parseCpu(rounds, quick ? 3 : 8);
   return { patch, parse };
 }
@@ -70,7 +79,57 @@ http.createServer((req, res) => {
 }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });
 `;
 
-async function patchCpu(rounds: number, perRound: number): Promise<number[]> {
+type Once = () => Promise<void>;
+
+/** The bare PATCH through node:http: the least a refresh can cost the client. */
+const barePatch = (port: number, agent: http.Agent): Once => {
+  const body = JSON.stringify({ metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } });
+  return () =>
+    new Promise<void>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          agent,
+          method: 'PATCH',
+          path: '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/svc-0',
+          headers: {
+            authorization: 'Bearer bench',
+            'content-type': 'application/merge-patch+json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          response.resume();
+          response.once('end', () => resolve());
+        },
+      );
+      request.once('error', reject);
+      request.end(body);
+    });
+};
+
+/** The same refresh through the orchestrator's cluster client (lib/kubernetes), as fan-out sends it. */
+const clientPatch = (port: number): Once => {
+  const api = createClientNodeClusterApi({
+    cluster: 'bench',
+    timeoutMs: 30_000,
+    access: {
+      access: async () => ({ server: `http://127.0.0.1:${port}`, token: 'bench' }),
+      invalidate: () => {},
+    },
+  });
+  return () =>
+    api.mergePatchQuiet(APPLICATIONS, 'argocd', 'svc-0', {
+      metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } },
+    });
+};
+
+async function patchCpu(
+  rounds: number,
+  perRound: number,
+  make: (port: number, agent: http.Agent) => Once,
+): Promise<number[]> {
   const server = spawn(process.execPath, ['-e', SERVER, JSON.stringify(application(0))], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -78,30 +137,7 @@ async function patchCpu(rounds: number, perRound: number): Promise<number[]> {
     const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]();
     const port = Number((await lines.next()).value);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
-    const body = JSON.stringify({ metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } });
-    const once = () =>
-      new Promise<void>((resolve, reject) => {
-        const request = http.request(
-          {
-            host: '127.0.0.1',
-            port,
-            agent,
-            method: 'PATCH',
-            path: '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/svc-0',
-            headers: {
-              authorization: 'Bearer bench',
-              'content-type': 'application/merge-patch+json',
-              'content-length': Buffer.byteLength(body),
-            },
-          },
-          (response) => {
-            response.resume();
-            response.once('end', () => resolve());
-          },
-        );
-        request.once('error', reject);
-        request.end(body);
-      });
+    const once = make(port, agent);
     const round = async (n: number) => {
       let sent = 0;
       await Promise.all(

@@ -101,7 +101,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     }
   };
 
-  /** The request on its way out: URL, token, agent and timeout, as a request middleware set them. */
+  /** The request on its way out: URL, token and agent, as a request middleware set them (`sendOnce` times it). */
   const prepare = (access: ClusterAccess, agent: http.Agent, spec: KubeRequest): RequestContext => {
     const request = new RequestContext(`${access.server.replace(/\/+$/, '')}${spec.path}`, spec.method);
     for (const [key, value] of Object.entries(spec.query ?? {})) {
@@ -114,13 +114,12 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
       request.setBody(JSON.stringify(spec.body));
     }
     request.setAgent(agent);
-    request.setSignal(AbortSignal.timeout(options.timeoutMs));
     return request;
   };
 
   /** A 2xx answer's JSON body; anything else thrown as client-node's `ApiException` carries it. */
   const send = async (access: ClusterAccess, agent: http.Agent, spec: KubeRequest): Promise<unknown> => {
-    const response = await sendOnce(prepare(access, agent, spec));
+    const response = await sendOnce(prepare(access, agent, spec), { timeoutMs: options.timeoutMs });
     const status = response.httpStatusCode;
     if (status === 401) throw { code: status, body: undefined, headers: response.headers };
     if (status < 200 || status > 299) {
@@ -207,9 +206,10 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
           contentType: PatchStrategy.MergePatch,
         });
         request.setHeaderParam('Accept', 'application/json');
-        const response = await sendOnce(request);
+        const response = await sendOnce(request, { timeoutMs: options.timeoutMs, discardOkBody: true });
         const status = response.httpStatusCode;
         if (status >= 200 && status < 300) {
+          // Read past to its end, so the socket goes back to the agent; the PATCH was applied either way.
           await response.body.binary().catch(() => undefined);
           return;
         }

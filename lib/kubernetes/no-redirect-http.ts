@@ -10,13 +10,25 @@ import {
 import { UpstreamError } from '../errors.js';
 import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redirect.js';
 
+export interface SendOptions {
+  /**
+   * The whole exchange's bound, answer body included: past it the request is destroyed and fails with a
+   * `TimeoutError`, as an `AbortSignal.timeout` would make it fail. A plain timer, because a signal per request
+   * (its timer, and the abort listeners `http.request` adds for it) cost as much client CPU as the rest of a
+   * PATCH (BENCHMARKS.md, fan-out, 2026-12-04 evening).
+   */
+  readonly timeoutMs?: number;
+  /** A 2xx answer's body is read past, not kept (the caller needs only its status): no copy of it is made. */
+  readonly discardOkBody?: boolean;
+}
+
 /**
  * One request over the request's agent; a 3xx is refused (never followed). client-node's default transport
  * (node-fetch) follows redirects and keeps `Authorization` when the new host is the same or a subdomain
  * (another port included), so a cluster's bearer token could reach another server; this one sends each
  * request once and names the refused target's origin, never the token.
  */
-export function sendOnce(request: RequestContext): Promise<ResponseContext> {
+export function sendOnce(request: RequestContext, options: SendOptions = {}): Promise<ResponseContext> {
   const url = new URL(request.getUrl());
   const body = request.getBody();
   if (body !== undefined && typeof body !== 'string' && !(body instanceof URLSearchParams)) {
@@ -29,6 +41,18 @@ export function sendOnce(request: RequestContext): Promise<ResponseContext> {
   const agent = request.getAgent();
   const signal = request.getSignal();
   return new Promise((resolve, reject) => {
+    let timedOut: Error | undefined;
+    let failBody: ((error: Error) => void) | undefined;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = timeoutError(options.timeoutMs ?? 0);
+            outgoing.destroy(timedOut);
+            failBody?.(timedOut);
+          }, options.timeoutMs);
+    timer?.unref();
+    const settled = () => clearTimeout(timer);
     const outgoing = client.request(
       url,
       {
@@ -40,6 +64,7 @@ export function sendOnce(request: RequestContext): Promise<ResponseContext> {
       (response) => {
         const status = response.statusCode ?? 0;
         if (isRedirect(status)) {
+          settled();
           response.resume();
           const refused = new RedirectRefusedError(
             status,
@@ -50,14 +75,25 @@ export function sendOnce(request: RequestContext): Promise<ResponseContext> {
           );
           return;
         }
+        const discard = options.discardOkBody === true && status >= 200 && status < 300;
         const stream =
-          response.headers['content-encoding'] === 'gzip' ? response.pipe(createGunzip()) : response;
+          response.headers['content-encoding'] === 'gzip' && !discard
+            ? response.pipe(createGunzip())
+            : response;
         const data = new Promise<Buffer>((done, fail) => {
+          failBody = (error) => {
+            settled();
+            fail(timedOut ?? error);
+          };
           const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => done(Buffer.concat(chunks)));
-          stream.on('error', fail);
-          response.on('error', fail);
+          if (discard) stream.resume();
+          else stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            settled();
+            done(discard ? EMPTY : Buffer.concat(chunks));
+          });
+          stream.on('error', failBody);
+          response.on('error', failBody);
         });
         data.catch(() => undefined);
         const flat: Record<string, string> = {};
@@ -67,7 +103,19 @@ export function sendOnce(request: RequestContext): Promise<ResponseContext> {
         resolve(new ResponseContext(status, flat, new SelfDecodingBody(data)));
       },
     );
-    outgoing.on('error', reject);
+    outgoing.on('error', (error) => {
+      settled();
+      reject(timedOut ?? error);
+    });
     outgoing.end(payload);
   });
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** What `AbortSignal.timeout` fails a request with, by name: the callers classify it as a retryable timeout. */
+function timeoutError(ms: number): Error {
+  const error = new Error(`The operation was aborted due to timeout (${ms} ms)`);
+  error.name = 'TimeoutError';
+  return error;
 }
