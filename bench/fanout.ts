@@ -42,7 +42,7 @@ function sizes(quick: boolean): Size[] {
 }
 
 const WHY = {
-  cpu: "measured (BENCHMARKS.md, fan-out): the floor is one PATCH and one LIST share, but a work item is a LIST, a preflight, 5-9 DynamoDB requests at ~0.85 ms of SDK CPU each and a record per app, and once per commit and container the commit's Git fetch and tree reads; in the profile no hot spot is left in the orchestrator's code (its own files ~30 % of the busy time), the rest is spread thin over Node's sockets and HTTP client, the SDK, the collector and promise resumptions",
+  cpu: "measured (BENCHMARKS.md, fan-out): the floor is one PATCH and one LIST share, but a work item is a LIST, a preflight, 5-9 DynamoDB requests at ~0.45 ms of SDK CPU each (an UpdateItem; a batch of 25 more) and a record per app, and once per commit and container the commit's Git fetch and tree reads; in the profile no hot spot is left in the orchestrator's code (its own files ~30 % of the busy time), the rest is spread thin over Node's sockets and HTTP client, the SDK, the collector and promise resumptions",
   requests:
     "4 per work item besides the batches (the batches carry the records, the decisions chunk and the lease's release, so the apps add one batch more when they fill whole ones): the cluster lease's take, release control's state, the chain claim (which registers the rollout on the cluster) and the summary's view-and-status write; each guards a different item (the lease, the summary, the chain) under at-least-once delivery, and DynamoDB has no conditional write across items short of a transaction (twice the write units, and not in dynalite); a retry or a second delivery also reads the records and decisions",
   ratio:
