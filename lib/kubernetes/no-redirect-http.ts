@@ -14,8 +14,8 @@ export interface SendOptions {
   /**
    * The whole exchange's bound, answer body included: past it the request is destroyed and fails with a
    * `TimeoutError`, as an `AbortSignal.timeout` would make it fail. A plain timer, because a signal per request
-   * (its timer, and the abort listeners `http.request` adds for it) cost as much client CPU as the rest of a
-   * PATCH (BENCHMARKS.md, fan-out, 2026-12-04 evening).
+   * (its timer, and the abort listeners `http.request` adds for it) costs about as much client CPU as a bare
+   * `node:http` PATCH (BENCHMARKS.md, fan-out, 2026-12-04 evening).
    */
   readonly timeoutMs?: number;
   /** A 2xx answer's body is read past, not kept (the caller needs only its status): no copy of it is made. */
