@@ -16,7 +16,7 @@ const S = 'floor';
  */
 export async function benchFloor(options: BenchOptions): Promise<Metric[]> {
   const { patch, parse } = await floorSamples(options.quick);
-  const client = await patchCpu(options.quick ? 3 : 7, options.quick ? 500 : 2000, clientPatch);
+  const client = await patchCpu(options.quick, clientPatch);
   const metrics = [
     ...percentiles(
       S,
@@ -56,11 +56,12 @@ export async function floorMs(quick: boolean): Promise<number> {
 }
 
 async function floorSamples(quick: boolean): Promise<{ patch: number[]; parse: number[] }> {
-  const rounds = quick ? 3 : 7;
-  const patch = await patchCpu(rounds, quick ? 500 : 2000, barePatch);
-  const parse = parseCpu(rounds, quick ? 3 : 8);
+  const patch = await patchCpu(quick, barePatch);
+  const parse = parseCpu(rounds(quick), quick ? 3 : 8);
   return { patch, parse };
 }
+
+const rounds = (quick: boolean) => (quick ? 3 : 7);
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
@@ -81,9 +82,12 @@ http.createServer((req, res) => {
 
 type Once = () => Promise<void>;
 
+/** Argo CD's refresh annotation, the merge patch fan-out sends. */
+const REFRESH = { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } };
+
 /** The bare PATCH through node:http: the least a refresh can cost the client. */
 const barePatch = (port: number, agent: http.Agent): Once => {
-  const body = JSON.stringify({ metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } });
+  const body = JSON.stringify(REFRESH);
   return () =>
     new Promise<void>((resolve, reject) => {
       const request = http.request(
@@ -119,17 +123,11 @@ const clientPatch = (port: number): Once => {
       invalidate: () => {},
     },
   });
-  return () =>
-    api.mergePatchQuiet(APPLICATIONS, 'argocd', 'svc-0', {
-      metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } },
-    });
+  return () => api.mergePatchQuiet(APPLICATIONS, 'argocd', 'svc-0', REFRESH);
 };
 
-async function patchCpu(
-  rounds: number,
-  perRound: number,
-  make: (port: number, agent: http.Agent) => Once,
-): Promise<number[]> {
+async function patchCpu(quick: boolean, make: (port: number, agent: http.Agent) => Once): Promise<number[]> {
+  const perRound = quick ? 500 : 2000;
   const server = spawn(process.execPath, ['-e', SERVER, JSON.stringify(application(0))], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -148,7 +146,7 @@ async function patchCpu(
     };
     await round(perRound); // connections, JIT
     const samples: number[] = [];
-    for (let r = 0; r < rounds; r++) {
+    for (let r = 0; r < rounds(quick); r++) {
       const cpu = process.cpuUsage();
       await round(perRound);
       samples.push(cpuMs(cpu) / perRound);

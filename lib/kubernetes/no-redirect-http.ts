@@ -43,14 +43,15 @@ export function sendOnce(request: RequestContext, options: SendOptions = {}): Pr
   return new Promise((resolve, reject) => {
     let timedOut: Error | undefined;
     let failBody: ((error: Error) => void) | undefined;
+    const { timeoutMs } = options;
     const timer =
-      options.timeoutMs === undefined
+      timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
-            timedOut = timeoutError(options.timeoutMs ?? 0);
+            timedOut = timeoutError(timeoutMs);
             outgoing.destroy(timedOut);
             failBody?.(timedOut);
-          }, options.timeoutMs);
+          }, timeoutMs);
     timer?.unref();
     const settled = () => clearTimeout(timer);
     const outgoing = client.request(

@@ -4,13 +4,13 @@ import { GetCommand, UpdateCommand } from './document-client.js';
 import { isConditionFailure, queryAll, type TableRef } from './dynamo.js';
 import { clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { dynamoOpenRollouts } from './open-rollouts.js';
-import { clustersDoneUpdate } from './summary-caps.js';
 import { latestSummariesOf, summaryClock } from './summary-latest.js';
-import { type ClusterView, clusterView, rolloutView, syncedFromItem } from './summary-views.js';
+import { statusUpdate, type Viewed, viewsAndStatusUpdate } from './summary-updates.js';
+import { type ClusterView, clusterView, syncedFromItem } from './summary-views.js';
 import { type GatheredView, viewGather } from './view-gather.js';
 
 // The rollout summary item in DynamoDB: its read, and the writes that store the clusters' views
-// (summary-views.ts) and the status they make.
+// (summary-views.ts) and the status they make (their expressions built in summary-updates.ts).
 
 type Item = Record<string, unknown>;
 
@@ -31,13 +31,7 @@ const MAX_GATHER_MS = 2_000;
 /** Views in one update at most: its expression stays far below DynamoDB's 4 KB (~150 characters a view). */
 const MAX_VIEWS_A_WRITE = 20;
 
-/** A cluster's new view, and with a work item's end of the cluster (`done`) its progress to set with it. */
-interface Viewed {
-  readonly view: ClusterView;
-  readonly done?: ClusterDone;
-}
 type NewView = GatheredView<Viewed>;
-const CONTROL_FLAGS = ['paused', 'halted', 'aborted'] as const;
 
 /**
  * The rollout summary: its status derived from its clusters' views (monotonic). `ttlSeconds`: how long the
@@ -133,68 +127,21 @@ export function dynamoRolloutSummary(
    * maps they go in takes the two-write way). Undefined when a view is not newer than the stored one.
    */
   async function viewsAndStatusFrom(read: Item | undefined, sha: string, views: readonly NewView[]) {
-    const stored = read?.views as Record<string, ClusterView> | undefined;
-    if (read === undefined || stored === undefined) return undefined;
-    if (views.some(({ cluster, view }) => stored[cluster] !== undefined && stored[cluster].v >= view.view.v))
-      return undefined;
-    // Each view's placeholders (`#c<at>`) are the ones its cluster's progress update also names.
-    const at = (i: number) => (i === 0 ? '' : String(i));
-    const ends = views.flatMap(({ cluster, view: { done } }, i) =>
-      done === undefined ? [] : [{ cluster, at: at(i), decisions: done.decisions }],
-    );
-    const progress = ends.length === 0 ? undefined : clustersDoneUpdate(read, ends);
-    if (progress === null) return undefined;
-    const merged = {
-      ...stored,
-      ...Object.fromEntries(views.map(({ cluster, view }) => [cluster, view.view])),
-    };
-    const next = rolloutView({ ...read, ...progress?.after, views: merged });
-    const values: Item = {
-      ':status': next.status,
-      ':counts': next.counts,
-      ':v': next.version,
-      ':zero': 0,
-      ':one': 1,
-      ...(next.finishedAt ? { ':f': next.finishedAt } : {}),
-    };
-    const names: Record<string, string> = { '#views': 'views', '#cv': 'v', '#status': 'status' };
-    views.forEach(({ cluster, view: { view } }, i) => {
-      names[`#c${at(i)}`] = cluster;
-      values[`:view${at(i)}`] = view;
-      values[`:cv${at(i)}`] = view.v;
-    });
-    const unchanged = (field: string, placeholder: string) => {
-      if (read[field] === undefined) return `attribute_not_exists(${field})`;
-      values[placeholder] = read[field];
-      return `${field} = ${placeholder}`;
-    };
+    const built = viewsAndStatusUpdate(read, views);
+    if (read === undefined || built === undefined) return undefined;
     try {
       const sentAt = summaryClock();
-      const removed = [...(next.finishedAt ? [] : ['finishedAt']), ...(progress?.remove ?? [])];
-      const sets = views.map((_, i) => `#views.#c${at(i)} = :view${at(i)}`).join(', ');
       const { Attributes } = await table.doc.send(
         new UpdateCommand({
           TableName: table.tableName,
           Key: key(sha),
-          UpdateExpression: `SET ${sets}, viewsVersion = if_not_exists(viewsVersion, :zero) + :one, #status = :status, counts = :counts, appsVersion = :v${next.finishedAt ? ', finishedAt = :f' : ''}${progress?.set ?? ''}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
-          ConditionExpression: [
-            'attribute_exists(pk)',
-            ...views.map(
-              (_, i) => `(attribute_not_exists(#views.#c${at(i)}) OR #views.#c${at(i)}.#cv < :cv${at(i)})`,
-            ),
-            unchanged('viewsVersion', ':readViews'),
-            unchanged('errorsVersion', ':readErrors'),
-            // The status says what release control's flags make it: they too as read (the read may be a kept one).
-            ...CONTROL_FLAGS.map((flag) => unchanged(flag, `:read_${flag}`)),
-          ].join(' AND '),
-          ExpressionAttributeNames: { ...names, ...progress?.names },
-          ExpressionAttributeValues: { ...values, ...progress?.values },
+          ...built.update,
           ReturnValues: 'ALL_NEW',
         }),
       );
       latest.set(sha, Attributes, sentAt);
       if (Attributes === undefined) return undefined;
-      await reopenRevived(sha, read, next.status);
+      await reopenRevived(sha, read, built.status);
       return syncedFromItem(Attributes);
     } catch (error) {
       if (isConditionFailure(error)) {
@@ -259,30 +206,20 @@ export function dynamoRolloutSummary(
       await done?.record();
       const before = views.size > 0 ? await storeViews(sha, views) : await getSummaryItem(table, sha);
       if (before === undefined) return undefined;
-      const view = rolloutView(before);
+      const built = statusUpdate(before);
       try {
         const sentAt = summaryClock();
         const { Attributes } = await table.doc.send(
           new UpdateCommand({
             TableName: table.tableName,
             Key: key(sha),
-            UpdateExpression: `SET #status = :status, counts = :counts, appsVersion = :v${view.finishedAt ? ', finishedAt = :f' : ' REMOVE finishedAt'}`,
-            // An equal sum is the same view; it may differ in status only for a rollout with no apps yet.
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(appsVersion) OR appsVersion < :v OR (appsVersion = :v AND #status <> :status))',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':status': view.status,
-              ':counts': view.counts,
-              ':v': view.version,
-              ...(view.finishedAt ? { ':f': view.finishedAt } : {}),
-            },
+            ...built.update,
             ReturnValues: 'ALL_NEW',
           }),
         );
         latest.set(sha, Attributes, sentAt);
         if (Attributes !== undefined) {
-          await reopenRevived(sha, before, view.status);
+          await reopenRevived(sha, before, built.status);
           return syncedFromItem(Attributes);
         }
       } catch (error) {
