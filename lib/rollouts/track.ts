@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../errors.js';
-import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
 import type { TrackMessage } from '../queue/messages.js';
 import type { StoredApp, TargetKind } from './app-model.js';
 import type { AppStateWriter, AppTransitions, SyncedSummary } from './ports/app-state.js';
 import type { ClusterLeases } from './ports/cluster-leases.js';
 import type { ClusterTrackers, TrackedRollout } from './ports/cluster-trackers.js';
-import type { RefPush, RefPushes } from './ports/ref-pushes.js';
+import type { RefPushes } from './ports/ref-pushes.js';
 import type { RolloutReader } from './ports/rollout-reader.js';
-import { movedOnTo } from './ref-head.js';
 import { registryAliases } from './registry-revisions.js';
-import type { RolloutSummary } from './rollout-model.js';
 import { isInFlight } from './state-model.js';
 import { continueChain, type StartedPoll, startPoll } from './track-chain.js';
 import { decideApp, type LiveView, type OnEnd } from './track-decide.js';
+import { pollLookups } from './track-lookups.js';
 import { type WriteContext, type WriteOutcome, writeChanges } from './track-writes.js';
 
 export interface LiveLister {
@@ -22,7 +20,7 @@ export interface LiveLister {
   listTargets(cluster: string, kinds: readonly TargetKind[]): Promise<ReadonlyMap<string, unknown>>;
 }
 
-export const liveKey = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
+export { liveKey } from './track-lookups.js';
 
 export interface TrackDeps {
   readonly rollouts: Pick<RolloutReader, 'listApps' | 'summary'> & AppStateWriter & Partial<AppTransitions>;
@@ -106,34 +104,7 @@ async function pollRegistered(
   const open = polls.filter((p) => p.apps.some((a) => isInFlight(a.state)));
   const kinds = new Set(open.flatMap((p) => p.apps.filter((a) => isInFlight(a.state)).map((a) => a.kind)));
   const live = await readLive(cluster, [...kinds], deps, log);
-  // How each rollout's ref moved since, from the pushes received (one read per repository and ref per poll).
-  const recent = new Map<string, Promise<readonly RefPush[]>>();
-  const headOf = async (summary: RolloutSummary | undefined): Promise<string | undefined> => {
-    const repoKey = summary === undefined ? undefined : canonicalRepoKey(summary.repoUrl);
-    if (summary === undefined || repoKey === undefined) return undefined;
-    const key = `${repoKey}#${summary.ref}`;
-    if (!recent.has(key))
-      recent.set(
-        key,
-        deps.refPushes.recent(repoKey, summary.ref).catch(() => []),
-      );
-    const pushes = (await recent.get(key)) ?? [];
-    const own = pushes.find((p) => p.after === summary.sha);
-    return own === undefined ? undefined : movedOnTo(own, pushes);
-  };
-
-  // Which apps a later commit's rollout has taken over on this cluster (one read per commit per poll).
-  const later = new Map<string, Promise<ReadonlySet<string>>>();
-  const ownedLater = async (sha: string, app: StoredApp) => {
-    if (!later.has(sha)) {
-      const apps = deps.rollouts.listApps(sha, cluster).then(
-        (list) => new Set(list.filter((a) => a.state !== 'superseded').map(key)),
-        () => new Set<string>(),
-      );
-      later.set(sha, apps);
-    }
-    return ((await later.get(sha)) ?? new Set()).has(key(app));
-  };
+  const { headOf, ownedLater } = pollLookups(cluster, deps);
 
   let changed = 0;
   let unfinished = 0;
@@ -270,5 +241,3 @@ async function applyChanges(
     },
   );
 }
-
-const key = (a: StoredApp) => liveKey(a.kind, a.namespace, a.name);
