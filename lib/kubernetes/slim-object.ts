@@ -28,6 +28,38 @@ const OPERATION_KEYS = ['phase', 'message', 'startedAt', 'finishedAt', 'retryCou
  * listing stays a few MB. Anything not named here is dropped, so a new reader must add its field.
  */
 export function slimApplication(object: KubeObject): KubeObject {
+  return slim(object, FULL);
+}
+
+/**
+ * Less still, for fan-out (matching, the live verdict, the preflight and the refresh PATCH): no per-resource
+ * status, no history and no sync results. Its listing is kept warm across invocations (the match index), so
+ * a 5,000-app hub's index holds about 1-2 KB per app instead of the 6-8 KB `slimApplication` keeps.
+ */
+export function slimForRefresh(object: KubeObject): KubeObject {
+  return slim(object, REFRESH);
+}
+
+/**
+ * For tracking (the sync state, its failed resources, the post-sync check): no per-resource status and no
+ * history, which only the audit reads; 150,000 resource entries for a 5,000-app hub were most of a poll's heap.
+ */
+export function slimForTrack(object: KubeObject): KubeObject {
+  return slim(object, TRACK);
+}
+
+/** What a reader keeps of `status`: the per-resource status and history (the audit), the failed results. */
+interface Keep {
+  readonly detail: boolean;
+  readonly failedResults: boolean;
+}
+const FULL: Keep = { detail: true, failedResults: true };
+const TRACK: Keep = { detail: false, failedResults: true };
+const REFRESH: Keep = { detail: false, failedResults: false };
+
+// One pass that builds only what is kept: the per-resource entries a lean slim drops are never copied (they
+// were most of a track poll's slimming, and its garbage).
+function slim(object: KubeObject, keep: Keep): KubeObject {
   const { managedFields: _managed, annotations, ...metadata } = object.metadata;
   const slimMeta = { ...metadata } as Obj;
   if (annotations !== undefined) {
@@ -39,39 +71,8 @@ export function slimApplication(object: KubeObject): KubeObject {
   if (object.kind !== undefined) out.kind = object.kind;
   if (object.spec !== undefined) out.spec = object.spec;
   if (object.operation !== undefined) out.operation = object.operation;
-  if (isObj(object.status)) out.status = slimStatus(object.status);
+  if (isObj(object.status)) out.status = slimStatus(object.status, keep);
   return out as unknown as KubeObject;
-}
-
-/**
- * Less still, for fan-out (matching, the live verdict, the preflight and the refresh PATCH): no per-resource
- * status, no history and no sync results. Its listing is kept warm across invocations (the match index), so
- * a 5,000-app hub's index holds about 1-2 KB per app instead of the 6-8 KB `slimApplication` keeps.
- */
-export function slimForRefresh(object: KubeObject): KubeObject {
-  return withoutDetail(slimApplication(object), false);
-}
-
-/**
- * For tracking (the sync state, its failed resources, the post-sync check): no per-resource status and no
- * history, which only the audit reads; 150,000 resource entries for a 5,000-app hub were most of a poll's heap.
- */
-export function slimForTrack(object: KubeObject): KubeObject {
-  return withoutDetail(slimApplication(object), true);
-}
-
-function withoutDetail(slim: KubeObject, keepFailedResults: boolean): KubeObject {
-  const status = (slim as { status?: unknown }).status;
-  if (isObj(status)) {
-    const { resources: _resources, history: _history, ...rest } = status;
-    if (!keepFailedResults && isObj(rest.operationState)) {
-      const { syncResult, ...op } = rest.operationState;
-      const kept = pick(syncResult, ['revision', 'revisions']);
-      rest.operationState = kept === undefined ? op : { ...op, syncResult: kept };
-    }
-    (slim as { status?: unknown }).status = rest;
-  }
-  return slim;
 }
 
 function isFailedResult(r: unknown): boolean {
@@ -79,17 +80,19 @@ function isFailedResult(r: unknown): boolean {
   return r.status === 'SyncFailed' || r.hookPhase === 'Failed' || r.hookPhase === 'Error';
 }
 
-function slimStatus(status: Obj): Obj {
+function slimStatus(status: Obj, keep: Keep): Obj {
   const { resources, history, operationState, summary: _summary, ...rest } = status;
   const out: Obj = { ...rest };
-  const slimResources = pickAll(resources, RESOURCE_KEYS);
-  if (slimResources !== undefined) {
-    out.resources = slimResources.map((r) =>
-      isObj(r) && isObj(r.health) ? { ...r, health: pick(r.health, ['status']) } : r,
-    );
+  if (keep.detail) {
+    const slimResources = pickAll(resources, RESOURCE_KEYS);
+    if (slimResources !== undefined) {
+      out.resources = slimResources.map((r) =>
+        isObj(r) && isObj(r.health) ? { ...r, health: pick(r.health, ['status']) } : r,
+      );
+    }
+    const slimHistory = pickAll(history, HISTORY_KEYS);
+    if (slimHistory !== undefined) out.history = slimHistory;
   }
-  const slimHistory = pickAll(history, HISTORY_KEYS);
-  if (slimHistory !== undefined) out.history = slimHistory;
   if (isObj(operationState)) {
     const op = pick(operationState, OPERATION_KEYS) ?? {};
     const sync = isObj(operationState.operation)
@@ -98,10 +101,12 @@ function slimStatus(status: Obj): Obj {
     if (sync !== undefined) op.operation = { sync };
     const result = pick(operationState.syncResult, ['revision', 'revisions']);
     if (result !== undefined) {
-      // Only the failed results (`syncFailures` reports them): the Synced ones are the bulk.
-      const all = isObj(operationState.syncResult) ? operationState.syncResult.resources : undefined;
-      const failed = Array.isArray(all) ? all.filter(isFailedResult) : [];
-      if (failed.length > 0) result.resources = failed;
+      if (keep.failedResults) {
+        // Only the failed results (`syncFailures` reports them): the Synced ones are the bulk.
+        const all = isObj(operationState.syncResult) ? operationState.syncResult.resources : undefined;
+        const failed = Array.isArray(all) ? all.filter(isFailedResult) : [];
+        if (failed.length > 0) result.resources = failed;
+      }
       op.syncResult = result;
     }
     out.operationState = op;

@@ -126,3 +126,50 @@ describe('slimApplication', () => {
     expect(syncFailures(state(lean))).toEqual(syncFailures(state(app)));
   });
 });
+
+describe('the lean slims', () => {
+  // Each is the full slim less what its reader never reads, built without copying the dropped parts first.
+  const withoutDetail = (full: KubeObject, failedResults: boolean) => {
+    if (full.status === undefined) return full;
+    const { resources: _r, history: _h, ...status } = full.status as Record<string, unknown>;
+    const op = status.operationState as { syncResult?: { resources?: unknown } } | undefined;
+    if (!failedResults && op?.syncResult !== undefined) {
+      const { resources: _failed, ...result } = op.syncResult;
+      status.operationState = { ...op, syncResult: result };
+    }
+    return { ...full, status };
+  };
+  const shapes = (): KubeObject[] => {
+    const app = realApp();
+    const status = app.status as Record<string, unknown>;
+    const { operationState: _op, ...noOperation } = status;
+    const op = status.operationState as Record<string, unknown>;
+    const { syncResult: _sr, ...noResult } = op;
+    return [
+      app,
+      { ...app, status: noOperation },
+      { ...app, status: { ...status, operationState: noResult } },
+      { ...app, status: { ...status, operationState: { ...op, syncResult: 'odd' } } },
+      { ...app, status: { ...status, resources: 'odd', history: [1, { id: 2, source: {} }] } },
+      { metadata: { name: 'bare' } },
+    ];
+  };
+
+  it('for tracking: the full slim without per-resource status and history, keys in the same order', () => {
+    for (const app of shapes()) {
+      const lean = slimForTrack(app);
+      const expected = withoutDetail(slimApplication(app), true);
+      expect(lean).toEqual(expected);
+      expect(JSON.stringify(lean)).toBe(JSON.stringify(expected));
+    }
+  });
+
+  it('for fan-out: the full slim without those and without the failed results', () => {
+    for (const app of shapes()) {
+      const lean = slimForRefresh(app);
+      const expected = withoutDetail(slimApplication(app), false);
+      expect(lean).toEqual(expected);
+      expect(JSON.stringify(lean)).toBe(JSON.stringify(expected));
+    }
+  });
+});
