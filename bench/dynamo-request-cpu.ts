@@ -1,10 +1,8 @@
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { awsRequestHandler } from '../lib/aws/http-handler.js';
-import { documentClient, UpdateCommand } from '../lib/store/document-client.js';
+import { documentClient, type UpdateCommand } from '../lib/store/document-client.js';
 import { createTableRef } from '../lib/store/dynamo.js';
+import { burst, storeDouble } from './store-request-cpu.js';
 
 // `npx tsx bench/dynamo-request-cpu.ts [requests] [--verbose] [--store-only]`: the client-side CPU per
 // DynamoDB request of the store's UpdateItem (an app transition: five values, ReturnValues ALL_NEW) against
@@ -12,37 +10,11 @@ import { createTableRef } from '../lib/store/dynamo.js';
 // Compares the store's client (cacheMiddleware) with the same commands over a client without it and, when
 // it is installed, lib-dynamodb's document client (the store's path before). `--verbose`: every round.
 
-const ANSWER = JSON.stringify({
-  Attributes: {
-    pk: { S: 'ROLLOUT#0123456789abcdef0123456789abcdef01234567' },
-    sk: { S: 'APP#prod-eu#argocd/web' },
-    state: { S: 'synced' },
-    version: { N: '3' },
-    updatedAt: { S: '2026-12-01T10:00:00.000Z' },
-    expiresAt: { N: '1796000000' },
-  },
-});
-
-if (process.argv[2] === '--serve') {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
-      response.end(ANSWER);
-    });
-  });
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    process.send?.(typeof address === 'object' && address !== null ? address.port : 0);
-  });
-} else {
-  await main(Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 3000));
-}
+await main(Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 3000));
 
 async function main(requests: number): Promise<void> {
-  const server = fork(new URL(import.meta.url).pathname, ['--serve'], { execArgv: process.execArgv });
-  const [port] = (await once(server, 'message')) as [number];
-  const endpoint = `http://127.0.0.1:${port}`;
+  const server = await storeDouble();
+  const { endpoint } = server;
   // A client as createTableRef built it before (no cacheMiddleware, which lib-dynamodb refuses).
   const clients: DynamoDBClient[] = [];
   const plainClient = () => {
@@ -93,33 +65,5 @@ async function main(requests: number): Promise<void> {
   }
   store.client.destroy();
   for (const client of clients) client.destroy();
-  server.kill();
-}
-
-/** `count` UpdateItems shaped like an app transition, ten in flight at a time. */
-async function burst(send: (command: UpdateCommand) => Promise<unknown>, count: number): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      await send(
-        new UpdateCommand({
-          TableName: 't',
-          Key: { pk: 'ROLLOUT#0123456789abcdef0123456789abcdef01234567', sk: `APP#prod-eu#argocd/web-${i}` },
-          UpdateExpression: 'SET #state = :state, version = :next, updatedAt = :now, expiresAt = :exp',
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':state': 'synced',
-            ':next': 3,
-            ':expected': 2,
-            ':now': '2026-12-01T10:00:00.000Z',
-            ':exp': 1796000000,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: 10 }, worker));
+  server.stop();
 }

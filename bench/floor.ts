@@ -55,6 +55,14 @@ export async function floorMs(quick: boolean): Promise<number> {
   return median(patch) + median(parse);
 }
 
+/**
+ * The CPU of JSON.parse per realistic Application listed (a 500-item LIST page, as the simulator serves it):
+ * what reading a cluster's Applications costs at the least, per app, before anything looks at them.
+ */
+export function listParsePerAppMs(quick: boolean): number {
+  return median(parseCpu(rounds(quick), quick ? 3 : 8));
+}
+
 async function floorSamples(quick: boolean): Promise<{ patch: number[]; parse: number[] }> {
   const patch = await patchCpu(quick, barePatch);
   const parse = parseCpu(rounds(quick), quick ? 3 : 8);
