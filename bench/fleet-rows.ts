@@ -17,11 +17,11 @@ export const TIMEOUT_S: Record<FunctionName, number> = {
 /** Why the fleet rows' targets are missed on this machine, where they are (measured: BENCHMARKS.md). */
 const WHY = {
   ratio:
-    'the bound counts only the API round trips; a work item also spends its CPU (the CPU row) on the same core between them, makes ~14 DynamoDB requests in turn, and the first work item of a commit in a container fetches the commit for the preflight (the p99)',
+    'the bound counts only the API round trips; a work item also spends its CPU (the CPU row) on the same core between them, makes 5-9 DynamoDB requests in turn, and the first work item of a commit in a container fetches the commit for the preflight (the p99)',
   fanoutCpu:
-    "the floor rows: a bare node:http PATCH plus parsing the app's share of its LIST cost ~0.3 ms here before any matching, decision, preflight or record; each work item adds ~14 DynamoDB requests at ~0.85 ms of SDK CPU each (bench/dynamo-request-cpu.ts), spread over its cluster's apps",
+    "the floor rows: a bare node:http PATCH plus parsing the app's share of its LIST cost 0.1-0.3 ms here before any matching, decision, preflight or record (the fanout scenario measures it in its own run); each work item adds 5-9 DynamoDB requests at 0.3-0.45 ms of the store client's CPU each (bench/dynamo-request-cpu.ts), spread over its cluster's apps",
   trackCpu:
-    "a poll makes ~17 DynamoDB requests per cluster and rollout (~0.85 ms of SDK CPU each) and parses the cluster's LIST: spread over 20-100 changes per cluster, that fixed part alone is 0.15-0.7 ms per change (bench/dynamo-requests.ts counts them)",
+    "a poll makes 5-7 DynamoDB requests per cluster and rollout (0.3-0.45 ms of the store client's CPU each) and parses the cluster's LIST: spread over the poll's changes, that fixed part alone is 0.07-0.3 ms per change at 100-20 changes (the track scenario measures it in its own run)",
 };
 
 const per = (total: number, n: number) => total / Math.max(1, n);
