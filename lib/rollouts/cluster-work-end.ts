@@ -114,12 +114,28 @@ async function failApps(
 }
 
 /** Registers the rollout on the cluster as it claims the chain (one write); a new chain gets its first poll. */
-export async function startTracking(cluster: string, sha: string, deps: ClusterWorkDeps): Promise<void> {
+/**
+ * Registers the rollout with the cluster's track chain and, when this claim started the chain, sends its
+ * first poll. `holder`: this work item's name in the rollout's cluster lease, when it held it. Every app
+ * record it writes is written before this is called, so a poll that finds the lease last released by it
+ * knows no one wrote the apps since its own read, and batches from that read (as from a poll before it).
+ */
+export async function startTracking(
+  cluster: string,
+  sha: string,
+  deps: ClusterWorkDeps,
+  holder?: string,
+): Promise<void> {
   const now = deps.clock.now();
   const until = new Date(now.getTime() + deps.chainLeaseSeconds * 1000).toISOString();
   if (await deps.trackers.claimChain(cluster, until, now, sha)) {
     await deps.trackQueue.send(
-      { type: 'track', cluster, attempt: 0 },
+      {
+        type: 'track',
+        cluster,
+        attempt: 0,
+        ...(holder === undefined ? {} : { leaseHolders: { [sha]: holder } }),
+      },
       { delaySeconds: deps.trackIntervalSeconds },
     );
   }

@@ -213,7 +213,7 @@ async function workOn(
       decided,
     );
   }
-  if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps);
+  if (outcomes.some((o) => o.track)) await startTracking(cluster.name, sha, deps, held?.holder);
   // Every record of the cluster is one this work item created (it found none, and only the lease holder
   // creates them): the view is what it wrote, not read again. Otherwise (records found, a retry or a failure
   // path, a put that found an item) the view is read.

@@ -305,4 +305,62 @@ describe('a track poll with many changes on one cluster', () => {
     expect(app20?.state).toBe('synced');
     expect(app20?.version).toBe((touched.version ?? 0) + 1);
   });
+
+  /** The first poll after a work item, its message naming `lastHolder` as the lease's last holder (fan-out's). */
+  async function firstPollAfterWork(lastHolder: string, between?: (sha: string) => Promise<void>) {
+    const { sha, deps, reader, leases } = await world(30);
+    // The work item: it held the rollout's lease on the cluster, recorded its apps and released it.
+    const work = 'delivery-1#0#3f0c';
+    expect((await leases.acquire(sha, 'hub', work, Date.now() + 60_000)).held).toBe(true);
+    await leases.release(sha, 'hub', work);
+    await between?.(sha);
+    const own = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
+    const count = countAppReads(own, sha);
+    const polled = {
+      ...deps,
+      rollouts: { ...deps.rollouts, ...dynamoRolloutReader(own), ...dynamoAppTransitions(own) },
+    };
+    const chain = (await deps.trackers.read?.('hub'))?.chain?.chain;
+    const message: TrackMessage = {
+      type: 'track',
+      cluster: 'hub',
+      attempt: 0,
+      ...(chain ? { chain } : {}),
+      leaseHolders: { [sha]: lastHolder === 'work' ? work : lastHolder },
+    };
+    const result = await trackCluster(message, polled);
+    return { sha, reader, result, reads: count.reads };
+  }
+
+  it("the first poll after a work item batches from its own read when the lease's last holder is that work item", async () => {
+    const { sha, reader, result, reads } = await firstPollAfterWork('work');
+    expect(result.changed).toBeGreaterThanOrEqual(30);
+    expect(reads).toBe(1);
+    expect((await reader.listApps(sha, 'hub')).every((a) => a.state === 'synced')).toBe(true);
+  });
+
+  it('reads the apps again when another holder took the lease after the work item its message names', async () => {
+    let version = 0;
+    const { sha, reader, result, reads } = await firstPollAfterWork('work', async (sha) => {
+      // A redelivered work item: takes the lease after the first, writes app-7, releases it.
+      const leases = dynamoClusterLeases(ref, 86_400);
+      expect((await leases.acquire(sha, 'hub', 'delivery-1#1#9a2b', Date.now() + 60_000)).held).toBe(true);
+      const app7 = (await dynamoRolloutReader(ref).listApps(sha, 'hub')).find((a) => a.name === 'app-7');
+      version = (app7?.version ?? 0) + 1;
+      expect(
+        await dynamoRolloutWriter(ref, 86400).transition(
+          sha,
+          app('app-7'),
+          { message: 'again' },
+          app7?.version ?? 0,
+        ),
+      ).toBe('updated');
+      await leases.release(sha, 'hub', 'delivery-1#1#9a2b');
+    });
+    expect(result.changed).toBeGreaterThanOrEqual(30);
+    expect(reads).toBeGreaterThanOrEqual(2);
+    const app7 = (await reader.listApps(sha, 'hub')).find((a) => a.name === 'app-7');
+    expect(app7?.state).toBe('synced');
+    expect(app7?.version).toBe(version + 1);
+  });
 });
