@@ -113,12 +113,12 @@ async function failApps(
   }
 }
 
-/** Registers the rollout on the cluster as it claims the chain (one write); a new chain gets its first poll. */
 /**
- * Registers the rollout with the cluster's track chain and, when this claim started the chain, sends its
- * first poll. `holder`: this work item's name in the rollout's cluster lease, when it held it. Every app
- * record it writes is written before this is called, so a poll that finds the lease last released by it
- * knows no one wrote the apps since its own read, and batches from that read (as from a poll before it).
+ * Registers the rollout with the cluster's track chain as it claims the chain (one write) and, when this
+ * claim started the chain, sends its first poll. `holder`: this work item's name in the rollout's cluster
+ * lease, when it held it. Every app record it writes is written before this is called, so a poll that finds
+ * the lease last released by it knows no one wrote the apps since its own read, and batches from that read
+ * (as from a poll before it).
  */
 export async function startTracking(
   cluster: string,
