@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { createInterface } from 'node:readline';
 import { realisticBulk } from '../infra/simulator/realistic-status.js';
 import { createClientNodeClusterApi } from '../lib/kubernetes/client-node-cluster-api.js';
 import { APPLICATIONS } from '../lib/kubernetes/resources.js';
+import { loopbackServer } from './loopback-server.js';
 import { type BenchOptions, type Metric, percentiles } from './report.js';
 
 const S = 'floor';
@@ -78,16 +77,6 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000;
 };
 
-/** The API server answers a merge patch with the whole object: a realistic one here. */
-const SERVER = `
-const http = require('node:http');
-const answer = process.argv[1];
-http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(answer); });
-}).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });
-`;
-
 type Once = () => Promise<void>;
 
 /** Argo CD's refresh annotation, the merge patch fan-out sends. */
@@ -136,12 +125,10 @@ const clientPatch = (port: number): Once => {
 
 async function patchCpu(quick: boolean, make: (port: number, agent: http.Agent) => Once): Promise<number[]> {
   const perRound = quick ? 500 : 2000;
-  const server = spawn(process.execPath, ['-e', SERVER, JSON.stringify(application(0))], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  // The API server answers a merge patch with the whole object: a realistic one here.
+  const server = await loopbackServer(JSON.stringify(application(0)), 'application/json');
   try {
-    const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]();
-    const port = Number((await lines.next()).value);
+    const { port } = server;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
     const once = make(port, agent);
     const round = async (n: number) => {
@@ -162,7 +149,7 @@ async function patchCpu(quick: boolean, make: (port: number, agent: http.Agent) 
     agent.destroy();
     return samples;
   } finally {
-    server.kill();
+    server.stop();
   }
 }
 

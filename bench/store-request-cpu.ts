@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { UpdateCommand } from '../lib/store/document-client.js';
 import { createTableRef } from '../lib/store/dynamo.js';
+import { loopbackServer } from './loopback-server.js';
 
 /** What the loopback server answers every request with: an app item of six attributes. */
 const ANSWER = JSON.stringify({
@@ -15,24 +14,13 @@ const ANSWER = JSON.stringify({
   },
 });
 
-const SERVER = `
-const http = require('node:http');
-const answer = process.argv[1];
-http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }); res.end(answer); });
-}).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });
-`;
-
 /**
  * A loopback server in another process (its CPU is not counted) answering every DynamoDB request with an
  * app item, at `endpoint` until `stop()`.
  */
 export async function storeDouble(): Promise<{ endpoint: string; stop: () => void }> {
-  const server = spawn(process.execPath, ['-e', SERVER, ANSWER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: server.stdout })[Symbol.asyncIterator]();
-  const port = Number((await lines.next()).value);
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => server.kill() };
+  const server = await loopbackServer(ANSWER, 'application/x-amz-json-1.0');
+  return { endpoint: `http://127.0.0.1:${server.port}`, stop: server.stop };
 }
 
 /** `count` UpdateItems shaped like an app transition (five values, ReturnValues ALL_NEW), ten in flight. */
