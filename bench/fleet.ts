@@ -2,6 +2,7 @@ import { type BuildOptions, build } from 'esbuild';
 import { runSize, type Size } from './fleet-drive.js';
 import { FLEET_CHILD } from './fleet-process.js';
 import { comparisonRows, type SizeFigures, sizeFigures, sizeRows } from './fleet-rows.js';
+import { floorMs } from './floor.js';
 import { type BenchOptions, failedRun, jsonLine, type Metric } from './report.js';
 
 export { LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet-process.js';
@@ -80,6 +81,8 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
   const metrics: Metric[] = [];
   const compared: SizeFigures[] = [];
   await buildChild();
+  // The fan-out CPU target is twice the floor measured now on this machine, as in the fanout scenario.
+  const floor = await floorMs(options.quick);
   for (const size of sizes(options.quick, options.fleetSize)) {
     process.stderr.write(`  fleet: ${size.name}...\n`);
     const started = Date.now();
@@ -87,7 +90,7 @@ export async function benchFleet(options: BenchOptions): Promise<Metric[]> {
       const measured = await runSize(size);
       const rows = [
         // A size that failed before its measured run has only its memory rows and the failure to show.
-        ...sizeRows(size, measured).filter(
+        ...sizeRows(size, measured, floor).filter(
           (row) =>
             measured.runs.length > 0 || row.scenario.startsWith('memory') || row.scenario.startsWith('fleet'),
         ),
