@@ -1,7 +1,7 @@
 import { build } from 'esbuild';
 import { childFlags, runChildLines } from './child-lines.js';
 import { LAMBDA_LIKE_BUILD, LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet.js';
-import { floorMs } from './floor.js';
+import { floorMs, twiceFloor } from './floor.js';
 import { type BenchOptions, ifMissed, type Metric, percentiles } from './report.js';
 
 const CHILD = '.bench-build/fanout-child.mjs';
@@ -93,7 +93,7 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
               'orchestrator CPU per refreshed app (plan and work items)',
               mine.map((r) => (r.planCpu + r.workCpu) / Math.max(1, r.patches)),
               'ms',
-              { max: Math.round(2 * floor * 100) / 100 },
+              { max: twiceFloor(floor) },
             ),
           ),
           WHY.cpu,

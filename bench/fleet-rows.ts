@@ -1,6 +1,7 @@
 import type { Size, SizeResult } from './fleet-drive.js';
 import { FUNCTIONS, type FunctionName } from './fleet-model.js';
 import { LAMBDA_MEMORY_MB } from './fleet-process.js';
+import { twiceFloor } from './floor.js';
 import { failedRun, ifMissed, type Metric, percentiles } from './report.js';
 
 const CONCURRENCY = 10; // REFRESH_CONCURRENCY's default
@@ -116,7 +117,7 @@ export function sizeRows(size: Size, measured: SizeResult, floorMs: number): Met
         'orchestrator CPU per refreshed app',
         runs.map((r) => per(r.fanout.cpu, r.fanout.patches)),
         'ms',
-        { max: Math.round(2 * floorMs * 100) / 100 },
+        { max: twiceFloor(floorMs) },
       ),
       `${WHY.fanoutCpu} (the floor measured in this run: ${floorMs.toFixed(2)} ms)`,
     ),

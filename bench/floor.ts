@@ -59,16 +59,20 @@ export async function floorMs(quick: boolean): Promise<number> {
  * what reading a cluster's Applications costs at the least, per app, before anything looks at them.
  */
 export function listParsePerAppMs(quick: boolean): number {
-  return median(parseCpu(rounds(quick), quick ? 3 : 8));
+  return median(parseSamples(quick));
 }
+
+/** A CPU target of twice `floor` (ms), to two decimals: what fan-out's CPU rows are held to. */
+export const twiceFloor = (floor: number) => Math.round(2 * floor * 100) / 100;
 
 async function floorSamples(quick: boolean): Promise<{ patch: number[]; parse: number[] }> {
   const patch = await patchCpu(quick, barePatch);
-  const parse = parseCpu(rounds(quick), quick ? 3 : 8);
-  return { patch, parse };
+  return { patch, parse: parseSamples(quick) };
 }
 
 const rounds = (quick: boolean) => (quick ? 3 : 7);
+
+const parseSamples = (quick: boolean) => parseCpu(rounds(quick), quick ? 3 : 8);
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 

@@ -155,21 +155,15 @@ describe('the lean slims', () => {
     ];
   };
 
-  it('for tracking: the full slim without per-resource status and history, keys in the same order', () => {
+  it.each([
+    ['tracking: the full slim without per-resource status and history', slimForTrack, true],
+    ['fan-out: the full slim without those and without the failed results', slimForRefresh, false],
+  ] as const)('for %s, keys in the same order', (_, lean, failedResults) => {
     for (const app of shapes()) {
-      const lean = slimForTrack(app);
-      const expected = withoutDetail(slimApplication(app), true);
-      expect(lean).toEqual(expected);
-      expect(JSON.stringify(lean)).toBe(JSON.stringify(expected));
-    }
-  });
-
-  it('for fan-out: the full slim without those and without the failed results', () => {
-    for (const app of shapes()) {
-      const lean = slimForRefresh(app);
-      const expected = withoutDetail(slimApplication(app), false);
-      expect(lean).toEqual(expected);
-      expect(JSON.stringify(lean)).toBe(JSON.stringify(expected));
+      const slim = lean(app);
+      const expected = withoutDetail(slimApplication(app), failedResults);
+      expect(slim).toEqual(expected);
+      expect(JSON.stringify(slim)).toBe(JSON.stringify(expected));
     }
   });
 });
