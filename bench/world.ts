@@ -3,8 +3,8 @@ import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { MemoryQueue } from '../infra/local/memory-queue.js';
 import type { App } from '../lib/app.js';
+import { loadApiConfig } from '../lib/composition/runtime-api.js';
 import { createRuntime } from '../lib/composition/runtime-local.js';
-import { loadConfig } from '../lib/config.js';
 import type { FleetConfig } from '../lib/fleet/fleet-config.js';
 import { type Logger, type Metrics, noMetrics } from '../lib/ports.js';
 import type { FanoutMessage, TrackMessage } from '../lib/queue/messages.js';
@@ -88,7 +88,7 @@ export async function startBenchWorld(
   const iterator = lines[Symbol.asyncIterator]();
   const next = async () => String((await iterator.next()).value ?? '');
   const started = JSON.parse(await next()) as { dynamodb: string; fleet?: FleetConfig; repoURL: string };
-  const config = loadConfig({
+  const config = loadApiConfig({
     TABLE_NAME: 'bench',
     DYNAMODB_ENDPOINT: started.dynamodb,
     GITHUB_WEBHOOK_SECRET: 'bench-secret',

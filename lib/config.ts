@@ -7,7 +7,6 @@ import { type WebhookSecretsConfig, webhookSecretsConfig } from './config/webhoo
 import { ConfigError } from './errors.js';
 import { type AwsScopes, PREFLIGHT_ASSUMABLE_ROLES } from './fleet/aws-scopes.js';
 import { type EcrCatchUpSettings, ecrCatchUpSettings } from './registry/ecr-catch-up-settings.js';
-import { type UiAuthSettings, uiAuthSettings } from './ui-auth/settings.js';
 
 // The settings' parts live in lib/config/; their types are named here too, where every caller imports them.
 export type { FleetLocation } from './config/aws-settings.js';
@@ -57,8 +56,6 @@ export interface Config {
   readonly apiToken?: string;
   /** Base URL people reach the API (and its `/ui/` pages) at: commit statuses link there. */
   readonly publicUrl?: string;
-  /** `UI_AUTH` (none, iam, oidc) and the OpenID Connect settings of the page's login. */
-  readonly uiAuth: UiAuthSettings;
   readonly maxBodyBytes: number;
   readonly deliveryTtlSeconds: number;
   readonly trackDeadlineSeconds: number;
@@ -119,7 +116,6 @@ export function loadConfig(env: Env): Config {
     awsConnectTimeoutMs: integer(env, 'AWS_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
     ...optional('apiToken', text(env, 'API_TOKEN')),
     ...optional('publicUrl', url(env, 'PUBLIC_URL')?.replace(/\/+$/, '')),
-    uiAuth: uiAuthSettings(env),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 10 * MB, 1024, 64 * MB),
     deliveryTtlSeconds: integer(env, 'DELIVERY_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     trackDeadlineSeconds: integer(env, 'TRACK_DEADLINE_SECONDS', 600, 10, 24 * 3600),
@@ -144,9 +140,4 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('TRACK_QUEUE_URL', 'is required when QUEUE_URL is set');
   }
   return Object.freeze(config);
-}
-
-/** The only place the process environment is read (Lambda cold start, local stack). */
-export function loadConfigFromProcess(): Config {
-  return loadConfig(process.env);
 }

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { App } from '../../lib/app.js';
+import { type ApiConfig, loadApiConfig } from '../../lib/composition/runtime-api.js';
 import { createRuntime } from '../../lib/composition/runtime-local.js';
-import { type Config, type Env, loadConfig } from '../../lib/config.js';
+import type { Env } from '../../lib/config.js';
 import { errorMessage } from '../../lib/errors.js';
 import type { FleetConfig } from '../../lib/fleet/fleet-config.js';
 import { apiHandler, webhookHandler } from '../../lib/handlers.js';
@@ -44,7 +45,7 @@ export interface LocalStackOptions {
 
 export interface LocalStack {
   readonly url: string;
-  readonly config: Config;
+  readonly config: ApiConfig;
   readonly app: App;
   readonly world?: DefaultWorld;
   readonly slack?: SlackReceiver;
@@ -134,7 +135,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       if (env[key] !== undefined) process.env[key] ??= env[key];
     }
 
-    const config = loadConfig(env);
+    const config = loadApiConfig(env);
     const dynamo = localDynamoClient(config.dynamodbEndpoint ?? '');
     await ensureTable(dynamo, config.tableName);
     dynamo.destroy();

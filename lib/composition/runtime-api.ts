@@ -1,6 +1,6 @@
 import { handleApi } from '../api/handle-api.js';
 import type { ApiApp } from '../app.js';
-import type { Config } from '../config.js';
+import { type Config, type Env, loadConfig } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { FleetSource } from '../fleet/fleet-source.js';
 import type { Logger, SecretReader } from '../ports.js';
@@ -8,13 +8,28 @@ import { dynamoFindingsReader } from '../store/findings.js';
 import { dynamoLoginStates } from '../store/login-states.js';
 import { dynamoRolloutIndex } from '../store/rollout-index.js';
 import { dynamoRolloutReader } from '../store/rollout-items.js';
+import { type UiAuthSettings, uiAuthSettings } from '../ui-auth/settings.js';
 import { uiAccess } from '../ui-auth/ui-access.js';
 import { fanoutQueueOf, fleetSourceOf, ownSecrets, runtimeBase, tableOf } from './runtime-adapters.js';
 import { apiControl } from './runtime-control.js';
 import type { RuntimeOverrides } from './runtime-model.js';
 
+/** The API function's settings: every function's, and the page's login (only the API serves `/ui/`). */
+export interface ApiConfig extends Config {
+  /** `UI_AUTH` (none, iam, oidc) and the OpenID Connect settings of the page's login. */
+  readonly uiAuth: UiAuthSettings;
+}
+
+/**
+ * `loadConfig` and the login's settings, validated together at the API's cold start. The other functions
+ * neither read nor bundle them (serverless.yml sets `UI_AUTH` and `OIDC_*` on the API function only).
+ */
+export function loadApiConfig(env: Env): ApiConfig {
+  return Object.freeze({ ...loadConfig(env), uiAuth: uiAuthSettings(env) });
+}
+
 /** The API function: rollouts, findings, release control and the `/ui/` pages with their login. */
-export function createApiApp(config: Config, overrides: RuntimeOverrides = {}): ApiApp {
+export function createApiApp(config: ApiConfig, overrides: RuntimeOverrides = {}): ApiApp {
   const base = runtimeBase(config, overrides);
   const { logger, metrics } = base;
   const table = tableOf(config);

@@ -1,8 +1,7 @@
 import type { App } from '../app.js';
-import type { Config } from '../config.js';
 import { createFleetApp, type RuntimeOverrides } from './runtime.js';
 import { runtimeBase } from './runtime-adapters.js';
-import { createApiApp } from './runtime-api.js';
+import { type ApiConfig, createApiApp } from './runtime-api.js';
 import { createFanout } from './runtime-fanout.js';
 import { type FleetBuilder, fleetContext } from './runtime-fleet.js';
 import { createReconcile } from './runtime-reconcile.js';
@@ -19,7 +18,7 @@ export const allFleetFunctions: FleetBuilder = async (shared) => {
  * Every function in one App: the local stack and the benchmarks run all five in one process. (The Lambda
  * bundles never import this module: it reaches every function's code.)
  */
-export function createRuntime(config: Config, overrides: RuntimeOverrides = {}): App {
+export function createRuntime(config: ApiConfig, overrides: RuntimeOverrides = {}): App {
   const base = runtimeBase(config, overrides);
   const shared = { ...overrides, logger: base.logger, metrics: base.metrics, clock: base.clock };
   return {

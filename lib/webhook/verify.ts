@@ -1,4 +1,4 @@
-import { Webhooks } from '@octokit/webhooks';
+import { verify } from '@octokit/webhooks-methods';
 import { headerValue } from './headers.js';
 import { equalsAnySecret, unverified, VERIFIED, type Verification } from './verification.js';
 
@@ -9,7 +9,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * GitHub: `X-Hub-Signature-256` (`sha256=` + lowercase hex HMAC-SHA256 of the raw body) checked with
- * octokit's constant-time verifier against each secret; any one passing is enough (rotation). The
+ * octokit's constant-time verifier (`@octokit/webhooks-methods`, the one `Webhooks#verify` binds; the
+ * event emitter around it is not needed here) against each secret; any one passing is enough (rotation). The
  * legacy SHA-1 `X-Hub-Signature` alone is refused, and so is bare hex: GitHub always sends the prefix.
  */
 export async function verifyGitHubSignature(
@@ -42,7 +43,7 @@ export async function verifyGitHubSignature(
 async function verifyWith(secret: string, payload: string, signature: string): Promise<boolean> {
   // octokit refuses an empty payload; no GitHub event has an empty body.
   if (payload === '') return false;
-  return new Webhooks({ secret }).verify(payload, signature);
+  return verify(secret, payload, signature);
 }
 
 /**

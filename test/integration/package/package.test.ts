@@ -87,6 +87,21 @@ describe('npm run package', () => {
     }
   });
 
+  it("gives the page's login settings only to the API, and only the API's bundle reads them", () => {
+    const bundled = (name: string) =>
+      [...(zips.get(name)?.values() ?? [])].some((b) =>
+        b.toString('utf8').includes('is required with UI_AUTH=oidc'),
+      );
+    for (const name of FUNCTIONS) {
+      const login = Object.keys(envOf(name)).filter((k) => /^(UI_|OIDC_)/.test(k));
+      expect({ name, login: login.length > 0, bundled: bundled(name) }).toEqual({
+        name,
+        login: name === 'api',
+        bundled: name === 'api',
+      });
+    }
+  });
+
   it('packs the fleet file into every function that reads it: the webhook and the page check it too', () => {
     for (const name of FUNCTIONS) {
       const packaged = [...(zips.get(name)?.keys() ?? [])].filter((f) => /\.ya?ml$/.test(f));

@@ -5,8 +5,8 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQueue } from '../../../infra/local/memory-queue.js';
 import { githubPush } from '../../../infra/local/sample-push.js';
+import { loadApiConfig } from '../../../lib/composition/runtime-api.js';
 import { createRuntime } from '../../../lib/composition/runtime-local.js';
-import { loadConfig } from '../../../lib/config.js';
 import { FleetConfigError } from '../../../lib/errors.js';
 import { fanoutHandler } from '../../../lib/handlers.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
@@ -37,7 +37,7 @@ async function runtimeWith(text: string, secrets?: Record<string, string>) {
   let now = Date.now();
   const pushQueue = new MemoryQueue<PushMessage>('fanout');
   const app = createRuntime(
-    loadConfig({
+    loadApiConfig({
       TABLE_NAME: table.tableName,
       DYNAMODB_ENDPOINT: table.endpoint,
       FLEET_CONFIG: path,
