@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { type ParseFailure, parseManifestFile } from './manifest-parse.js';
+import type { ManifestParse } from './parse-memo.js';
 
 /** The names kustomize looks for, in its order. */
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
@@ -18,8 +19,8 @@ export interface Kustomization {
 }
 
 /** Reads the parts of a kustomization that name other inputs; patches and generators are ignored. */
-export function parseKustomization(text: string): Kustomization {
-  const parsed = parseManifestFile(text);
+export function parseKustomization(text: string, parse: ManifestParse = parseManifestFile): Kustomization {
+  const parsed = parse(text);
   const [root] = parsed.objects;
   if (root === undefined) {
     const errors = [...parsed.errors, 'empty kustomization'];

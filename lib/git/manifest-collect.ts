@@ -16,6 +16,7 @@ import type {
   TreeSource,
 } from './manifest-types.js';
 import { DEFAULT_MANIFEST_LIMITS, describeManifestLimit } from './manifest-types.js';
+import type { ManifestParse } from './parse-memo.js';
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
@@ -23,16 +24,18 @@ const MANIFEST_FILE = /\.(ya?ml|json)$/i;
  * Collects the Kubernetes objects an app's source would produce, without rendering: plain YAML/JSON
  * directories, and Kustomize trees followed through `resources`/`bases`/`components` within the repository.
  * A Helm chart (`Chart.yaml`) is reported `notRendered` and none of its files are parsed. Every read is
- * bounded (`ManifestLimits`): the first bound reached stops it, and the set says which.
+ * bounded (`ManifestLimits`): the first bound reached stops it, and the set says which. `parse` turns a
+ * file's text into objects (a reader pool's memo: `createParseMemo`).
  */
 export async function collectManifests(
   source: TreeSource,
   request: CollectRequest,
   limits: Partial<ManifestLimits> = DEFAULT_MANIFEST_LIMITS,
   now: () => number = Date.now,
+  parse: ManifestParse = parseManifestFile,
 ): Promise<ManifestSet> {
   const budget = new ManifestBudget({ ...DEFAULT_MANIFEST_LIMITS, ...limits }, now);
-  const walk = new ManifestWalk(budget.meter(source), budget, request.recurse !== false);
+  const walk = new ManifestWalk(budget.meter(source), budget, request.recurse !== false, parse);
   const root = resolveResourceEntry('', request.path.replace(/^\/+/, '') || '.');
   if (root.kind !== 'local') {
     walk.errors.push({ path: request.path, message: 'path is outside the repository' });
@@ -64,6 +67,7 @@ class ManifestWalk {
     private readonly source: TreeSource,
     private readonly budget: ManifestBudget,
     private readonly recurse: boolean,
+    private readonly parse: ManifestParse,
   ) {}
 
   result(): ManifestSet {
@@ -114,7 +118,7 @@ class ManifestWalk {
       return;
     }
     if (!this.budget.takeFile(bytes.byteLength)) return;
-    const kustomization = parseKustomization(Buffer.from(bytes).toString('utf8'));
+    const kustomization = parseKustomization(Buffer.from(bytes).toString('utf8'), this.parse);
     for (const failure of kustomization.failures) this.problem(this.errors, unparseable(path, failure));
     const rest = kustomization.errors.slice(kustomization.failures.length);
     for (const message of rest) this.problem(this.errors, { path, message });
@@ -172,7 +176,7 @@ class ManifestWalk {
     }
     if (!this.budget.takeFile(bytes.byteLength)) return;
     const text = Buffer.from(bytes).toString('utf8');
-    const parsed = parseManifestFile(text);
+    const parsed = this.parse(text);
     for (const doc of parsed.objects) this.documents.push({ path, doc });
     if (parsed.failures.length === 0) return;
     if (by === 'directory' && !argoCdFailsOn(path, text, parsed.objects.length)) {

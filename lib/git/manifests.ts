@@ -17,6 +17,7 @@ import {
   type ManifestSet,
   type TreeSource,
 } from './manifest-types.js';
+import { createParseMemo } from './parse-memo.js';
 import { type GitRepo, listRemoteRefs, type RemoteRefs } from './remote-refs.js';
 import { createRepoAllowList, fetchableRepoUrl } from './repo-url.js';
 
@@ -71,6 +72,8 @@ export interface GitReaderPoolOptions extends GitReaderOptions {
   readonly keepCommits?: number;
   /** Read paths (manifest sets) kept in memory (default 1,000), least recently used first out. */
   readonly keepManifestSets?: number;
+  /** Characters of manifest file text kept with their parse across commits (default `PARSE_MEMO_CHARS`; 0: none). */
+  readonly keepParsedChars?: number;
 }
 
 export interface GitReaderPool {
@@ -82,7 +85,7 @@ export interface GitReaderPool {
 
 /** One invocation's reader: nothing outlives `close()`. */
 export function createGitReader(options: GitReaderOptions): GitReader {
-  const pool = createGitReaderPool({ ...options, keepCommits: 0, keepManifestSets: 0 });
+  const pool = createGitReaderPool({ ...options, keepCommits: 0, keepManifestSets: 0, keepParsedChars: 0 });
   const session = pool.session();
   return {
     listRemoteRefs: session.listRemoteRefs,
@@ -120,6 +123,8 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
   const isoCache = {};
   const commits = new Map<string, KeptCommit>();
   const sets = new Map<string, Promise<ManifestSet>>();
+  // A file's text parsed once per container, whatever commit or path it is read at.
+  const parse = options.keepParsedChars === 0 ? undefined : createParseMemo(options.keepParsedChars);
   let clock = 0;
   let fetchedCount = 0;
   let open = 0;
@@ -194,6 +199,8 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
         tree,
         { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
         merged,
+        undefined,
+        parse,
       ),
     );
     if (keepSets > 0) {

@@ -107,6 +107,36 @@ describe('reading manifests at a commit over smart HTTP', () => {
     await pool.close();
   });
 
+  it("parses a file once per pool whatever commit it is read at: only the changed file's objects are new", async () => {
+    const pool = createGitReaderPool({ repositories: [host.url('gitops')], cacheDir });
+    const session = pool.session();
+    const at = (sha: string) => session.readManifests({ repo: repo(), sha, path: 'apps/web/prod' });
+    const docOf = (set: Awaited<ReturnType<typeof at>>, path: string) =>
+      set.documents.find((d) => d.path === path)?.doc;
+    const before = await at(first);
+    const after = await at(second);
+    // deploy.yaml (the base, through ../) and shared/store.yaml are the same text at both commits.
+    for (const path of ['apps/web/base/deploy.yaml', 'shared/store.yaml']) {
+      expect(docOf(before, path)).toBeDefined();
+      expect(docOf(after, path)).toBe(docOf(before, path));
+    }
+    expect(docOf(after, 'apps/web/prod/es.yaml')).not.toBe(docOf(before, 'apps/web/prod/es.yaml'));
+    expect(JSON.stringify(docOf(after, 'apps/web/prod/es.yaml'))).toContain('prod/web/db-v2');
+    expect(JSON.stringify(docOf(before, 'apps/web/prod/es.yaml'))).toContain('prod/web/db-v1');
+    await session.close();
+    await pool.close();
+
+    // Without the memo (keepParsedChars 0, as a one-invocation reader), each commit's read parses again.
+    const bare = createGitReaderPool({ repositories: [host.url('gitops')], cacheDir, keepParsedChars: 0 });
+    const again = bare.session();
+    const one = await again.readManifests({ repo: repo(), sha: first, path: 'apps/web/prod' });
+    const two = await again.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
+    expect(docOf(two, 'shared/store.yaml')).toEqual(docOf(one, 'shared/store.yaml'));
+    expect(docOf(two, 'shared/store.yaml')).not.toBe(docOf(one, 'shared/store.yaml'));
+    await again.close();
+    await bare.close();
+  });
+
   it('follows Kustomize resources through ../ within the repository and skips an escape', async () => {
     reader = newReader();
     const set = await reader.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
