@@ -123,6 +123,9 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
   const isoCache = {};
   const commits = new Map<string, KeptCommit>();
   const sets = new Map<string, Promise<ManifestSet>>();
+  // The pool's limits and their part of a set's key, once (most reads name no limits of their own).
+  const poolLimits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };
+  const poolLimitsKey = JSON.stringify(poolLimits);
   // A file's text parsed once per container, whatever commit or path it is read at.
   const parse = options.keepParsedChars === 0 ? undefined : createParseMemo(options.keepParsedChars);
   let clock = 0;
@@ -185,8 +188,8 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     const key = allowList.check(request.repo.url);
     if (!FULL_SHA.test(request.sha)) throw new InvalidShaError();
     const sha = request.sha.toLowerCase();
-    const merged = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits, ...limits };
-    const setKey = `${key}@${sha}:${request.path}:${request.recurse ?? true}:${JSON.stringify(merged)}`;
+    const merged = limits === undefined ? poolLimits : { ...poolLimits, ...limits };
+    const setKey = `${key}@${sha}:${request.path}:${request.recurse ?? true}:${limits === undefined ? poolLimitsKey : JSON.stringify(merged)}`;
     const known = sets.get(setKey);
     if (known !== undefined) {
       // Most recently used last: the Map's order is the eviction order.
