@@ -141,3 +141,11 @@ export function loadConfig(env: Env): Config {
   }
   return Object.freeze(config);
 }
+
+/**
+ * The only place the process environment is read (Lambda cold start): `loadConfig`, or a function's own
+ * loader built on it (the API's `loadApiConfig`).
+ */
+export function loadFromProcess<C>(load: (env: Env) => C): C {
+  return load(process.env);
+}

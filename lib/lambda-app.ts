@@ -1,12 +1,12 @@
 import type { RuntimeOverrides } from './composition/runtime.js';
-import { type Config, type Env, loadConfig } from './config.js';
+import { type Config, type Env, loadConfig, loadFromProcess } from './config.js';
 
 type Build<C, A> = (config: C, overrides?: RuntimeOverrides) => A;
 
 /**
  * One function's App, built once per cold start by its own builder (`createWebhookApp`, ...), so the bundle
- * holds only that function's code. Its settings come from the process environment (the only place it is
- * read), through `loadConfig` or the function's own loader (the API's `loadApiConfig`). A bad setting fails
+ * holds only that function's code. Its settings come from the process environment (`loadFromProcess`),
+ * through `loadConfig` or the function's own loader (the API's `loadApiConfig`). A bad setting fails
  * here with one line naming it, and every invocation of this container fails the same way until it is fixed.
  */
 export function lambdaApp<A>(build: Build<Config, A>): () => Promise<A>;
@@ -20,7 +20,7 @@ export function lambdaApp<C, A>(
   return () => {
     app ??= Promise.resolve().then(() => {
       try {
-        return build(load(process.env));
+        return build(loadFromProcess(load));
       } catch (error) {
         console.error(`configuration error: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
