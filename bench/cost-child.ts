@@ -109,6 +109,7 @@ function writeShares(action: string, input: Record<string, unknown>): [string, n
       const del = (r as { DeleteRequest?: { Key?: Record<string, unknown> } }).DeleteRequest?.Key;
       const item = put ?? del ?? {};
       const what = `BatchWriteItem ${put === undefined ? 'delete ' : ''}${itemKind(item as Record<string, { S?: string }>)}`;
+      // The table's and the ALL indexes' units (a keys-only entry's unit, when written, is left out here).
       const size = Math.ceil(itemSize(item) / 1024) * (put === undefined ? 1 : 1 + count(put));
       sizes.set(what, (sizes.get(what) ?? 0) + size);
       total += size;
@@ -120,6 +121,35 @@ function writeShares(action: string, input: Record<string, unknown>): [string, n
 /** The indexes an item carries keys of. */
 function count(item: unknown): number {
   return GSI_KEYS.filter((k) => (item as Record<string, unknown> | undefined)?.[k] !== undefined).length;
+}
+
+/** The keys-only index (gsi4: app histories): an entry holds only keys, one unit to write. */
+const KEYS_ONLY_KEY = 'gsi4pk';
+const inKeysOnly = (item: unknown) =>
+  (item as Record<string, unknown> | undefined)?.[KEYS_ONLY_KEY] !== undefined;
+/** Each item's keys-only entry as last written (by the item's key). */
+const keysOnlyEntries = new Map<string, string>();
+const attr = (item: Record<string, unknown>, name: string) => JSON.stringify(item[name] ?? null);
+
+/**
+ * The keys-only index's write units of a put: one when it makes or moves the item's entry, none when it
+ * rewrites an item whose entry holds the same keys (no projected attribute changes: DynamoDB's GSI write rules).
+ */
+function keysOnlyWrite(item: Record<string, unknown> | undefined): number {
+  if (item === undefined || !inKeysOnly(item)) return 0;
+  const key = `${attr(item, 'pk')}\n${attr(item, 'sk')}`;
+  const entry = `${attr(item, 'gsi4pk')}\n${attr(item, 'gsi4sk')}`;
+  if (keysOnlyEntries.get(key) === entry) return 0;
+  keysOnlyEntries.set(key, entry);
+  return 1;
+}
+
+/** A keys-only entry's stored size: the table's and the index's keys (marshalled) and the index overhead. */
+function keysOnlyBytes(item: Record<string, unknown>): number {
+  const keys = Object.fromEntries(
+    ['pk', 'sk', 'gsi4pk', 'gsi4sk'].map((k) => [k, item[k]]).filter(([, v]) => v),
+  );
+  return itemSize(keys) + ITEM_OVERHEAD_BYTES;
 }
 
 /** An item's size as DynamoDB counts it: attribute names and values, marshalled (`{ S: … }`) form. */
@@ -141,15 +171,17 @@ function valueSize(value: unknown): number {
 }
 
 /**
- * The index writes of a table write, which dynalite leaves out. Every index here projects ALL, so a write that
- * puts an item carrying an index's key, or changes any attribute of an item in an index, writes that index's
- * entry too, billed like the item at its size (DynamoDB's GSI write rules): `units` is the base write's.
- * A rollout's list entry carries all three index keys (short SHA, both rollout lists) and its summary none;
- * app items gsi1 (history) always and gsi2/gsi3 while a problem or warned (counted when the update names them);
- * batch puts are sized one by one.
+ * The index writes of a table write, which dynalite leaves out. gsi1-3 project ALL, so a write that puts an
+ * item carrying an index's key, or changes any attribute of an item in an index, writes that index's entry
+ * too, billed like the item at its size (DynamoDB's GSI write rules): `units` is the base write's. A rollout's
+ * list entry carries all three keys (short SHA, both rollout lists) and its summary none; app items gsi2/gsi3
+ * while a problem or warned (counted when the update names them). gsi4 (app histories) is keys-only: a put
+ * that makes an item's entry one unit, one that rewrites an item with the same keys none (no projected
+ * attribute changes), an update that names none of them nothing. Batch puts are sized one by one.
  */
 function gsiWrites(action: string, input: Record<string, unknown>, units: number): number {
-  if (action === 'PutItem') return units * count(input.Item);
+  if (action === 'PutItem')
+    return units * count(input.Item) + keysOnlyWrite(input.Item as Record<string, unknown> | undefined);
   if (action === 'UpdateItem') {
     const sk = String((input.Key as Record<string, { S?: string }> | undefined)?.sk?.S ?? '');
     // A list entry is in all three; a summary in none (lib/store/rollout-listing.ts).
@@ -157,15 +189,17 @@ function gsiWrites(action: string, input: Record<string, unknown>, units: number
     const expression = String(input.UpdateExpression ?? '');
     const names = Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>);
     const named = GSI_KEYS.filter((k) => expression.includes(k) || names.includes(k));
-    const indexes = new Set([...named, ...(sk.startsWith('APP#') ? ['gsi1pk'] : [])]);
-    return units * indexes.size;
+    return (
+      units * new Set(named).size +
+      (expression.includes('gsi4') || names.some((n) => n.startsWith('gsi4')) ? 1 : 0)
+    );
   }
   if (action === 'BatchWriteItem') {
     let n = 0;
     for (const requests of Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>)) {
       for (const r of requests) {
         const item = (r as { PutRequest?: { Item?: Record<string, unknown> } }).PutRequest?.Item;
-        if (item !== undefined) n += Math.ceil(itemSize(item) / 1024) * count(item);
+        if (item !== undefined) n += Math.ceil(itemSize(item) / 1024) * count(item) + keysOnlyWrite(item);
       }
     }
     return n;
@@ -363,8 +397,8 @@ async function pushThrough(
 const ITEM_OVERHEAD_BYTES = 100;
 
 /**
- * Every stored item by key: the bytes it takes (its size and overhead, and once more in each index it has
- * keys of: every index projects ALL) and its expiry (epoch seconds; undefined: it never expires).
+ * Every stored item by key: the bytes it takes (its size and overhead, once more in each ALL index it has keys
+ * of, and its keys in the keys-only one) and its expiry (epoch seconds; undefined: it never expires).
  */
 async function storedItems(): Promise<Map<string, { bytes: number; expiresAt?: number }>> {
   const client = new DynamoDBClient({
@@ -382,7 +416,9 @@ async function storedItems(): Promise<Map<string, { bytes: number; expiresAt?: n
       }),
     );
     for (const item of (page.Items ?? []) as Record<string, { S?: string; N?: string }>[]) {
-      const bytes = (itemSize(item) + ITEM_OVERHEAD_BYTES) * (1 + count(item));
+      const bytes =
+        (itemSize(item) + ITEM_OVERHEAD_BYTES) * (1 + count(item)) +
+        (inKeysOnly(item) ? keysOnlyBytes(item) : 0);
       const expiresAt = item.expiresAt?.N === undefined ? undefined : Number(item.expiresAt.N);
       items.set(`${item.pk?.S}\n${item.sk?.S}`, { bytes, ...(expiresAt === undefined ? {} : { expiresAt }) });
     }

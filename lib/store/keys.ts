@@ -3,12 +3,12 @@ import type { AppTarget } from '../rollouts/app-model.js';
 /**
  * Key layout of the single table (defined in infra/dynamodb-table.yml).
  *
- * | item                  | pk                          | sk                                   | gsi1pk / gsi1sk                      |
+ * | item                  | pk                          | sk                                   | gsi1pk / gsi1sk (gsi4 where named)   |
  * | --------------------- | --------------------------- | ------------------------------------ | ------------------------------------ |
  * | delivery (TTL)        | DELIVERY#<provider>#<id>    | #                                    |                                      |
  * | rollout summary       | ROLLOUT#<sha>               | #SUMMARY                             |                                      |
  * | rollout's list entry  | ROLLOUT#<sha>               | #LISTED                              | SHA#<sha[0..4]> / <sha>              |
- * | app in a rollout      | ROLLOUT#<sha>               | APP#<cluster>#<kind>#<ns>#<name>     | HISTORY#<cluster>#<ns>#<name> / <time>#<sha> |
+ * | app in a rollout      | ROLLOUT#<sha>               | APP#<cluster>#<kind>#<ns>#<name>     | gsi4: HISTORY#<cluster>#<ns>#<name> / <time>#<sha> |
  * | decisions (chunks)    | ROLLOUT#<sha>               | DECISIONS#<time>#<delivery>#<try>#<n> |                                      |
  * | Slack message ref     | ROLLOUT#<sha>               | SLACK#<channel>                      |                                      |
  * | finding               | FINDINGS                    | <cluster>#<rule>#<ns>#<name>#<subject> |                                    |
@@ -26,8 +26,10 @@ import type { AppTarget } from '../rollouts/app-model.js';
  * and gsi3 (`ROLLOUTS#<repo>` / the same: one repository's); gsi1 on it resolves a short SHA by prefix. The
  * summary is in no index, so its updates write no index entry (rollout-listing.ts); summaries written before
  * entries existed carry these keys themselves.
- * App items carry gsi2 (`PROBLEMS#<sha>` / `<state order>#<sk>`) while their state is a problem, and gsi3
- * (`WARNED#<sha>` / `<sk>`) while the preflight warned: sparse indexes a notice reads (lib/store/problem-apps.ts).
+ * App items carry their history keys on gsi4 (keys only: a state change writes no index entry; items written
+ * before gsi4 existed carry the same keys on gsi1, read after gsi4's: lib/store/app-history.ts), gsi2
+ * (`PROBLEMS#<sha>` / `<state order>#<sk>`) while their state is a problem, and gsi3 (`WARNED#<sha>` /
+ * `<sk>`) while the preflight warned: sparse indexes a notice reads (lib/store/problem-apps.ts).
  * Release control's state of a rollout (`waves`, `paused`, `aborted`, `halted`, `actions`) sits on its summary.
  */
 export const SUMMARY_SK = '#SUMMARY';
@@ -36,6 +38,7 @@ export const DELIVERY_SK = '#';
 export const GSI1 = 'gsi1';
 export const GSI2 = 'gsi2';
 export const GSI3 = 'gsi3';
+export const GSI4 = 'gsi4';
 export const ROLLOUTS_PK = 'ROLLOUTS';
 /** Hex characters of a SHA that key its prefix partition: a 7-character short SHA always has them. */
 export const SHA_PREFIX_KEY_LENGTH = 4;

@@ -11,7 +11,7 @@ import { appSk, historyPk, historySk, rolloutPk } from './keys.js';
 import { withProblemIndex } from './problem-apps.js';
 import { boundChecks } from './secret-chunks.js';
 
-/** The fields every app item of a rollout repeats: its history index entry and its expiry. */
+/** The fields every app item of a rollout repeats: its history index keys (gsi4) and its expiry. */
 export function appItemFields(meta: RolloutMeta, target: AppTarget, ttlSeconds: number) {
   return { ...rolloutItemFields(meta, ttlSeconds), ...targetItemFields(target) };
 }
@@ -21,7 +21,7 @@ function rolloutItemFields(meta: RolloutMeta, ttlSeconds: number) {
   return {
     pk: rolloutPk(meta.sha),
     type: 'app',
-    gsi1sk: historySk(meta.receivedAt, meta.sha),
+    gsi4sk: historySk(meta.receivedAt, meta.sha),
     sha: meta.sha,
     repo: meta.repo,
     ref: meta.ref,
@@ -34,7 +34,7 @@ function rolloutItemFields(meta: RolloutMeta, ttlSeconds: number) {
 function targetItemFields(target: AppTarget) {
   return {
     sk: appSk(target),
-    gsi1pk: historyPk(target),
+    gsi4pk: historyPk(target),
     cluster: target.cluster,
     namespace: target.namespace,
     name: target.name,

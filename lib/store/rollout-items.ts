@@ -3,11 +3,12 @@ import type { AppRecord, DecisionRecord, StoredApp } from '../rollouts/app-model
 import type { HistoryEntry, RolloutReader } from '../rollouts/ports/rollout-reader.js';
 import type { RolloutSummary } from '../rollouts/rollout-model.js';
 import type { RolloutStatus } from '../rollouts/state-model.js';
+import { historyPage } from './app-history.js';
 import { chunkDecisionsOf } from './decision-chunks.js';
-import { GetCommand, QueryCommand } from './document-client.js';
-import { decodeCursor, encodeCursor, queryAll, type TableRef, withCallerCursor } from './dynamo.js';
+import { GetCommand } from './document-client.js';
+import { queryAll, type TableRef } from './dynamo.js';
 import { readFeedback } from './feedback-items.js';
-import { appSk, clusterAppsPrefix, GSI1, historyPk, rolloutPk, SUMMARY_SK } from './keys.js';
+import { appSk, clusterAppsPrefix, rolloutPk, SUMMARY_SK } from './keys.js';
 import { rememberItems } from './read-items.js';
 import { checksFromChunks, secretChunkPrefix } from './secret-chunks.js';
 
@@ -174,25 +175,8 @@ export function dynamoRolloutReader(table: TableRef): RolloutReader {
       return checksFromChunks(app.secretsSummary, chunks) ?? app.secrets ?? [];
     },
     async history(target, page) {
-      const start = decodeCursor(page.cursor);
-      const result = await withCallerCursor(page.cursor, () =>
-        table.doc.send(
-          new QueryCommand({
-            TableName: table.tableName,
-            IndexName: GSI1,
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ExpressionAttributeValues: { ':pk': historyPk(target) },
-            ScanIndexForward: false,
-            Limit: page.limit,
-            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-          }),
-        ),
-      );
-      const nextCursor = encodeCursor(result.LastEvaluatedKey);
-      return {
-        items: (result.Items ?? []).map(historyFromItem),
-        ...(nextCursor === undefined ? {} : { nextCursor }),
-      };
+      const { items, nextCursor } = await historyPage(table, target, page);
+      return { items: items.map(historyFromItem), ...(nextCursor === undefined ? {} : { nextCursor }) };
     },
   };
 }

@@ -12,10 +12,10 @@ describe('the table from infra/dynamodb-table.yml', () => {
     await table.close();
   });
 
-  it('is created in dynalite with its keys, the history and short-SHA index and the rollout lists', async () => {
+  it('is created in dynalite with its keys, the short-SHA index, the rollout lists and the keys-only history index', async () => {
     const { Table } = await table.client.send(new DescribeTableCommand({ TableName: table.tableName }));
     expect(Table?.KeySchema?.map((k) => k.AttributeName)).toEqual(['pk', 'sk']);
-    expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3']);
+    expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3', 'gsi4']);
   });
 
   it('is left alone when it exists already', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { iamRoles, readCfnYaml, roleStatements } from '../../helpers/cfn-yaml.js';
+import { iamRoles, readCfnYaml, resourceNames, roleStatements } from '../../helpers/cfn-yaml.js';
 
 const doc = iamRoles();
 const roles = Object.keys(doc.Resources);
@@ -99,6 +99,21 @@ describe('the per-function IAM roles', () => {
     expect(write?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ROLLOUT#*', 'FREEZES', 'PAYLOAD#*', 'LOGIN#*'] },
     });
+  });
+
+  it('let the API query every index of the table (lists, short SHAs, app histories new and old)', () => {
+    const table = readCfnYaml('infra/dynamodb-table.yml') as {
+      Resources: { OrchestratorTable: { Properties: { GlobalSecondaryIndexes: { IndexName: string }[] } } };
+    };
+    const indexes = table.Resources.OrchestratorTable.Properties.GlobalSecondaryIndexes.map(
+      (i) => i.IndexName,
+    );
+    expect(indexes).toContain('gsi4');
+    const queried = statements('ApiRole')
+      .filter((s) => s.Action.includes('dynamodb:Query'))
+      .flatMap((s) => resourceNames(s.Resource))
+      .flatMap((r) => /\/index\/(\w+)/.exec(r)?.[1] ?? []);
+    expect(queried.sort()).toEqual(indexes.sort());
   });
 
   it('give read-only API callers the GET routes only, operators the control routes too', () => {
