@@ -8,6 +8,7 @@ import { appSk, historyPk, historySk, rolloutPk } from '../../../lib/store/keys.
 import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
+import { webhookMeta } from '../../helpers/rollout-records.js';
 
 const target = (name: string): AppTarget => ({
   cluster: 'spoke',
@@ -19,13 +20,7 @@ const target = (name: string): AppTarget => ({
 let counter = 0;
 const meta = (receivedAt: string): RolloutMeta => {
   counter += 1;
-  return {
-    sha: counter.toString(16).padStart(40, 'd'),
-    repo: 'org/gitops',
-    ref: 'refs/heads/main',
-    trigger: 'webhook',
-    receivedAt,
-  };
+  return { ...webhookMeta(counter.toString(16).padStart(40, 'd')), receivedAt };
 };
 
 const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}T10:00:00.000Z`;
