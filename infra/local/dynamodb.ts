@@ -1,5 +1,16 @@
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type BatchWriteItemCommandOutput,
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  type DescribeTableCommandOutput,
+  DynamoDBClient,
+  ScanCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { awsRequestHandler } from '../../lib/aws/http-handler.js';
 import { tableDefinition } from '../table-definition.js';
@@ -36,16 +47,57 @@ export async function startDynalite(options: { port?: number; dataDir?: string }
   };
 }
 
-/** Creates the table from infra/dynamodb-table.yml unless it exists already. */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists'> {
+/**
+ * Creates the table from infra/dynamodb-table.yml unless it exists already. A table kept on disk from an
+ * earlier version that lacks an index the file added since is made again with its items (dynalite cannot add
+ * an index to a table, as DynamoDB can): `updated`.
+ */
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<'created' | 'exists' | 'updated'> {
+  const wanted = tableDefinition(tableName).create;
+  let existing: DescribeTableCommandOutput;
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return 'exists';
+    existing = await client.send(new DescribeTableCommand({ TableName: tableName }));
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+    await client.send(new CreateTableCommand(wanted));
+    return 'created';
   }
-  await client.send(new CreateTableCommand(tableDefinition(tableName).create));
-  return 'created';
+  const have = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+  if ((wanted.GlobalSecondaryIndexes ?? []).every((i) => have.has(i.IndexName))) return 'exists';
+  const items = await allItems(client, tableName);
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  await client.send(new CreateTableCommand(wanted));
+  for (let i = 0; i < items.length; i += 25) {
+    let requests: WriteRequest[] | undefined = items
+      .slice(i, i + 25)
+      .map((Item) => ({ PutRequest: { Item } }));
+    while (requests !== undefined && requests.length > 0) {
+      const answer: BatchWriteItemCommandOutput = await client.send(
+        new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
+      );
+      requests = answer.UnprocessedItems?.[tableName];
+    }
+  }
+  return 'updated';
+}
+
+async function allItems(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ...(start === undefined ? {} : { ExclusiveStartKey: start }) }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
 }
 
 /** A DynamoDB client for a local endpoint (dummy credentials; dynalite does not check them). */
