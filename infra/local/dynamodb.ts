@@ -50,11 +50,13 @@ export async function startDynalite(options: { port?: number; dataDir?: string }
 /**
  * Creates the table from infra/dynamodb-table.yml unless it exists already. A table kept on disk from an
  * earlier version that lacks an index the file added since is made again with its items (dynalite cannot add
- * an index to a table, as DynamoDB can): `updated`.
+ * an index to a table, as DynamoDB can): `updated`. Only with `rebuild` (the stack's own dynalite): any other
+ * endpoint's table is never deleted here, and a missing index is an error that names it.
  */
 export async function ensureTable(
   client: DynamoDBClient,
   tableName: string,
+  options: { readonly rebuild?: boolean } = {},
 ): Promise<'created' | 'exists' | 'updated'> {
   const wanted = tableDefinition(tableName).create;
   let existing: DescribeTableCommandOutput;
@@ -66,7 +68,12 @@ export async function ensureTable(
     return 'created';
   }
   const have = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
-  if ((wanted.GlobalSecondaryIndexes ?? []).every((i) => have.has(i.IndexName))) return 'exists';
+  const missing = (wanted.GlobalSecondaryIndexes ?? []).filter((i) => !have.has(i.IndexName ?? ''));
+  if (missing.length === 0) return 'exists';
+  if (options.rebuild !== true)
+    throw new Error(
+      `table ${tableName} lacks the index(es) ${missing.map((i) => i.IndexName).join(', ')} of infra/dynamodb-table.yml: add them (aws dynamodb update-table) or start with a fresh table`,
+    );
   const items = await allItems(client, tableName);
   await client.send(new DeleteTableCommand({ TableName: tableName }));
   await client.send(new CreateTableCommand(wanted));

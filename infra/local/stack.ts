@@ -85,6 +85,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     const env: Record<string, string | undefined> = { TABLE_NAME: 'gitops-sync-local', ...options.env };
+    // The stack's own dynalite: its table may be made again when the table file has gained an index.
+    const ownDynamo = env.DYNAMODB_ENDPOINT === undefined;
     if (env.DYNAMODB_ENDPOINT === undefined) {
       if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
       const dynamo = await startDynalite(
@@ -137,7 +139,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const config = loadApiConfig(env);
     const dynamo = localDynamoClient(config.dynamodbEndpoint ?? '');
-    await ensureTable(dynamo, config.tableName);
+    await ensureTable(dynamo, config.tableName, { rebuild: ownDynamo });
     dynamo.destroy();
 
     const queues = localQueues(config, options.wrapQueue);
