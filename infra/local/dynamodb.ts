@@ -1,18 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import {
   type AttributeValue,
-  BatchWriteItemCommand,
-  type BatchWriteItemCommandOutput,
   CreateTableCommand,
   DeleteTableCommand,
   DescribeTableCommand,
   type DescribeTableCommandOutput,
   DynamoDBClient,
   ScanCommand,
-  type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { awsRequestHandler } from '../../lib/aws/http-handler.js';
+import { batchWriteAll } from '../../lib/store/batch-write.js';
+import { documentClient, fromAttributes } from '../../lib/store/document-client.js';
 import { tableDefinition } from '../table-definition.js';
 
 export interface LocalDynamo {
@@ -77,17 +76,11 @@ export async function ensureTable(
   const items = await allItems(client, tableName);
   await client.send(new DeleteTableCommand({ TableName: tableName }));
   await client.send(new CreateTableCommand(wanted));
-  for (let i = 0; i < items.length; i += 25) {
-    let requests: WriteRequest[] | undefined = items
-      .slice(i, i + 25)
-      .map((Item) => ({ PutRequest: { Item } }));
-    while (requests !== undefined && requests.length > 0) {
-      const answer: BatchWriteItemCommandOutput = await client.send(
-        new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
-      );
-      requests = answer.UnprocessedItems?.[tableName];
-    }
-  }
+  // Put back as the store writes (batches of 25, unprocessed items sent again).
+  await batchWriteAll(
+    { client, doc: documentClient(client), tableName },
+    items.map((Item) => ({ PutRequest: { Item: fromAttributes(Item) } })),
+  );
   return 'updated';
 }
 

@@ -26,7 +26,8 @@ export async function historyPage(
   let index = start !== undefined && 'gsi1pk' in start ? GSI1 : GSI4;
   let from = start;
   for (;;) {
-    const result = await withCallerCursor(page.cursor, () =>
+    // Only a query from the caller's cursor can fail on it (the older index's first query starts at its top).
+    const result = await withCallerCursor(from === undefined ? undefined : page.cursor, () =>
       table.doc.send(
         new QueryCommand({
           TableName: table.tableName,
