@@ -63,18 +63,35 @@ const clusterOf = (m: FanoutMessage) => (m.type === 'cluster' ? m.cluster : '');
 
 // BENCH_FANOUT_PROFILE=<file.cpuprofile>: a CPU profile of the measured runs' fan-out only (plan and work
 // items; not start-up, the warm-up, or the controller's ticks in between).
+// BENCH_FANOUT_HEAP=<file>: a sampling heap profile of the same span instead (what allocates, by call site;
+// `<file>.<n>.heapprofile` opens in Chrome's DevTools).
 const profileTo = process.env.BENCH_FANOUT_PROFILE;
-const inspector = profileTo === undefined ? undefined : new Session();
+const heapTo = process.env.BENCH_FANOUT_HEAP;
+const inspector = profileTo === undefined && heapTo === undefined ? undefined : new Session();
 if (inspector !== undefined) {
   inspector.connect();
-  await inspector.post('Profiler.enable');
-  await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+  if (heapTo === undefined) {
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+  } else await inspector.post('HeapProfiler.enable');
 }
 let profiling = false;
 const profile = async (on: boolean) => {
   if (inspector === undefined || on === profiling) return;
   profiling = on;
-  if (on) await inspector.post('Profiler.start');
+  if (heapTo !== undefined) {
+    // Objects collected since count too: the garbage collector's work is what is looked for.
+    if (on)
+      await inspector.post('HeapProfiler.startSampling', {
+        samplingInterval: 16_384,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    else {
+      const { profile: taken } = await inspector.post('HeapProfiler.stopSampling');
+      writeFileSync(`${heapTo}.${sequence}.heapprofile`, JSON.stringify(taken));
+    }
+  } else if (on) await inspector.post('Profiler.start');
   else {
     const { profile: taken } = await inspector.post('Profiler.stop');
     const file = `${profileTo}.${sequence}.cpuprofile`;

@@ -1,7 +1,7 @@
 import { build } from 'esbuild';
 import { childFlags, runChildLines } from './child-lines.js';
 import { LAMBDA_LIKE_BUILD, LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet.js';
-import { floorMs, twiceFloor } from './floor.js';
+import { floorMs, partsCost, partsFloorMs, twiceFloor } from './floor.js';
 import { type BenchOptions, ifMissed, type Metric, percentiles } from './report.js';
 
 const CHILD = '.bench-build/fanout-child.mjs';
@@ -73,6 +73,19 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
       unit: 'ms',
     },
   ];
+  // Beside it, what the libraries fan-out must use cost (the cluster client, the store client), measured now.
+  const cost = await partsCost(options.quick);
+  const part = (metric: string, value: number): Metric => ({
+    scenario: 'fanout',
+    metric: `part: ${metric}, client CPU (measured in this run)`,
+    value,
+    unit: 'ms',
+  });
+  metrics.push(
+    part("a refresh PATCH through the orchestrator's cluster client (client-node)", cost.clientPatch),
+    part("an UpdateItem through the store's client (the AWS SDK)", cost.request),
+    part('a BatchWriteItem of 25 app items through it', cost.batch),
+  );
   for (const size of sizes(options.quick)) {
     process.stderr.write(`  fanout: ${size.name}...\n`);
     const runs = await runSize(size);
@@ -80,6 +93,13 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
     const rtt = 20;
     const bound = Math.ceil(perCluster / PAGE) * rtt + Math.ceil(perCluster / CONCURRENCY) * rtt + rtt;
     const batchesPerItem = Math.ceil(perCluster / 25);
+    const parts = partsFloorMs(cost, perCluster);
+    metrics.push({
+      scenario: `fanout, ${size.name}`,
+      metric: `floor with the parts fan-out must use: the cluster client's PATCH, the LIST share, and a work item's 4 requests and ${batchesPerItem} batch${batchesPerItem === 1 ? '' : 'es'} over its ${perCluster} apps, CPU per app`,
+      value: parts,
+      unit: 'ms',
+    });
     for (const batch of [1, SQS_BATCH]) {
       const mine = runs.filter((r) => r.batch === batch);
       const at = `fanout, ${size.name}, ${batch === 1 ? 'one work item per invocation' : `SQS batches of ${batch}`}`;
@@ -96,7 +116,7 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
               { max: twiceFloor(floor) },
             ),
           ),
-          WHY.cpu,
+          `${WHY.cpu}; the parts fan-out must use cost ${parts.toFixed(2)} ms per app here (the row above), so ${ratioText(mine, parts)} of the CPU is above them`,
         ),
         ...ifMissed(
           bothRows(
@@ -150,6 +170,13 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
     }
   }
   return metrics;
+}
+
+/** The share of the runs' median CPU per app above the parts floor, as a percentage text. */
+function ratioText(runs: readonly RunLine[], parts: number): string {
+  const perApp = runs.map((r) => (r.planCpu + r.workCpu) / Math.max(1, r.patches)).sort((a, b) => a - b);
+  const median = perApp[Math.floor(perApp.length / 2)] ?? 0;
+  return median <= 0 ? 'none' : `${Math.max(0, Math.round((1 - parts / median) * 100))} %`;
 }
 
 async function runSize(size: Size): Promise<RunLine[]> {

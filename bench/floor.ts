@@ -4,6 +4,7 @@ import { createClientNodeClusterApi } from '../lib/kubernetes/client-node-cluste
 import { APPLICATIONS } from '../lib/kubernetes/resources.js';
 import { loopbackServer } from './loopback-server.js';
 import { type BenchOptions, type Metric, percentiles } from './report.js';
+import { storeBatchCpuMs, storeRequestCpuMs } from './store-request-cpu.js';
 
 const S = 'floor';
 
@@ -60,6 +61,37 @@ export async function floorMs(quick: boolean): Promise<number> {
  */
 export function listParsePerAppMs(quick: boolean): number {
   return median(parseSamples(quick));
+}
+
+/** What the parts fan-out must use cost per use on this machine now, in ms of client CPU (medians, bests). */
+export interface PartsCost {
+  /** The refresh PATCH through the orchestrator's cluster client (client-node, the no-redirect transport). */
+  readonly clientPatch: number;
+  /** JSON.parse of one realistic Application of a LIST page. */
+  readonly parse: number;
+  /** One UpdateItem through the store's client (the AWS SDK). */
+  readonly request: number;
+  /** One BatchWriteItem of 25 app items through it. */
+  readonly batch: number;
+}
+
+export async function partsCost(quick: boolean): Promise<PartsCost> {
+  return {
+    clientPatch: median(await patchCpu(quick, clientPatch)),
+    parse: median(parseSamples(quick)),
+    request: await storeRequestCpuMs(quick ? 300 : 2000),
+    batch: await storeBatchCpuMs(quick ? 40 : 200),
+  };
+}
+
+/**
+ * The least CPU per refreshed app with the parts fan-out must use (the cluster client, the store client) and
+ * the requests its targets allow: each app's PATCH and LIST share, and a work item's 4 requests and one
+ * batch per 25 apps spread over its `appsPerCluster` apps. No matching, decision, preflight or record building.
+ */
+export function partsFloorMs(cost: PartsCost, appsPerCluster: number): number {
+  const perWorkItem = 4 * cost.request + Math.ceil(appsPerCluster / 25) * cost.batch;
+  return cost.clientPatch + cost.parse + perWorkItem / Math.max(1, appsPerCluster);
 }
 
 /** A CPU target of twice `floor` (ms), to two decimals: what fan-out's CPU rows are held to. */
