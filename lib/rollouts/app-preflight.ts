@@ -74,7 +74,8 @@ export function createAppPreflight(deps: AppPreflightDeps): Preflight {
         ...(unrendered === undefined ? {} : { notRenderedReason: unrendered }),
         limitReached: read.limitReached,
         ...(read.limitMessage === undefined ? {} : { limitMessage: read.limitMessage }),
-        clusterStores: destination === undefined ? [] : await clusterStores(destination),
+        // Listed (once per invocation and cluster) only for an app with a reference to resolve.
+        clusterStores: destination === undefined ? [] : () => clusterStores(destination),
         overrides: deps.fleet.secretStores,
         policy,
         ...(app.destination.namespace === undefined ? {} : { namespace: app.destination.namespace }),

@@ -30,8 +30,11 @@ export interface PreflightInput {
   readonly limitReached?: boolean;
   /** Which bound, in words (`too many entries: …`). */
   readonly limitMessage?: string;
-  /** SecretStore/ClusterSecretStore objects read live from the destination cluster. */
-  readonly clusterStores: readonly unknown[];
+  /**
+   * SecretStore/ClusterSecretStore objects read live from the destination cluster, or how to read them: then
+   * read only when an ExternalSecret has a reference to resolve (most apps declare none).
+   */
+  readonly clusterStores: readonly unknown[] | (() => Promise<readonly unknown[]>);
   readonly overrides: readonly StoreOverride[];
   readonly policy: SecretPolicy;
   /** The app's destination namespace (where objects without one land). */
@@ -61,9 +64,16 @@ export async function preflightApp(input: PreflightInput, deps: ResolveDeps): Pr
   if (input.policy === 'off')
     return { checks: [], verdict: 'pass', summary: 'secret preflight is off for this app' };
   const extracted = extractFromManifests(input.documents, { defaultNamespace: input.namespace ?? 'default' });
+  const needsStores = extracted.externalSecrets.some((e) => e.references.some((r) => r.type !== 'invalid'));
+  const live =
+    typeof input.clusterStores !== 'function'
+      ? input.clusterStores
+      : needsStores
+        ? await input.clusterStores()
+        : [];
   const sources = {
     manifests: extracted.stores,
-    cluster: readLiveStores(input.clusterStores),
+    cluster: readLiveStores(live),
     overrides: input.overrides,
     ...(input.cluster === undefined ? {} : { clusterName: input.cluster }),
   };

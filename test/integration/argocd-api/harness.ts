@@ -52,7 +52,12 @@ export interface RenderWorld {
   readonly fleet: FleetConfig;
   reader(): GitReader;
   /** A preflight as fan-out builds it, per push: one render cache, Argo CD named or not. */
-  preflight(options?: { argocd?: boolean; tuning?: ApiTuning }): { run: Preflight; close(): Promise<void> };
+  preflight(options?: {
+    argocd?: boolean;
+    tuning?: ApiTuning;
+    /** The destination cluster's live SecretStores (default: one ClusterSecretStore `aws`). */
+    clusterStores?: (cluster: string) => Promise<readonly unknown[]>;
+  }): { run: Preflight; close(): Promise<void> };
   addApp(app: StoredObject): ObjectMatch;
   push(): PushEvent;
   close(): Promise<void>;
@@ -126,7 +131,7 @@ export async function startRenderWorld(
         fleet: config,
         git: gitReader,
         credentials: async () => undefined,
-        clusterStores: async () => [CLUSTER_STORE],
+        clusterStores: options.clusterStores ?? (async () => [CLUSTER_STORE]),
         resolve: { api: sm.api, logger, cache: createResolutionCache() },
         renderer: createRenderCache(apis, logger),
       });
