@@ -35,22 +35,35 @@ describe('the preflight reads the cluster stores only when a reference needs the
     await world?.close();
   });
 
-  const withRepo = (a: ReturnType<typeof application>) => {
+  /** An app of the world's repository at `path`, as fan-out matches it. */
+  const match = (name: string, path: string) => {
+    const a = app(name, path);
     (a.spec as { source: Record<string, unknown> }).source.repoURL = world.repoUrl;
-    return a;
+    return world.addApp(a);
   };
 
-  it('passes an app without ExternalSecrets without listing the stores, even when they cannot be listed', async () => {
+  /** A preflight whose stores answer `stores` (or fail), and the clusters it listed them on. */
+  const preflightWith = (stores: readonly unknown[] | Error) => {
     const reads: string[] = [];
     const preflight = world.preflight({
       argocd: false,
       clusterStores: async (cluster) => {
         reads.push(cluster);
-        throw new Error('secretstores is forbidden');
+        if (stores instanceof Error) throw stores;
+        return stores;
       },
     });
+    return {
+      preflight,
+      reads,
+      run: (name: string, path: string) => preflight.run(match(name, path), world.push()),
+    };
+  };
+
+  it('passes an app without ExternalSecrets without listing the stores, even when they cannot be listed', async () => {
+    const { preflight, reads, run } = preflightWith(new Error('secretstores is forbidden'));
     try {
-      const verdict = await preflight.run(world.addApp(withRepo(app('plain', 'apps/plain'))), world.push());
+      const verdict = await run('plain', 'apps/plain');
       expect(verdict.verdict).toBe('pass');
       expect(verdict.checks).toEqual([]);
       expect(reads).toEqual([]);
@@ -60,21 +73,11 @@ describe('the preflight reads the cluster stores only when a reference needs the
   });
 
   it('lists the stores once per invocation for the apps that need them, and resolves through them', async () => {
-    const reads: string[] = [];
-    const preflight = world.preflight({
-      argocd: false,
-      clusterStores: async (cluster) => {
-        reads.push(cluster);
-        return [CLUSTER_STORE];
-      },
-    });
+    const { preflight, reads, run } = preflightWith([CLUSTER_STORE]);
     try {
-      const plain = await preflight.run(world.addApp(withRepo(app('plain-2', 'apps/plain'))), world.push());
-      const first = await preflight.run(world.addApp(withRepo(app('secret-1', 'apps/secret'))), world.push());
-      const second = await preflight.run(
-        world.addApp(withRepo(app('secret-2', 'apps/secret'))),
-        world.push(),
-      );
+      const plain = await run('plain-2', 'apps/plain');
+      const first = await run('secret-1', 'apps/secret');
+      const second = await run('secret-2', 'apps/secret');
       expect(plain.verdict).toBe('pass');
       for (const verdict of [first, second]) {
         expect(verdict.verdict).toBe('pass');
@@ -87,16 +90,9 @@ describe('the preflight reads the cluster stores only when a reference needs the
   });
 
   it('still fails the preflight of an app that needs the stores when they cannot be read', async () => {
-    const preflight = world.preflight({
-      argocd: false,
-      clusterStores: async () => {
-        throw new Error('secretstores is forbidden');
-      },
-    });
+    const { preflight, run } = preflightWith(new Error('secretstores is forbidden'));
     try {
-      await expect(
-        preflight.run(world.addApp(withRepo(app('secret-3', 'apps/secret'))), world.push()),
-      ).rejects.toThrow(/forbidden/);
+      await expect(run('secret-3', 'apps/secret')).rejects.toThrow(/forbidden/);
     } finally {
       await preflight.close();
     }
