@@ -31,6 +31,8 @@ export interface GitServerRequest {
   readonly service: string | undefined;
   readonly protocol: string | undefined;
   readonly status: number;
+  /** Bytes of the answer's body sent so far (a fetch's pack, with its side-band framing). */
+  readonly bytes: number;
 }
 
 export interface GitServer {
@@ -54,14 +56,18 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
   const requests: GitServerRequest[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const record = (status: number) =>
-      requests.push({
+    const record = (status: number) => {
+      const entry = {
         method: req.method ?? 'GET',
         path: url.pathname,
         service: url.searchParams.get('service') ?? url.pathname.split('/').pop(),
         protocol: header(req, 'git-protocol'),
         status,
-      });
+        bytes: 0,
+      };
+      requests.push(entry);
+      return entry;
+    };
     if (options.auth !== undefined && !authorized(req, options.auth)) {
       record(401);
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' });
@@ -127,7 +133,7 @@ function runBackend(
   body: Readable,
   res: ServerResponse,
   url: URL,
-  record: (status: number) => void,
+  record: (status: number) => { bytes: number },
 ): void {
   const gzip = isGzip(req);
   const allowSha = options.allowShaWants ?? true;
@@ -168,11 +174,17 @@ function runBackend(
 }
 
 /** CGI output is headers (with `Status:`), a blank line, then the body: stream the body through. */
-function forwardCgiOutput(out: Readable, res: ServerResponse, record: (status: number) => void): void {
+function forwardCgiOutput(
+  out: Readable,
+  res: ServerResponse,
+  record: (status: number) => { bytes: number },
+): void {
   let head = Buffer.alloc(0);
   let started = false;
+  let entry: { bytes: number } | undefined;
   out.on('data', (chunk: Buffer) => {
     if (started) {
+      if (entry !== undefined) entry.bytes += chunk.length;
       res.write(chunk);
       return;
     }
@@ -182,9 +194,10 @@ function forwardCgiOutput(out: Readable, res: ServerResponse, record: (status: n
     if (match === null) return;
     started = true;
     const { status, headers } = parseCgiHeaders(text.slice(0, match.index));
-    record(status);
+    entry = record(status);
     res.writeHead(status, headers);
     const rest = head.subarray(match.index + match[0].length);
+    entry.bytes += rest.length;
     if (rest.length > 0) res.write(rest);
   });
   out.on('end', () => {
@@ -221,7 +234,7 @@ async function strictWants(
   return refused === undefined ? { body: Readable.from([raw]) } : { body: Readable.from([]), refused };
 }
 
-function refuse(res: ServerResponse, sha: string, record: (status: number) => void): void {
+function refuse(res: ServerResponse, sha: string, record: (status: number) => { bytes: number }): void {
   const line = `ERR upload-pack: not our ref ${sha}\n`;
   record(200);
   res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });

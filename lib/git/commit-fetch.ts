@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
-import { addRemote, fetch as gitFetch, type HttpClient, init, readCommit } from 'isomorphic-git';
+import { link, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { addRemote, fetch as gitFetch, type HttpClient, init, readCommit, writeRef } from 'isomorphic-git';
 import { UpstreamError } from '../errors.js';
 import type { GitAuthCallbacks } from './credentials.js';
+import { thinPackTransport } from './thin-pack.js';
 
 export interface FetchCommitRequest {
   /** An empty directory that becomes a bare git directory. */
@@ -16,27 +19,63 @@ export interface FetchCommitRequest {
   readonly http: HttpClient;
   readonly auth: GitAuthCallbacks;
   readonly cache: object;
+  /** A commit of the same repository fetched before (`seed`): the host sends only what this one adds. */
+  readonly seed?: CommitSeed;
+}
+
+/** A git directory (on the same filesystem) holding an earlier fetched commit of the same repository. */
+export interface CommitSeed {
+  readonly gitdir: string;
+  readonly sha: string;
 }
 
 export interface FetchedCommit {
   readonly via: 'sha' | 'ref';
+  /** Whether the fetch started from a seed's objects (and so asked only for what is new). */
+  readonly seeded: boolean;
 }
+
+/** The local ref naming the seed's commit: what the fetch tells the host it has. */
+const SEED_REF = 'refs/heads/gitops-sync-seed';
+/** A seed with this many packs is not used: reads look through every pack, so a chain starts afresh. */
+export const MAX_SEED_PACKS = 8;
 
 /**
  * Fetches one commit shallowly (`depth: 1`). Hosts that allow a `want` of any reachable SHA (GitHub,
  * GitLab, git-http-backend) send just that snapshot. A host that refuses answers with no pack, and
  * isomorphic-git does not fail on that, so the commit is looked up afterwards and, when absent, the
  * last `fallbackDepth` commits of `ref` are fetched instead.
+ *
+ * With a `seed`, the seed's packs are linked in first and the host is told `have` its commit (with its
+ * shallow line) and asked for a thin pack: it sends only the objects the new commit adds, their deltas based
+ * on the seed's objects. Whatever goes wrong that way (no usable seed, a refusal, a pack whose bases are not
+ * there), the directory is made anew and the commit fetched whole, as without a seed.
  */
 export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedCommit> {
-  const { gitdir, url, sha, http, auth, cache } = request;
-  await init({ fs, gitdir, bare: true });
-  await addRemote({ fs, gitdir, remote: 'origin', url, force: true });
-  const common = { fs, http, gitdir, url, cache, singleBranch: true, tags: false, ...auth };
+  const { gitdir, sha, cache } = request;
+  if (request.seed !== undefined) {
+    await initRepository(request);
+    if (await seedFrom(request.seed, gitdir)) {
+      try {
+        await gitFetch({
+          ...fetchOptions(request, thinPackTransport(request.http)),
+          ref: SEED_REF,
+          remoteRef: sha,
+          depth: 1,
+        });
+        if (await hasCommit(gitdir, sha, cache)) return { via: 'sha', seeded: true };
+      } catch {
+        // The whole fetch below answers for the host: its error, if any, is the one to report.
+      }
+    }
+    await rm(gitdir, { recursive: true, force: true });
+  }
+  await initRepository(request);
+  const common = fetchOptions(request, request.http);
   let refused: unknown;
   try {
     await gitFetch({ ...common, ref: sha, depth: 1 });
-    if (await hasCommit(gitdir, sha, cache)) return { via: 'sha' };
+    if (await hasCommit(gitdir, sha, cache)) return { via: 'sha', seeded: false };
   } catch (error) {
     // Transport and auth failures are not a refused SHA: the fallback would fail the same way.
     if (!isRefusal(error)) throw error;
@@ -48,11 +87,21 @@ export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedC
   } catch (error) {
     throw refused ?? error;
   }
-  if (await hasCommit(gitdir, sha, cache)) return { via: 'ref' };
+  if (await hasCommit(gitdir, sha, cache)) return { via: 'ref', seeded: false };
   throw new UpstreamError(
     `commit ${sha.slice(0, 12)} is not within the last ${request.fallbackDepth} commits of ${ref}`,
     { retryable: false, code: 'git-commit-not-found' },
   );
+}
+
+async function initRepository({ gitdir, url }: FetchCommitRequest): Promise<void> {
+  await init({ fs, gitdir, bare: true });
+  await addRemote({ fs, gitdir, remote: 'origin', url, force: true });
+}
+
+function fetchOptions(request: FetchCommitRequest, http: HttpClient) {
+  const { gitdir, url, cache, auth } = request;
+  return { fs, http, gitdir, url, cache, singleBranch: true, tags: false, ...auth };
 }
 
 async function hasCommit(gitdir: string, oid: string, cache: object): Promise<boolean> {
@@ -67,4 +116,33 @@ async function hasCommit(gitdir: string, oid: string, cache: object): Promise<bo
 function isRefusal(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === 'NotFoundError' || code === 'SmartHttpError' || code === 'EmptyServerResponseError';
+}
+
+/**
+ * Links the seed's packs into `gitdir` (hard links: no copy, and removing either directory later leaves the
+ * other whole), with its shallow list and a ref to its commit. False, and `gitdir` as it was, when the seed
+ * cannot serve: no packs, too many, another filesystem, or a directory gone.
+ */
+async function seedFrom(seed: CommitSeed, gitdir: string): Promise<boolean> {
+  const from = join(seed.gitdir, 'objects', 'pack');
+  const to = join(gitdir, 'objects', 'pack');
+  const linked: string[] = [];
+  try {
+    const names = (await readdir(from)).filter((n) => n.endsWith('.pack') || n.endsWith('.idx'));
+    const packs = names.filter((n) => n.endsWith('.pack')).length;
+    if (packs === 0 || packs >= MAX_SEED_PACKS) return false;
+    await mkdir(to, { recursive: true });
+    for (const name of names) {
+      await link(join(from, name), join(to, name));
+      linked.push(join(to, name));
+    }
+    const shallow = await readFile(join(seed.gitdir, 'shallow'), 'utf8').catch(() => '');
+    if (shallow !== '') await writeFile(join(gitdir, 'shallow'), shallow);
+    await writeRef({ fs, gitdir, ref: SEED_REF, value: seed.sha, force: true });
+    return true;
+  } catch {
+    await Promise.all(linked.map((path) => rm(path, { force: true })));
+    await rm(join(gitdir, 'shallow'), { force: true });
+    return false;
+  }
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
 import { AppError, type UpstreamError } from '../errors.js';
 import type { Logger } from '../ports.js';
-import { fetchCommit } from './commit-fetch.js';
+import { type CommitSeed, fetchCommit } from './commit-fetch.js';
 import { gitAuthCallbacks } from './credentials.js';
 import { frozenGitFs } from './frozen-fs.js';
 import { toGitError } from './git-errors.js';
@@ -99,6 +99,10 @@ export function createGitReader(options: GitReaderOptions): GitReader {
 
 interface KeptCommit {
   readonly gitdir: Promise<string>;
+  /** The repository's key (allow-list form), and the git directory once the fetch is done. */
+  readonly key: string;
+  readonly sha: string;
+  ready?: string;
   /** The commit's tree, read through one source for every read of it (its listings kept with it). */
   tree?: Promise<TreeSource>;
   used: number;
@@ -143,11 +147,13 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     const base = options.cacheDir ?? tmpdir();
     workDir ??= mkdir(base, { recursive: true }).then(() => mkdtemp(join(base, 'git-reader-')));
     const index = fetchedCount++;
+    // The repository's most recently used commit already on disk: the new one is fetched on top of it.
+    const seed = seedFor(key);
     const gitdir = workDir.then(async (dir) => {
       const gitdir = join(dir, String(index));
       let bodyError: UpstreamError | undefined;
       try {
-        const { via } = await fetchCommit({
+        const { via, seeded } = await fetchCommit({
           gitdir,
           url: fetchableRepoUrl(repo.url),
           sha,
@@ -158,9 +164,15 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
           }),
           auth: gitAuthCallbacks(repo.auth, repo.provider),
           cache: isoCache,
+          ...(seed === undefined ? {} : { seed }),
         });
         if (bodyError !== undefined) throw bodyError;
-        options.logger?.debug('git commit fetched', { repo: key, sha, via });
+        options.logger?.debug('git commit fetched', {
+          repo: key,
+          sha,
+          via,
+          ...(seeded && seed !== undefined ? { seededFrom: seed.sha } : {}),
+        });
         return gitdir;
       } catch (error) {
         throw toGitError(bodyError ?? error, key, 'fetching a commit of');
@@ -170,9 +182,27 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     gitdir.catch(() => {
       if (commits.get(cacheKey)?.gitdir === gitdir) commits.delete(cacheKey);
     });
-    const entry: KeptCommit = { gitdir, used: ++clock };
+    const entry: KeptCommit = { gitdir, key, sha, used: ++clock };
+    gitdir.then(
+      (dir) => {
+        entry.ready = dir;
+      },
+      () => undefined,
+    );
     commits.set(cacheKey, entry);
     return entry;
+  };
+
+  /**
+   * The seed for a new commit of `key`: its most recently used commit fetched and still kept. Eviction runs
+   * only while no session is open, and a fetch runs within one, so the seed's directory outlives the linking.
+   */
+  const seedFor = (key: string): CommitSeed | undefined => {
+    let best: KeptCommit | undefined;
+    for (const kept of commits.values())
+      if (kept.key === key && kept.ready !== undefined && (best === undefined || kept.used > best.used))
+        best = kept;
+    return best?.ready === undefined ? undefined : { gitdir: best.ready, sha: best.sha };
   };
 
   /** The fetched commit's tree, one source per kept commit: every app's read shares its listings. */

@@ -78,6 +78,7 @@ describe('the local git server (git http-backend behind Node)', () => {
         service: 'git-upload-pack',
         protocol: undefined,
         status: 401,
+        bytes: 0,
       },
     ]);
   });

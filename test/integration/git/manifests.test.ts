@@ -294,6 +294,42 @@ describe('reading from a host that refuses to send a commit by SHA', () => {
     await reader.close();
   });
 
+  it('fetches whole where the host refuses a seeded want, and on top of a held commit where it allows it', async () => {
+    const logger = createMemoryLogger();
+    const reader = createGitReader({ repositories: [host.url('strict')], logger });
+    const read = async (sha: string) =>
+      (
+        await reader.readManifests({
+          repo: { url: host.url('strict') },
+          sha,
+          path: 'm',
+          ref: 'refs/heads/main',
+        })
+      ).documents.map((d) => (d.doc.metadata as { name: string }).name);
+    const tipOf = async () =>
+      (await reader.listRemoteRefs({ url: host.url('strict') })).refs.get('refs/heads/main') as string;
+    const tip = await tipOf();
+    expect(await read(tip)).toEqual(['three']);
+    // No tip, and not in the held commit's objects: the seeded want is refused, so it is fetched whole.
+    expect(await read(target)).toEqual(['two']);
+    // A new tip may be wanted by SHA: fetched on top of the commit held last.
+    const four = (
+      await commitFiles(host.root, 'strict', {
+        changes: { 'm/a.yaml': 'kind: A\nmetadata:\n  name: four\n' },
+        message: 'four',
+      })
+    ).after;
+    expect(await read(four)).toEqual(['four']);
+    const fetched = logger.lines.filter((l) => l.message === 'git commit fetched').map((l) => l.fields);
+    expect(fetched).toMatchObject([
+      { sha: tip, via: 'sha' },
+      { sha: target, via: 'ref' },
+      { sha: four, via: 'sha', seededFrom: target },
+    ]);
+    expect(fetched.slice(0, 2).some((f) => f?.seededFrom !== undefined)).toBe(false);
+    await reader.close();
+  });
+
   it('says so when the commit is deeper in history than the fallback fetches', async () => {
     const reader = createGitReader({ repositories: [host.url('strict')], fallbackDepth: 1 });
     const error = await reader

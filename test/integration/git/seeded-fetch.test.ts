@@ -1,0 +1,124 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, createBareRepo } from '../../../infra/local/git-repos.js';
+import { MAX_SEED_PACKS } from '../../../lib/git/commit-fetch.js';
+import { createGitReaderPool } from '../../../lib/git/manifests.js';
+import { createMemoryLogger } from '../../../lib/logger.js';
+import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
+
+// A warm container's next commit of a repository is fetched on top of the last one it holds: the host is told
+// `have` it and sends only the new objects, instead of the whole snapshot again for every push.
+
+/** 200 services of two manifests each, every file different (no delta makes the snapshot small). */
+function snapshot(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 200; i++) {
+    files[`apps/svc-${i}/deployment.yaml`] =
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc-${i}\n  labels: { team: t${i % 7}, tier: "${(i * 7919) % 1000}" }\nspec:\n  replicas: ${1 + (i % 5)}\n  template:\n    spec:\n      containers: [{ name: app, image: "ghcr.io/example/svc-${i}:1.0.${i}" }]\n`;
+    files[`apps/svc-${i}/service.yaml`] =
+      `apiVersion: v1\nkind: Service\nmetadata: { name: svc-${i} }\nspec: { ports: [{ port: ${8000 + i} }] }\n`;
+  }
+  return files;
+}
+
+const image = (i: number, tag: string) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc-${i}\nspec:\n  template:\n    spec:\n      containers: [{ name: app, image: "ghcr.io/example/svc-${i}:${tag}" }]\n`;
+
+describe('a new commit fetched on top of the one a reader pool holds', () => {
+  let host: TestGitHost;
+  let cacheDir: string;
+  beforeAll(async () => {
+    host = await startTestGitHost();
+    cacheDir = await mkdtemp(join(tmpdir(), 'seeded-fetch-'));
+  });
+  afterAll(async () => {
+    await host.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  let repos = 0;
+  /** A fresh repository at its first commit, a pool reading it, and the bytes of each fetch's answer. */
+  async function world() {
+    const name = `gitops-${++repos}`;
+    const first = await createBareRepo(host.root, name, snapshot());
+    const lines = createMemoryLogger();
+    const pool = createGitReaderPool({ repositories: [host.url(name)], cacheDir, logger: lines });
+    const repo = { url: host.url(name) };
+    let tags = 0;
+    const commit = async (service: number) =>
+      (
+        await commitFiles(host.root, name, {
+          changes: { [`apps/svc-${service}/deployment.yaml`]: image(service, `2.0.${++tags}`) },
+          message: `bump ${service}`,
+        })
+      ).after;
+    const fetchBytes = () =>
+      host.server.requests
+        .filter(
+          (r) => r.path.startsWith(`/${name}.git`) && r.method === 'POST' && r.service === 'git-upload-pack',
+        )
+        .map((r) => r.bytes);
+    const read = async (sha: string, service: number) => {
+      const session = pool.session();
+      try {
+        return await session.readManifests({ repo, sha, path: `apps/svc-${service}` });
+      } finally {
+        await session.close();
+      }
+    };
+    const seededFrom = () =>
+      lines.lines.filter((l) => l.message === 'git commit fetched').map((l) => l.fields?.seededFrom);
+    return { first, pool, commit, fetchBytes, read, seededFrom };
+  }
+
+  const imageOf = (set: Awaited<ReturnType<Awaited<ReturnType<typeof world>>['read']>>) =>
+    JSON.stringify(set.documents.find((d) => d.doc.kind === 'Deployment')?.doc).match(/svc-\d+:[\d.]+/)?.[0];
+
+  it('asks only for the objects the new commit adds, and reads it whole', async () => {
+    const w = await world();
+    expect(imageOf(await w.read(w.first, 3))).toBe('svc-3:1.0.3');
+    const second = await w.commit(3);
+    expect(imageOf(await w.read(second, 3))).toBe('svc-3:2.0.1');
+    // An unchanged path at the new commit: its objects come from the seed's pack.
+    expect(imageOf(await w.read(second, 150))).toBe('svc-150:1.0.150');
+    const [full, next] = w.fetchBytes();
+    expect(w.fetchBytes()).toHaveLength(2);
+    expect(full).toBeGreaterThan(20_000);
+    expect(next).toBeLessThan((full as number) / 20);
+    expect(w.seededFrom()).toEqual([undefined, w.first]);
+    await w.pool.close();
+  });
+
+  it('fetches the whole snapshot when the seed cannot serve (its packs gone), and reads it right', async () => {
+    const w = await world();
+    await w.read(w.first, 1);
+    // The kept commit's directory lost its packs (a full /tmp, a cleaner): linking fails, nothing is lost.
+    for (const dir of await readdir(cacheDir, { recursive: true }))
+      if (dir.endsWith('objects/pack')) await rm(join(cacheDir, dir), { recursive: true, force: true });
+    const second = await w.commit(1);
+    expect(imageOf(await w.read(second, 1))).toBe('svc-1:2.0.1');
+    expect(imageOf(await w.read(second, 2))).toBe('svc-2:1.0.2');
+    const [full, again] = w.fetchBytes();
+    expect(again).toBeGreaterThan((full as number) / 2);
+    expect(w.seededFrom()).toEqual([undefined, undefined]);
+    await w.pool.close();
+  });
+
+  it(`starts a chain afresh once a seed holds ${MAX_SEED_PACKS} packs`, async () => {
+    const w = await world();
+    await w.read(w.first, 0);
+    for (let i = 1; i <= MAX_SEED_PACKS; i++) {
+      const sha = await w.commit(i);
+      expect(imageOf(await w.read(sha, i))).toBe(`svc-${i}:2.0.${i}`);
+    }
+    const bytes = w.fetchBytes();
+    const [full] = bytes;
+    // The first seeded fetches are small; the one after a seed of MAX_SEED_PACKS packs is whole again.
+    expect(bytes.slice(1, MAX_SEED_PACKS).every((b) => b < (full as number) / 20)).toBe(true);
+    expect(bytes[MAX_SEED_PACKS]).toBeGreaterThan((full as number) / 2);
+    expect(w.seededFrom().at(-1)).toBeUndefined();
+    await w.pool.close();
+  });
+});
