@@ -4,6 +4,7 @@ import { benchCost } from './cost.js';
 import { benchFanout } from './fanout.js';
 import { benchFleet } from './fleet.js';
 import { benchFloor } from './floor.js';
+import { benchGitFetch } from './git-fetch.js';
 import { benchLoad } from './load.js';
 import { benchMatching } from './matching.js';
 import type { Row } from './measure.js';
@@ -22,6 +23,7 @@ const scenarios: Record<string, (options: BenchOptions) => Promise<readonly (Row
   webhook: benchWebhook,
   fleet: benchFleet,
   fanout: benchFanout,
+  'git-fetch': benchGitFetch,
   waves: benchWaves,
   track: benchTrack,
   load: benchLoad,

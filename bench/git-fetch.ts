@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import http from 'isomorphic-git/http/node';
+import { commitFiles, createBareRepo, makeReposRoot, removeReposRoot } from '../infra/local/git-repos.js';
+import { startGitServer } from '../infra/local/git-server.js';
+import { fetchCommit } from '../lib/git/commit-fetch.js';
+import { type BenchOptions, type Metric, percentiles } from './report.js';
+
+const S = 'git-fetch';
+
+/**
+ * A push's commit fetched whole against fetched on top of the commit a warm container holds (`seed`): a
+ * repository of `files` manifests served by git-http-backend on loopback, each round a new commit that
+ * changes one file, fetched both ways in turn. CPU is this process's (isomorphic-git's pack parse, index and
+ * inflate; the server is a child process); bytes are the upload-pack answers'.
+ */
+export async function benchGitFetch(options: BenchOptions): Promise<Metric[]> {
+  const sizes = options.quick ? [500] : [2_000, 10_000];
+  const rounds = options.quick ? 2 : 5;
+  const metrics: Metric[] = [];
+  for (const files of sizes) {
+    const measured = await measure(files, rounds);
+    const at = `${S}, ${files.toLocaleString('en-US')} manifest files, one changed`;
+    metrics.push(
+      ...percentiles(at, 'whole commit: CPU', measured.whole.cpu, 'ms'),
+      ...percentiles(at, 'on top of the held commit (thin pack): CPU', measured.seeded.cpu, 'ms'),
+      {
+        scenario: at,
+        metric: 'whole commit: bytes answered',
+        value: median(measured.whole.bytes),
+        unit: 'bytes',
+      },
+      {
+        scenario: at,
+        metric: 'on top of the held commit: bytes answered',
+        value: median(measured.seeded.bytes),
+        unit: 'bytes',
+      },
+      {
+        scenario: at,
+        metric: 'fetches that fell back to the whole commit',
+        value: measured.fellBack,
+        unit: 'fetches',
+        target: { max: 0 },
+      },
+    );
+  }
+  return metrics;
+}
+
+interface Sample {
+  readonly cpu: number[];
+  readonly bytes: number[];
+}
+
+async function measure(
+  count: number,
+  rounds: number,
+): Promise<{ whole: Sample; seeded: Sample; fellBack: number }> {
+  const root = await makeReposRoot('bench-fetch-');
+  const work = await mkdtemp(join(tmpdir(), 'bench-fetch-dirs-'));
+  const server = await startGitServer({ root });
+  try {
+    let sha = await createBareRepo(root, 'r', manifests(count));
+    const base = { url: server.url('r'), http, auth: {}, fallbackDepth: 5 } as const;
+    const whole: Sample = { cpu: [], bytes: [] };
+    const seeded: Sample = { cpu: [], bytes: [] };
+    let fellBack = 0;
+    // The held commit: the first one, fetched whole (not measured: the JIT's first pass).
+    let held = { gitdir: join(work, 'held-0'), sha };
+    await fetchCommit({ ...base, gitdir: held.gitdir, sha, cache: {} });
+    for (let round = 1; round <= rounds; round++) {
+      sha = (
+        await commitFiles(root, 'r', {
+          changes: { [`apps/svc-${round}/deployment.yaml`]: deployment(round, `2.0.${round}`) },
+          message: `round ${round}`,
+        })
+      ).after;
+      for (const way of ['whole', 'seeded'] as const) {
+        const gitdir = join(work, `${way}-${round}`);
+        server.resetRequests();
+        const before = process.cpuUsage();
+        const fetched = await fetchCommit({
+          ...base,
+          gitdir,
+          sha,
+          cache: {},
+          ...(way === 'seeded' ? { seed: held } : {}),
+        });
+        const used = process.cpuUsage(before);
+        const sample = way === 'whole' ? whole : seeded;
+        sample.cpu.push((used.user + used.system) / 1000);
+        sample.bytes.push(
+          server.requests.filter((r) => r.method === 'POST').reduce((a, r) => a + r.bytes, 0),
+        );
+        if (way === 'seeded') {
+          if (!fetched.seeded) fellBack += 1;
+          held = { gitdir, sha };
+        }
+      }
+    }
+    return { whole, seeded, fellBack };
+  } finally {
+    await server.close();
+    await removeReposRoot(root);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** `count` Deployments, each file different (no delta makes the snapshot small). */
+function manifests(count: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) files[`apps/svc-${i}/deployment.yaml`] = deployment(i, `1.0.${i}`);
+  return files;
+}
+
+function deployment(i: number, tag: string): string {
+  const token = ((i + 1) * 2_654_435_761).toString(36).repeat(6);
+  return `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc-${i}\n  labels: { tier: "${(i * 7919) % 100_000}" }\nspec:\n  replicas: ${1 + (i % 5)}\n  template:\n    spec:\n      containers: [{ name: app, image: "ghcr.io/example/svc-${i}:${tag}", env: [{ name: K, value: "${token}" }] }]\n`;
+}
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
