@@ -180,11 +180,11 @@ function forwardCgiOutput(
   record: (status: number) => { bytes: number },
 ): void {
   let head = Buffer.alloc(0);
-  let started = false;
-  let entry: { bytes: number } | undefined;
+  // The request's record once its status is known: the body's bytes are counted on it.
+  let started: { bytes: number } | undefined;
   out.on('data', (chunk: Buffer) => {
-    if (started) {
-      if (entry !== undefined) entry.bytes += chunk.length;
+    if (started !== undefined) {
+      started.bytes += chunk.length;
       res.write(chunk);
       return;
     }
@@ -192,16 +192,15 @@ function forwardCgiOutput(
     const text = head.toString('latin1');
     const match = HEADER_END.exec(text);
     if (match === null) return;
-    started = true;
     const { status, headers } = parseCgiHeaders(text.slice(0, match.index));
-    entry = record(status);
+    started = record(status);
     res.writeHead(status, headers);
     const rest = head.subarray(match.index + match[0].length);
-    entry.bytes += rest.length;
+    started.bytes += rest.length;
     if (rest.length > 0) res.write(rest);
   });
   out.on('end', () => {
-    if (!started) {
+    if (started === undefined) {
       record(502);
       res.writeHead(502).end();
       return;

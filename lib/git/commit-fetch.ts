@@ -53,24 +53,23 @@ export const MAX_SEED_PACKS = 8;
  */
 export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedCommit> {
   const { gitdir, sha, cache } = request;
-  if (request.seed !== undefined) {
-    await initRepository(request);
-    if (await seedFrom(request.seed, gitdir)) {
-      try {
-        await gitFetch({
-          ...fetchOptions(request, thinPackTransport(request.http)),
-          ref: SEED_REF,
-          remoteRef: sha,
-          depth: 1,
-        });
-        if (await hasCommit(gitdir, sha, cache)) return { via: 'sha', seeded: true };
-      } catch {
-        // The whole fetch below answers for the host: its error, if any, is the one to report.
-      }
-    }
-    await rm(gitdir, { recursive: true, force: true });
-  }
   await initRepository(request);
+  if (request.seed !== undefined && (await seedFrom(request.seed, gitdir))) {
+    try {
+      await gitFetch({
+        ...fetchOptions(request, thinPackTransport(request.http)),
+        ref: SEED_REF,
+        remoteRef: sha,
+        depth: 1,
+      });
+      if (await hasCommit(gitdir, sha, cache)) return { via: 'sha', seeded: true };
+    } catch {
+      // The whole fetch below answers for the host: its error, if any, is the one to report.
+    }
+    // What the seeded try left (the seed's links, a partial pack, its shallow list) goes before the whole fetch.
+    await rm(gitdir, { recursive: true, force: true });
+    await initRepository(request);
+  }
   const common = fetchOptions(request, request.http);
   let refused: unknown;
   try {

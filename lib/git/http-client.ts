@@ -93,7 +93,8 @@ async function* capped(response: Response, options: GitHttpOptions): AsyncIterab
   }
 }
 
-async function collect(body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+/** A request or response body read whole. */
+export async function collect(body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Uint8Array[] = [];
   for await (const part of body) parts.push(part);
   return Buffer.concat(parts);

@@ -1,4 +1,5 @@
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { collect } from './http-client.js';
 
 // A fetch on top of a commit already held asks for a thin pack. isomorphic-git never does (canonical git
 // cannot use the thin packs it would store; isomorphic-git can: it resolves a delta's base from the local
@@ -22,7 +23,7 @@ export function thinPackTransport(http: HttpClient): HttpClient {
           : request;
       const response = await http.request(asked);
       if (!isAdvertisement(request) || response.statusCode !== 200) return response;
-      const body = await collect(response.body);
+      const body = await collect(response.body ?? []);
       offered = capabilitiesOf(body).has(CAPABILITY);
       return { ...response, body: once(body) };
     },
@@ -73,12 +74,6 @@ function* pktLines(body: Buffer): Generator<string> {
     yield body.subarray(at + 4, at + length).toString('latin1');
     at += length;
   }
-}
-
-async function collect(body: AsyncIterable<Uint8Array> | undefined): Promise<Buffer> {
-  const parts: Uint8Array[] = [];
-  for await (const part of body ?? []) parts.push(part);
-  return Buffer.concat(parts);
 }
 
 async function* once(buffer: Buffer): AsyncIterableIterator<Uint8Array> {
