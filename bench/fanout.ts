@@ -2,7 +2,7 @@ import { build } from 'esbuild';
 import { childFlags, runChildLines } from './child-lines.js';
 import { LAMBDA_LIKE_BUILD, LAMBDA_MEMORY_MB, lambdaHeapFlags } from './fleet.js';
 import { floorMs, partsCost, partsFloorMs, twiceFloor } from './floor.js';
-import { type BenchOptions, ifMissed, type Metric, percentiles } from './report.js';
+import { type BenchOptions, ifMissed, type Metric, median, percentiles } from './report.js';
 
 const CHILD = '.bench-build/fanout-child.mjs';
 /** serverless.yml's fanout `batchSize`: one invocation gets up to this many work items, handled together. */
@@ -174,9 +174,8 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
 
 /** The share of the runs' median CPU per app above the parts floor, as a percentage text. */
 function ratioText(runs: readonly RunLine[], parts: number): string {
-  const perApp = runs.map((r) => (r.planCpu + r.workCpu) / Math.max(1, r.patches)).sort((a, b) => a - b);
-  const median = perApp[Math.floor(perApp.length / 2)] ?? 0;
-  return median <= 0 ? 'none' : `${Math.max(0, Math.round((1 - parts / median) * 100))} %`;
+  const perApp = median(runs.map((r) => (r.planCpu + r.workCpu) / Math.max(1, r.patches)));
+  return perApp <= 0 ? 'none' : `${Math.max(0, Math.round((1 - parts / perApp) * 100))} %`;
 }
 
 async function runSize(size: Size): Promise<RunLine[]> {

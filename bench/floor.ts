@@ -3,7 +3,7 @@ import { realisticBulk } from '../infra/simulator/realistic-status.js';
 import { createClientNodeClusterApi } from '../lib/kubernetes/client-node-cluster-api.js';
 import { APPLICATIONS } from '../lib/kubernetes/resources.js';
 import { loopbackServer } from './loopback-server.js';
-import { type BenchOptions, type Metric, percentiles } from './report.js';
+import { type BenchOptions, type Metric, median, percentiles } from './report.js';
 import { storeBatchCpuMs, storeRequestCpuMs } from './store-request-cpu.js';
 
 const S = 'floor';
@@ -105,8 +105,6 @@ async function floorSamples(quick: boolean): Promise<{ patch: number[]; parse: n
 const rounds = (quick: boolean) => (quick ? 3 : 7);
 
 const parseSamples = (quick: boolean) => parseCpu(rounds(quick), quick ? 3 : 8);
-
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);

@@ -5,7 +5,7 @@ import http from 'isomorphic-git/http/node';
 import { commitFiles, createBareRepo, makeReposRoot, removeReposRoot } from '../infra/local/git-repos.js';
 import { startGitServer } from '../infra/local/git-server.js';
 import { fetchCommit } from '../lib/git/commit-fetch.js';
-import { type BenchOptions, type Metric, percentiles } from './report.js';
+import { type BenchOptions, type Metric, median, percentiles } from './report.js';
 
 const S = 'git-fetch';
 
@@ -119,5 +119,3 @@ function deployment(i: number, tag: string): string {
   const token = ((i + 1) * 2_654_435_761).toString(36).repeat(6);
   return `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc-${i}\n  labels: { tier: "${(i * 7919) % 100_000}" }\nspec:\n  replicas: ${1 + (i % 5)}\n  template:\n    spec:\n      containers: [{ name: app, image: "ghcr.io/example/svc-${i}:${tag}", env: [{ name: K, value: "${token}" }] }]\n`;
 }
-
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;

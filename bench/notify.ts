@@ -13,7 +13,7 @@ import { dynamoRolloutDigest } from '../lib/store/rollout-digest.js';
 import { dynamoRolloutReader } from '../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../lib/store/rollouts.js';
 import { createSlackRefs } from '../lib/store/slack-refs.js';
-import type { BenchOptions, Metric } from './report.js';
+import { type BenchOptions, type Metric, median } from './report.js';
 
 const S = 'notify';
 
@@ -165,8 +165,6 @@ export async function benchNotify(options: BenchOptions): Promise<Metric[]> {
       const used = process.cpuUsage(cpu);
       digestCpu.push((used.user + used.system) / 1000);
     }
-    const median = (values: number[]) =>
-      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
     const label = `${size.toLocaleString('en-US')}-app rollout over ${clusters} clusters`;
     const rows: Metric[] = [];
     for (const way of ['before', 'after'] as const) {

@@ -127,6 +127,11 @@ export function tableRow(item: Row | Metric): string {
   return `| ${item.scenario} | ${item.metric} | ${result} | ${target === null ? '' : `${target} ${item.unit}${verdict}`}${noteText} |`;
 }
 
+/** The median of a sample (the upper one of an even count); 0 for none. */
+export function median(samples: readonly number[]): number {
+  return [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? 0;
+}
+
 /** Median and p99 of a sample, as two metrics with the same name stem. */
 export function percentiles(
   scenario: string,
