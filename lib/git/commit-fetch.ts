@@ -1,7 +1,16 @@
 import * as fs from 'node:fs';
 import { link, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addRemote, fetch as gitFetch, type HttpClient, init, readCommit, writeRef } from 'isomorphic-git';
+import {
+  addRemote,
+  fetch as gitFetch,
+  type HttpClient,
+  indexPack,
+  init,
+  packObjects,
+  readCommit,
+  writeRef,
+} from 'isomorphic-git';
 import { UpstreamError } from '../errors.js';
 import type { GitAuthCallbacks } from './credentials.js';
 import { thinPackTransport } from './thin-pack.js';
@@ -48,13 +57,15 @@ export const MAX_SEED_PACKS = 8;
  *
  * With a `seed`, the seed's packs are linked in first and the host is told `have` its commit (with its
  * shallow line) and asked for a thin pack: it sends only the objects the new commit adds, their deltas based
- * on the seed's objects. Whatever goes wrong that way (no usable seed, a refusal, a pack whose bases are not
- * there), the directory is made anew and the commit fetched whole, as without a seed.
+ * on the seed's objects, and that pack is then rewritten whole. Whatever goes wrong that way (no usable
+ * seed, a refusal, a pack whose bases are not there), the directory is made anew and the commit fetched
+ * whole, as without a seed.
  */
 export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedCommit> {
   const { gitdir, sha, cache } = request;
   await initRepository(request);
-  if (request.seed !== undefined && (await seedFrom(request.seed, gitdir))) {
+  const linked = request.seed === undefined ? undefined : await seedFrom(request.seed, gitdir);
+  if (linked !== undefined) {
     try {
       await gitFetch({
         ...fetchOptions(request, thinPackTransport(request.http)),
@@ -62,7 +73,10 @@ export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedC
         remoteRef: sha,
         depth: 1,
       });
-      if (await hasCommit(gitdir, sha, cache)) return { via: 'sha', seeded: true };
+      if (await hasCommit(gitdir, sha, cache)) {
+        await completeThinPacks(gitdir, linked, cache);
+        return { via: 'sha', seeded: true };
+      }
     } catch {
       // The whole fetch below answers for the host: its error, if any, is the one to report.
     }
@@ -119,17 +133,17 @@ function isRefusal(error: unknown): boolean {
 
 /**
  * Links the seed's packs into `gitdir` (hard links: no copy, and removing either directory later leaves the
- * other whole), with its shallow list and a ref to its commit. False, and `gitdir` as it was, when the seed
- * cannot serve: no packs, too many, another filesystem, or a directory gone.
+ * other whole), with its shallow list and a ref to its commit: the names linked, or `undefined`, and `gitdir`
+ * as it was, when the seed cannot serve (no packs, too many, another filesystem, a directory gone).
  */
-async function seedFrom(seed: CommitSeed, gitdir: string): Promise<boolean> {
+async function seedFrom(seed: CommitSeed, gitdir: string): Promise<ReadonlySet<string> | undefined> {
   const from = join(seed.gitdir, 'objects', 'pack');
   const to = join(gitdir, 'objects', 'pack');
   const linked: string[] = [];
   try {
     const names = (await readdir(from)).filter((n) => n.endsWith('.pack') || n.endsWith('.idx'));
     const packs = names.filter((n) => n.endsWith('.pack')).length;
-    if (packs === 0 || packs >= MAX_SEED_PACKS) return false;
+    if (packs === 0 || packs >= MAX_SEED_PACKS) return undefined;
     await mkdir(to, { recursive: true });
     for (const name of names) {
       await link(join(from, name), join(to, name));
@@ -138,10 +152,51 @@ async function seedFrom(seed: CommitSeed, gitdir: string): Promise<boolean> {
     const shallow = await readFile(join(seed.gitdir, 'shallow'), 'utf8').catch(() => '');
     if (shallow !== '') await writeFile(join(gitdir, 'shallow'), shallow);
     await writeRef({ fs, gitdir, ref: SEED_REF, value: seed.sha, force: true });
-    return true;
+    return new Set(names);
   } catch {
     await Promise.all(linked.map((path) => rm(path, { force: true })));
     await rm(join(gitdir, 'shallow'), { force: true });
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * Rewrites each pack the seeded fetch wrote (a thin pack: its deltas are based on the seed's objects) as a
+ * whole one, every object in full, so no pack leans on another. Left thin, a chain of them can loop: a
+ * commit that goes back to an earlier tree gets that tree resent as a delta on the seed's tree, which the
+ * seed's own thin pack holds as a delta on the earlier tree, and isomorphic-git, which looks for a base in
+ * the packs in listing order, follows the two deltas round for ever instead of reading the whole copy in
+ * the first pack. (git itself refuses such a directory: `index-pack --fix-thin` appends the bases.)
+ */
+async function completeThinPacks(gitdir: string, seedNames: ReadonlySet<string>, cache: object) {
+  const dir = join(gitdir, 'objects', 'pack');
+  const thin = (await readdir(dir)).filter((n) => n.endsWith('.idx') && !seedNames.has(n));
+  for (const idx of thin) {
+    const name = idx.slice(0, -'.idx'.length);
+    const oids = packIndexOids(await readFile(join(dir, idx)));
+    // Read through the seed's packs (whole, by this same rule) and the thin one: every delta resolves.
+    const { filename, packfile } = await packObjects({ fs, gitdir, oids, cache });
+    const whole = filename.slice(0, -'.pack'.length);
+    if (whole === name) continue;
+    // The same objects as a seed's pack (a linked file, never written to): the thin copy just goes.
+    if (!seedNames.has(`${whole}.idx`)) {
+      await writeFile(join(dir, filename), packfile as Uint8Array);
+      await indexPack({ fs, dir: gitdir, gitdir, filepath: join('objects', 'pack', filename), cache });
+    }
+    await rm(join(dir, idx));
+    await rm(join(dir, `${name}.pack`));
+  }
+}
+
+/** The object ids a version-2 pack index lists (`git show-index`): after its header and 256 fan-out counts. */
+export function packIndexOids(idx: Buffer): string[] {
+  const V2 = 0xff744f63;
+  if (idx.byteLength < 8 + 256 * 4 || idx.readUInt32BE(0) !== V2 || idx.readUInt32BE(4) !== 2)
+    throw new Error('not a version-2 pack index');
+  const count = idx.readUInt32BE(8 + 255 * 4);
+  const start = 8 + 256 * 4;
+  if (idx.byteLength < start + count * 20) throw new Error('pack index shorter than its object count');
+  const oids: string[] = [];
+  for (let i = 0; i < count; i++) oids.push(idx.toString('hex', start + i * 20, start + (i + 1) * 20));
+  return oids;
 }

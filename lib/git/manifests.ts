@@ -102,6 +102,8 @@ interface KeptCommit {
   /** The repository's key (allow-list form), and the git directory once the fetch is done. */
   readonly key: string;
   readonly sha: string;
+  /** isomorphic-git's cache for this directory alone (its keys are paths): dropped with the commit. */
+  readonly cache: object;
   ready?: string;
   /** The commit's tree, read through one source for every read of it (its listings kept with it). */
   tree?: Promise<TreeSource>;
@@ -124,7 +126,6 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
       maxResponseBytes: options.maxPackBytes ?? 256 * 1024 * 1024,
       ...(onBodyError === undefined ? {} : { onBodyError }),
     });
-  const isoCache = {};
   const commits = new Map<string, KeptCommit>();
   const sets = new Map<string, Promise<ManifestSet>>();
   // The pool's limits and their part of a set's key, once (most reads name no limits of their own).
@@ -149,6 +150,8 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     const index = fetchedCount++;
     // The repository's most recently used commit already on disk: the new one is fetched on top of it.
     const seed = seedFor(key);
+    // isomorphic-git's cache (pack indexes and pack files, by path) goes with the commit when it is evicted.
+    const cache = {};
     const gitdir = workDir.then(async (dir) => {
       const gitdir = join(dir, String(index));
       let bodyError: UpstreamError | undefined;
@@ -163,7 +166,7 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
             bodyError ??= error;
           }),
           auth: gitAuthCallbacks(repo.auth, repo.provider),
-          cache: isoCache,
+          cache,
           ...(seed === undefined ? {} : { seed }),
         });
         if (bodyError !== undefined) throw bodyError;
@@ -182,7 +185,7 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     gitdir.catch(() => {
       if (commits.get(cacheKey)?.gitdir === gitdir) commits.delete(cacheKey);
     });
-    const entry: KeptCommit = { gitdir, key, sha, used: ++clock };
+    const entry: KeptCommit = { gitdir, key, sha, cache, used: ++clock };
     gitdir.then(
       (dir) => {
         entry.ready = dir;
@@ -209,7 +212,7 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
   const treeOf = (repo: GitRepo, key: string, sha: string, ref: string | undefined) => {
     const kept = fetched(repo, key, sha, ref);
     kept.tree ??= kept.gitdir.then((gitdir) =>
-      gitTreeSource({ gitdir, oid: sha, cache: isoCache, fs: frozenGitFs() }),
+      gitTreeSource({ gitdir, oid: sha, cache: kept.cache, fs: frozenGitFs() }),
     );
     return kept.tree;
   };

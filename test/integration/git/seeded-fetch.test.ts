@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,7 +71,7 @@ describe('a new commit fetched on top of the one a reader pool holds', () => {
     };
     const seededFrom = () =>
       lines.lines.filter((l) => l.message === 'git commit fetched').map((l) => l.fields?.seededFrom);
-    return { first, pool, commit, fetchBytes, read, seededFrom };
+    return { name, first, pool, commit, fetchBytes, read, seededFrom };
   }
 
   const imageOf = (set: Awaited<ReturnType<Awaited<ReturnType<typeof world>>['read']>>) =>
@@ -106,6 +107,40 @@ describe('a new commit fetched on top of the one a reader pool holds', () => {
     await w.pool.close();
   });
 
+  it('reads commits that flip a file back and forth (the host resends old trees as deltas on the seed)', async () => {
+    const w = await world();
+    const original = snapshot()['apps/svc-3/deployment.yaml'] as string;
+    expect(imageOf(await w.read(w.first, 3))).toBe('svc-3:1.0.3');
+    // Each commit goes back to the tree before the last: the seed lacks those trees, so the host sends them
+    // as deltas against the seed's, whose own pack holds those as deltas against the commit before it.
+    for (let i = 1; i < MAX_SEED_PACKS; i++) {
+      const back = i % 2 === 0;
+      const { after } = await commitFiles(host.root, w.name, {
+        changes: { 'apps/svc-3/deployment.yaml': back ? original : image(3, '2.0.0') },
+        message: back ? 'revert' : 'bump',
+      });
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`commit ${i} was not read within 10 s`)), 10_000).unref(),
+      );
+      expect(imageOf(await Promise.race([w.read(after, 3), timeout]))).toBe(
+        back ? 'svc-3:1.0.3' : 'svc-3:2.0.0',
+      );
+    }
+    expect(
+      w
+        .seededFrom()
+        .slice(1)
+        .every((s) => s !== undefined),
+    ).toBe(true);
+    // Every kept directory is whole by git's own measure: no pack leans on another pack's objects.
+    for (const gitdir of await keptDirs(cacheDir)) {
+      expect(() =>
+        execFileSync('git', ['--git-dir', gitdir, 'fsck', '--no-dangling'], { stdio: 'pipe' }),
+      ).not.toThrow();
+    }
+    await w.pool.close();
+  }, 90_000);
+
   it(`starts a chain afresh once a seed holds ${MAX_SEED_PACKS} packs`, async () => {
     const w = await world();
     await w.read(w.first, 0);
@@ -122,3 +157,9 @@ describe('a new commit fetched on top of the one a reader pool holds', () => {
     await w.pool.close();
   });
 });
+
+/** The git directories a pool keeps under its cache directory (each holds `objects/pack`). */
+async function keptDirs(cacheDir: string): Promise<string[]> {
+  const all = await readdir(cacheDir, { recursive: true });
+  return all.filter((d) => d.endsWith('objects/pack')).map((d) => join(cacheDir, d, '..', '..'));
+}
