@@ -77,8 +77,11 @@ export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedC
         await completeThinPacks(gitdir, linked, cache);
         return { via: 'sha', seeded: true };
       }
-    } catch {
-      // The whole fetch below answers for the host: its error, if any, is the one to report.
+    } catch (error) {
+      // The host did not answer in time, could not be reached, or sent too much: asking it again for the
+      // whole commit would spend the same timeout twice. Any other failure (a refusal, a pack it could not
+      // read) is the seeded way's alone: the whole fetch below answers for the host.
+      if (error instanceof UpstreamError) throw error;
     }
     // What the seeded try left (the seed's links, a partial pack, its shallow list) goes before the whole fetch.
     await rm(gitdir, { recursive: true, force: true });

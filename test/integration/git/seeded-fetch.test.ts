@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +142,74 @@ describe('a new commit fetched on top of the one a reader pool holds', () => {
     }
     await w.pool.close();
   }, 90_000);
+
+  it.each([
+    ['before its answer', false],
+    ['midway through its pack', true],
+  ])(
+    'does not fetch the whole commit again when the host stalls on the seeded fetch %s',
+    async (_, midway) => {
+      const name = `gitops-${++repos}`;
+      const first = await createBareRepo(host.root, name, snapshot());
+      // In front of the host: every request passes, except an upload-pack that says `have`, which is never
+      // answered (or answered with its head and first bytes, then nothing more).
+      const posts: string[] = [];
+      const proxy = createServer((req, res) => {
+        const parts: Buffer[] = [];
+        req.on('data', (c: Buffer) => parts.push(c));
+        req.on('end', () => {
+          const body = Buffer.concat(parts);
+          if (req.method === 'POST') posts.push(body.includes('have ') ? 'seeded' : 'whole');
+          const stall = req.method === 'POST' && body.includes('have ');
+          if (stall && !midway) return;
+          const upstream = request(
+            new URL(req.url ?? '/', host.url(name)).origin + (req.url ?? '/'),
+            { method: req.method, headers: req.headers },
+            (answer) => {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              if (!stall) answer.pipe(res);
+              else {
+                // All of the pack but its last bytes: the stall comes while isomorphic-git reads the pack.
+                const got: Buffer[] = [];
+                answer.on('data', (chunk: Buffer) => got.push(chunk));
+                answer.on('end', () => {
+                  const whole = Buffer.concat(got);
+                  res.write(whole.subarray(0, whole.length - 30));
+                });
+              }
+            },
+          );
+          upstream.end(body);
+        });
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = proxy.address() as AddressInfo;
+        const url = `http://127.0.0.1:${port}/${name}.git`;
+        const pool = createGitReaderPool({ repositories: [url], cacheDir, timeoutMs: 500 });
+        const read = async (sha: string) => {
+          const session = pool.session();
+          try {
+            return await session.readManifests({ repo: { url }, sha, path: 'apps/svc-1' });
+          } finally {
+            await session.close();
+          }
+        };
+        expect((await read(first)).documents).toHaveLength(2);
+        const { after } = await commitFiles(host.root, name, {
+          changes: { 'apps/svc-1/deployment.yaml': image(1, '3.0.0') },
+          message: 'bump',
+        });
+        await expect(read(after)).rejects.toThrow('timed out after 500 ms');
+        // One try on top of the held commit: the same host, already past its timeout, is not asked twice.
+        expect(posts).toEqual(['whole', 'seeded']);
+        await pool.close();
+      } finally {
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
+      }
+    },
+  );
 
   it(`starts a chain afresh once a seed holds ${MAX_SEED_PACKS} packs`, async () => {
     const w = await world();

@@ -184,6 +184,8 @@ describe('track chains on one cluster', () => {
       sweep,
       startTracking,
       poll,
+      /** The world's time (every store call here is stamped with it, never the machine's). */
+      now: () => clock.now(),
       advance: (seconds: number) => {
         nowMs += seconds * 1000;
       },
@@ -310,8 +312,9 @@ describe('track chains on one cluster', () => {
     // alive, so it sends no message of its own and counts on this chain to poll it.
     w.onUnregister(async () => {
       w.onUnregister(async () => {});
-      await w.trackers.register(w.name, other, new Date());
-      claimed = await w.trackers.claimChain(w.name, new Date(Date.now() + 120_000).toISOString(), new Date());
+      await w.trackers.register(w.name, other, w.now());
+      const until = new Date(w.now().getTime() + 120_000).toISOString();
+      claimed = await w.trackers.claimChain(w.name, until, w.now());
     });
     const [message] = w.take();
     const result = await w.poll(message as TrackMessage);
