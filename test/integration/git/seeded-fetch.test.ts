@@ -152,7 +152,7 @@ describe('a new commit fetched on top of the one a reader pool holds', () => {
       const name = `gitops-${++repos}`;
       const first = await createBareRepo(host.root, name, snapshot());
       // In front of the host: every request passes, except an upload-pack that says `have`, which is never
-      // answered (or answered with its head and first bytes, then nothing more).
+      // answered (or answered with all of its pack but the last bytes, then nothing more).
       const posts: string[] = [];
       const proxy = createServer((req, res) => {
         const parts: Buffer[] = [];
