@@ -1,25 +1,14 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
 import { AppError, type UpstreamError } from '../errors.js';
 import type { Logger } from '../ports.js';
-import { type CommitSeed, fetchCommit } from './commit-fetch.js';
-import { gitAuthCallbacks } from './credentials.js';
-import { frozenGitFs } from './frozen-fs.js';
-import { toGitError } from './git-errors.js';
-import { gitTreeSource } from './git-tree.js';
 import { createGitHttpClient } from './http-client.js';
+import { createKeptCommits } from './kept-commits.js';
 import { collectManifests } from './manifest-collect.js';
-import {
-  DEFAULT_MANIFEST_LIMITS,
-  type ManifestLimits,
-  type ManifestSet,
-  type TreeSource,
-} from './manifest-types.js';
+import { DEFAULT_MANIFEST_LIMITS, type ManifestLimits, type ManifestSet } from './manifest-types.js';
 import { createParseMemo } from './parse-memo.js';
 import { type GitRepo, listRemoteRefs, type RemoteRefs } from './remote-refs.js';
-import { createRepoAllowList, fetchableRepoUrl } from './repo-url.js';
+import { createRepoAllowList } from './repo-url.js';
 
 export interface GitReaderOptions {
   /** The fleet file's `repositories[].url`: nothing else is ever fetched. */
@@ -97,19 +86,6 @@ export function createGitReader(options: GitReaderOptions): GitReader {
   };
 }
 
-interface KeptCommit {
-  readonly gitdir: Promise<string>;
-  /** The repository's key (allow-list form), and the git directory once the fetch is done. */
-  readonly key: string;
-  readonly sha: string;
-  /** isomorphic-git's cache for this directory alone (its keys are paths): dropped with the commit. */
-  readonly cache: object;
-  ready?: string;
-  /** The commit's tree, read through one source for every read of it (its listings kept with it). */
-  tree?: Promise<TreeSource>;
-  used: number;
-}
-
 /**
  * Git reads for a warm container. A commit's tree never changes, so what was fetched and read at a SHA is
  * kept across invocations (bounded), and the many work items of one push (a cluster each) fetch the commit
@@ -126,96 +102,19 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
       maxResponseBytes: options.maxPackBytes ?? 256 * 1024 * 1024,
       ...(onBodyError === undefined ? {} : { onBodyError }),
     });
-  const commits = new Map<string, KeptCommit>();
   const sets = new Map<string, Promise<ManifestSet>>();
   // The pool's limits and their part of a set's key, once (most reads name no limits of their own).
   const poolLimits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };
   const poolLimitsKey = JSON.stringify(poolLimits);
   // A file's text parsed once per container, whatever commit or path it is read at.
   const parse = options.keepParsedChars === 0 ? undefined : createParseMemo(options.keepParsedChars);
-  let clock = 0;
-  let fetchedCount = 0;
   let open = 0;
-  let workDir: Promise<string> | undefined;
-
-  const fetched = (repo: GitRepo, key: string, sha: string, ref: string | undefined): KeptCommit => {
-    const cacheKey = `${key}@${sha}`;
-    const kept = commits.get(cacheKey);
-    if (kept !== undefined) {
-      kept.used = ++clock;
-      return kept;
-    }
-    const base = options.cacheDir ?? tmpdir();
-    workDir ??= mkdir(base, { recursive: true }).then(() => mkdtemp(join(base, 'git-reader-')));
-    const index = fetchedCount++;
-    // The repository's most recently used commit already on disk: the new one is fetched on top of it.
-    const seed = seedFor(key);
-    // isomorphic-git's cache (pack indexes and pack files, by path) goes with the commit when it is evicted.
-    const cache = {};
-    const gitdir = workDir.then(async (dir) => {
-      const gitdir = join(dir, String(index));
-      let bodyError: UpstreamError | undefined;
-      try {
-        const { via, seeded } = await fetchCommit({
-          gitdir,
-          url: fetchableRepoUrl(repo.url),
-          sha,
-          ...(ref === undefined ? {} : { ref }),
-          fallbackDepth: options.fallbackDepth ?? 50,
-          http: transport((error) => {
-            bodyError ??= error;
-          }),
-          auth: gitAuthCallbacks(repo.auth, repo.provider),
-          cache,
-          ...(seed === undefined ? {} : { seed }),
-        });
-        if (bodyError !== undefined) throw bodyError;
-        options.logger?.debug('git commit fetched', {
-          repo: key,
-          sha,
-          via,
-          ...(seeded && seed !== undefined ? { seededFrom: seed.sha } : {}),
-        });
-        return gitdir;
-      } catch (error) {
-        throw toGitError(bodyError ?? error, key, 'fetching a commit of');
-      }
-    });
-    // A failed fetch is not kept: the next session tries again.
-    gitdir.catch(() => {
-      if (commits.get(cacheKey)?.gitdir === gitdir) commits.delete(cacheKey);
-    });
-    const entry: KeptCommit = { gitdir, key, sha, cache, used: ++clock };
-    gitdir.then(
-      (dir) => {
-        entry.ready = dir;
-      },
-      () => undefined,
-    );
-    commits.set(cacheKey, entry);
-    return entry;
-  };
-
-  /**
-   * The seed for a new commit of `key`: its most recently used commit fetched and still kept. Eviction runs
-   * only while no session is open, and a fetch runs within one, so the seed's directory outlives the linking.
-   */
-  const seedFor = (key: string): CommitSeed | undefined => {
-    let best: KeptCommit | undefined;
-    for (const kept of commits.values())
-      if (kept.key === key && kept.ready !== undefined && (best === undefined || kept.used > best.used))
-        best = kept;
-    return best?.ready === undefined ? undefined : { gitdir: best.ready, sha: best.sha };
-  };
-
-  /** The fetched commit's tree, one source per kept commit: every app's read shares its listings. */
-  const treeOf = (repo: GitRepo, key: string, sha: string, ref: string | undefined) => {
-    const kept = fetched(repo, key, sha, ref);
-    kept.tree ??= kept.gitdir.then((gitdir) =>
-      gitTreeSource({ gitdir, oid: sha, cache: kept.cache, fs: frozenGitFs() }),
-    );
-    return kept.tree;
-  };
+  const commits = createKeptCommits({
+    cacheDir: options.cacheDir ?? tmpdir(),
+    fallbackDepth: options.fallbackDepth ?? 50,
+    transport,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
 
   const readManifests = async (request: ReadManifestsRequest, limits?: Partial<ManifestLimits>) => {
     const key = allowList.check(request.repo.url);
@@ -230,35 +129,23 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
       sets.set(setKey, known);
       return known;
     }
-    const read = treeOf(request.repo, key, sha, request.ref).then((tree) =>
-      collectManifests(
-        tree,
-        { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
-        merged,
-        undefined,
-        parse,
-      ),
-    );
+    const read = commits
+      .treeOf(request.repo, key, sha, request.ref)
+      .then((tree) =>
+        collectManifests(
+          tree,
+          { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
+          merged,
+          undefined,
+          parse,
+        ),
+      );
     if (keepSets > 0) {
       sets.set(setKey, read);
       read.catch(() => sets.delete(setKey));
       while (sets.size > keepSets) sets.delete(sets.keys().next().value as string);
     }
     return read;
-  };
-
-  /** Drops the least recently used commits beyond the bound, once no session is reading. */
-  const evict = async () => {
-    if (open > 0 || commits.size <= keepCommits) return;
-    const old = [...commits.entries()]
-      .sort((a, b) => a[1].used - b[1].used)
-      .slice(0, commits.size - keepCommits);
-    for (const [cacheKey, kept] of old) {
-      commits.delete(cacheKey);
-      for (const setKey of [...sets.keys()]) if (setKey.startsWith(`${cacheKey}:`)) sets.delete(setKey);
-      const dir = await kept.gitdir.catch(() => undefined);
-      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-    }
   };
 
   return {
@@ -285,20 +172,20 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
           if (closed) return;
           closed = true;
           refsByRepo.clear();
-          await Promise.allSettled([...commits.values()].map((c) => c.gitdir));
+          await commits.settled();
           open--;
-          await evict();
+          // Eviction runs only while no session is open: a fetch in one may be linking a kept commit's packs.
+          if (open === 0) {
+            for (const cacheKey of await commits.evict(keepCommits))
+              for (const setKey of [...sets.keys()])
+                if (setKey.startsWith(`${cacheKey}:`)) sets.delete(setKey);
+          }
         },
       };
     },
     async close() {
-      const dir = await workDir?.catch(() => undefined);
-      await Promise.allSettled([...commits.values()].map((c) => c.gitdir));
-      // Forget everything, so a reader used after close fetches again instead of reading a removed dir.
-      workDir = undefined;
-      commits.clear();
       sets.clear();
-      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+      await commits.close();
     },
   };
 }
