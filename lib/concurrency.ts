@@ -24,6 +24,21 @@ export async function mapWithConcurrency<T, R>(
   return results;
 }
 
+/**
+ * Every promise's value, once all have settled; the first failure (in order) once all have settled, so
+ * nothing is still writing when the caller fails, and no second failure goes unhandled.
+ */
+export async function allSettledOrThrow<T extends readonly unknown[]>(
+  promises: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
+}
+
 /** The time budget ran out while a call was in flight; the call is abandoned (it may still complete). */
 export class DeadlineError extends Error {
   constructor(what: string) {

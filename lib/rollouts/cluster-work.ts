@@ -7,6 +7,7 @@ import { ociSourceKey } from '../matching/oci-source.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
+import type { HoldContext } from '../release/holds.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, StoredApp } from './app-model.js';
 import { noteUngated, retryOrFail, startTracking, targetKey } from './cluster-work-end.js';
@@ -77,13 +78,20 @@ async function workOnCluster(
     return empty;
   }
   if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
+  const early = readEarly(cluster, message, deps);
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
   const untilMs = budget.deadlineMs + LEASE_MARGIN_MS;
   const lease = await underLease(
     deps.leases,
     { sha, cluster: cluster.name, who: `${event.deliveryId}#${message.attempt}`, untilMs },
     (held) =>
-      workOn(cluster, message, deps, budget, { meta, log, held, fresh: deps.newApps?.(meta, { untilMs }) }),
+      workOn(cluster, message, deps, budget, {
+        meta,
+        log,
+        held,
+        fresh: deps.newApps?.(meta, { untilMs }),
+        early,
+      }),
   );
   if (!lease.held) {
     // Another work item (or a track poll's batch) of this commit is on this cluster now: look again once its
@@ -99,16 +107,48 @@ async function workOnCluster(
 
 const LEASE_MARGIN_MS = 15_000;
 
+/** Reads a work item starts while it takes the cluster's lease (see `readEarly`). */
+interface EarlyReads {
+  readonly holds?: Promise<HoldContext>;
+  /** The cluster's listing, for a first holder only (undefined when not started). */
+  readonly objects?: Promise<FleetObject[]>;
+}
+
+/**
+ * Release control's state of the rollout, and for the plan's own work item (attempt 0, neither a release
+ * nor a retry: almost always the commit's first holder on the cluster) the cluster's listing, started
+ * beside the lease's take instead of after it: two round trips less before the first PATCH. The listing is
+ * used only if the lease turns out to be the first one (no holder can have written a record of the commit
+ * on the cluster while it was read); any other holder lists again under the lease.
+ */
+function readEarly(cluster: FleetCluster, message: ClusterWorkMessage, deps: ClusterWorkDeps): EarlyReads {
+  const deadline = message.deadline === undefined ? Number.NaN : Date.parse(message.deadline);
+  const planned =
+    message.attempt === 0 && message.release !== true && message.retry !== true && !(Date.now() >= deadline);
+  const holds = deps.holdContext?.(message.event.after, cluster.name);
+  const objects = planned ? listCluster(cluster) : undefined;
+  // Unused when the lease is not held (or not the first): their failures are nobody's.
+  holds?.catch(() => undefined);
+  objects?.catch(() => undefined);
+  return { ...(holds === undefined ? {} : { holds }), ...(objects === undefined ? {} : { objects }) };
+}
+
 async function workOn(
   cluster: FleetCluster,
   message: ClusterWorkMessage,
   deps: ClusterWorkDeps,
   budget: { readonly deadlineMs: number },
-  scope: { meta: RolloutMeta; log: Logger; held?: HeldLease; fresh?: NewAppRecords | undefined },
+  scope: {
+    meta: RolloutMeta;
+    log: Logger;
+    held?: HeldLease;
+    fresh?: NewAppRecords | undefined;
+    early?: EarlyReads;
+  },
 ): Promise<ClusterWorkResult> {
   const { event } = message;
   const sha = event.after;
-  const { meta, log, held, fresh } = scope;
+  const { meta, log, held, fresh, early } = scope;
   const empty = { cluster: message.cluster, matched: 0, refreshed: 0, retrying: 0 };
   let only = message.apps === undefined ? undefined : new Set(message.apps.map(targetKey));
   // The first holder of the commit's lease on the cluster: nothing of the commit is recorded there yet
@@ -136,10 +176,11 @@ async function workOn(
     await deps.rollouts.syncSummary(sha, cluster.name);
     return empty;
   }
-  const holds = await deps.holdContext?.(sha, cluster.name);
+  const holds = await (early?.holds ?? deps.holdContext?.(sha, cluster.name));
+  const listing = first && early?.objects !== undefined ? early.objects : listCluster(cluster);
   let objects: FleetObject[];
   try {
-    objects = await withDeadline(listCluster(cluster), budget.deadlineMs, `listing ${cluster.name}`);
+    objects = await withDeadline(listing, budget.deadlineMs, `listing ${cluster.name}`);
   } catch (error) {
     const reason = `cannot list objects: ${errorMessage(error)}`;
     log.warn('cluster unreadable', { error: reason });

@@ -1,3 +1,4 @@
+import { allSettledOrThrow } from '../concurrency.js';
 import type { FleetGateway } from '../fleet/gateway.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Clock, Logger, Queue } from '../ports.js';
@@ -46,34 +47,42 @@ export async function planPush(message: PushMessage, deps: PlanDeps): Promise<Pl
   const log = deps.logger.child({ delivery: event.deliveryId, repo: event.repo.fullName, sha });
   const now = deps.clock.now();
   const deadline = new Date(now.getTime() + deps.trackDeadlineSeconds * 1000).toISOString();
-  await deps.rollouts.start({
-    sha,
-    repo: event.repo.fullName,
-    ref: event.ref,
-    trigger: message.trigger,
-    receivedAt: event.receivedAt,
-    repoUrl: event.repo.webUrl,
-    provider: event.provider,
-    author: event.author.name,
-    commitTitle: event.commitTitle,
-    ...(event.commitUrl === undefined ? {} : { commitUrl: event.commitUrl }),
-    ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
-    deadline,
-    pushEvent: storedEvent(event),
-  });
-  await deps.open.open(sha, deadline);
-  await deps.release?.initWaves(sha);
-
-  // A registry push has no Git side: no compare API, no ref head (its file list is known-empty).
-  const [changedFiles, head] =
-    event.image === undefined
-      ? await Promise.all([deps.changedFiles(event), refHead(event, deps)])
-      : [event.changedFiles, undefined];
   const wanted = message.apps === undefined ? undefined : new Set(message.apps.map((a) => a.cluster));
   const clusters = deps.fleet.clusters
     .map((c) => c.name)
     .filter((n) => wanted === undefined || wanted.has(n));
-  await deps.rollouts.planClusters(sha, clusters);
+  // The rollout's records and the Git host's answers (file list, ref head) do not wait for each other: the
+  // push's latency is the longer of the two, not their sum. Each side keeps its own order.
+  const recorded = async () => {
+    await deps.rollouts.start({
+      sha,
+      repo: event.repo.fullName,
+      ref: event.ref,
+      trigger: message.trigger,
+      receivedAt: event.receivedAt,
+      repoUrl: event.repo.webUrl,
+      provider: event.provider,
+      author: event.author.name,
+      commitTitle: event.commitTitle,
+      ...(event.commitUrl === undefined ? {} : { commitUrl: event.commitUrl }),
+      ...(message.missedWebhook === true ? { missedWebhook: true } : {}),
+      deadline,
+      pushEvent: storedEvent(event),
+    });
+    // After the summary exists: the sweep never finds an open rollout it cannot read, and the waves and the
+    // planned clusters are written into it.
+    await allSettledOrThrow([
+      deps.open.open(sha, deadline),
+      deps.release?.initWaves(sha),
+      deps.rollouts.planClusters(sha, clusters),
+    ] as const);
+  };
+  // A registry push has no Git side: no compare API, no ref head (its file list is known-empty).
+  const fromGit = async (): Promise<[ChangedFiles, string | undefined]> =>
+    event.image === undefined
+      ? allSettledOrThrow([deps.changedFiles(event), refHead(event, deps)] as const)
+      : [event.changedFiles, undefined];
+  const [, [changedFiles, head]] = await allSettledOrThrow([recorded(), fromGit()] as const);
   const resolved: PushEvent = { ...event, changedFiles };
   await deps.queue.sendBatch(
     clusters.map((cluster) => {
@@ -132,8 +141,11 @@ async function refHead(event: PushEvent, deps: PlanDeps): Promise<string | undef
     receivedAt: event.receivedAt,
     forced: event.forced,
   };
-  await deps.refPushes.record(push);
-  const remote = await deps.remoteHead?.(event).catch(() => undefined);
+  // The record and the Git host's answer side by side; only the fallback reads the records.
+  const [, remote] = await allSettledOrThrow([
+    deps.refPushes.record(push),
+    deps.remoteHead?.(event).catch(() => undefined),
+  ] as const);
   if (remote !== undefined) return remote;
   return movedOnTo(push, await deps.refPushes.recent(repoKey, event.ref)) ?? event.after;
 }
