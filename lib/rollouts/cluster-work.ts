@@ -7,10 +7,10 @@ import { ociSourceKey } from '../matching/oci-source.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
-import type { HoldContext } from '../release/holds.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, StoredApp } from './app-model.js';
 import { noteUngated, retryOrFail, startTracking, targetKey } from './cluster-work-end.js';
+import { type EarlyReads, listCluster, readEarly } from './early-reads.js';
 import type { HeldLease } from './ports/cluster-leases.js';
 import type { NewAppRecords, RolloutMeta } from './ports/rollout-writer.js';
 import { refreshCluster } from './refresh-apps.js';
@@ -106,32 +106,6 @@ async function workOnCluster(
 }
 
 const LEASE_MARGIN_MS = 15_000;
-
-/** Reads a work item starts while it takes the cluster's lease (see `readEarly`). */
-interface EarlyReads {
-  readonly holds?: Promise<HoldContext>;
-  /** The cluster's listing, for a first holder only (undefined when not started). */
-  readonly objects?: Promise<FleetObject[]>;
-}
-
-/**
- * Release control's state of the rollout, and for the plan's own work item (attempt 0, neither a release
- * nor a retry: almost always the commit's first holder on the cluster) the cluster's listing, started
- * beside the lease's take instead of after it: two round trips less before the first PATCH. The listing is
- * used only if the lease turns out to be the first one (no holder can have written a record of the commit
- * on the cluster while it was read); any other holder lists again under the lease.
- */
-function readEarly(cluster: FleetCluster, message: ClusterWorkMessage, deps: ClusterWorkDeps): EarlyReads {
-  const deadline = message.deadline === undefined ? Number.NaN : Date.parse(message.deadline);
-  const planned =
-    message.attempt === 0 && message.release !== true && message.retry !== true && !(Date.now() >= deadline);
-  const holds = deps.holdContext?.(message.event.after, cluster.name);
-  const objects = planned ? listCluster(cluster) : undefined;
-  // Unused when the lease is not held (or not the first): their failures are nobody's.
-  holds?.catch(() => undefined);
-  objects?.catch(() => undefined);
-  return { ...(holds === undefined ? {} : { holds }), ...(objects === undefined ? {} : { objects }) };
-}
 
 async function workOn(
   cluster: FleetCluster,
@@ -292,15 +266,6 @@ function asFollowUp(match: ObjectMatch): ObjectMatch {
     decision: 'refreshed',
     reason: 'matched by the push; refreshed as release control let it go',
   };
-}
-
-async function listCluster(cluster: FleetCluster): Promise<FleetObject[]> {
-  const lists = await Promise.all(
-    cluster.kinds.map(async (kind) =>
-      (await cluster.list(kind, 'refresh')).map((raw): FleetObject => ({ cluster: cluster.name, kind, raw })),
-    ),
-  );
-  return lists.flat();
 }
 
 export type { AppOutcome };
