@@ -10,7 +10,7 @@ import type { ClusterWorkMessage } from '../queue/messages.js';
 import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
 import type { DecisionRecord, StoredApp } from './app-model.js';
 import { noteUngated, retryOrFail, startTracking, targetKey } from './cluster-work-end.js';
-import { type EarlyReads, listCluster, readEarly } from './early-reads.js';
+import { type EarlyReads, listUnderLease, readEarly } from './early-reads.js';
 import type { HeldLease } from './ports/cluster-leases.js';
 import type { NewAppRecords, RolloutMeta } from './ports/rollout-writer.js';
 import { refreshCluster } from './refresh-apps.js';
@@ -151,10 +151,13 @@ async function workOn(
     return empty;
   }
   const holds = await (early?.holds ?? deps.holdContext?.(sha, cluster.name));
-  const listing = first && early?.objects !== undefined ? early.objects : listCluster(cluster);
   let objects: FleetObject[];
   try {
-    objects = await withDeadline(listing, budget.deadlineMs, `listing ${cluster.name}`);
+    objects = await withDeadline(
+      listUnderLease(cluster, early, first),
+      budget.deadlineMs,
+      `listing ${cluster.name}`,
+    );
   } catch (error) {
     const reason = `cannot list objects: ${errorMessage(error)}`;
     log.warn('cluster unreadable', { error: reason });

@@ -10,8 +10,11 @@ import type { ClusterWorkDeps } from './work-model.js';
 /** Reads a work item starts while it takes the cluster's lease (see `readEarly`). */
 export interface EarlyReads {
   readonly holds?: Promise<HoldContext>;
-  /** The cluster's listing, for a first holder only (undefined when not started). */
-  readonly objects?: Promise<FleetObject[]>;
+  /**
+   * The cluster's listing started early (undefined when none was), handed out once: the reads keep no hold
+   * on it after, so a listing let go is garbage (a hub's listing is large).
+   */
+  takeListing(): Promise<FleetObject[]> | undefined;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface EarlyReads {
  * nor a retry: almost always the commit's first holder on the cluster) the cluster's listing, started
  * beside the lease's take instead of after it: two round trips less before the first PATCH. The listing is
  * used only if the lease turns out to be the first one (no holder can have written a record of the commit
- * on the cluster while it was read); any other holder lists again under the lease.
+ * on the cluster while it was read); any other holder lists again under the lease (`listUnderLease`).
  */
 export function readEarly(
   cluster: FleetCluster,
@@ -30,11 +33,39 @@ export function readEarly(
   const planned =
     message.attempt === 0 && message.release !== true && message.retry !== true && !(Date.now() >= deadline);
   const holds = deps.holdContext?.(message.event.after, cluster.name);
-  const objects = planned ? listCluster(cluster) : undefined;
+  let objects = planned ? listCluster(cluster) : undefined;
   // Unused when the lease is not held (or not the first): their failures are nobody's.
   holds?.catch(() => undefined);
   objects?.catch(() => undefined);
-  return { ...(holds === undefined ? {} : { holds }), ...(objects === undefined ? {} : { objects }) };
+  return {
+    ...(holds === undefined ? {} : { holds }),
+    takeListing() {
+      const taken = objects;
+      objects = undefined;
+      return taken;
+    },
+  };
+}
+
+/**
+ * The listing a lease holder decides from: the early one for the commit's first holder, else a new one
+ * read under the lease, once the early one (if any) has ended and been let go: two listings of a large hub
+ * at once would double the work item's memory.
+ */
+export async function listUnderLease(
+  cluster: FleetCluster,
+  early: EarlyReads | undefined,
+  first: boolean,
+): Promise<FleetObject[]> {
+  const started = early?.takeListing();
+  if (started !== undefined) {
+    if (first) return started;
+    await started.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+  return listCluster(cluster);
 }
 
 /** Every object of the kinds the cluster runs, as fan-out's refresh view reads them. */
