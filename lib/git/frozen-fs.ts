@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 
 /** The file system calls isomorphic-git binds (its `FileSystem` wrapper), all promise-returning. */
-type PromiseFs = Pick<
+export type PromiseFs = Pick<
   typeof fsp,
   | 'readFile'
   | 'writeFile'
@@ -34,9 +34,10 @@ const frozen = (name: string) => () =>
  * File contents are not kept (isomorphic-git's own cache holds the packs); misses are, as paths (one error
  * answers them all: isomorphic-git only looks at its `code`). A loose object (`objects/ab/cdef…`) whose
  * fan-out directory the `objects` listing lacks is a miss without a call: a fetch writes packs, so every
- * object isomorphic-git looks for first as a loose file would otherwise cost a failed open.
+ * object isomorphic-git looks for first as a loose file would otherwise cost a failed open. `base`: the file
+ * system underneath (node's; tests inject faults).
  */
-export function frozenGitFs(): GitFs {
+export function frozenGitFs(base: PromiseFs = fsp): GitFs {
   const missing = new Set<string>();
   const notFound = Object.assign(new Error('no such file in the git directory'), { code: 'ENOENT' });
   const listings = new Map<string, Promise<string[]>>();
@@ -57,7 +58,7 @@ export function frozenGitFs(): GitFs {
     const loose = LOOSE_OBJECT.exec(path);
     if (loose === null) return false;
     const objects = path.slice(0, loose.index + '/objects'.length);
-    const names = await remembered(listings, objects, () => fsp.readdir(objects)).catch(() => undefined);
+    const names = await remembered(listings, objects, () => base.readdir(objects)).catch(() => undefined);
     return names !== undefined && !names.includes(loose[1] as string);
   };
   const promises = {
@@ -65,17 +66,17 @@ export function frozenGitFs(): GitFs {
       if (typeof path !== 'string') return probe;
       if (missing.has(path) || (await looseDirMissing(path))) throw notFound;
       try {
-        return await fsp.readFile(path, options as never);
+        return await base.readFile(path, options as never);
       } catch (error) {
         if ((error as { code?: string }).code !== 'ENOENT') throw error;
         missing.add(path);
         throw notFound;
       }
     }) as typeof fsp.readFile,
-    readdir: ((path: string) => remembered(listings, path, () => fsp.readdir(path))) as typeof fsp.readdir,
-    stat: ((path: string) => remembered(stats, path, () => fsp.stat(path))) as typeof fsp.stat,
-    lstat: ((path: string) => remembered(lstats, path, () => fsp.lstat(path))) as typeof fsp.lstat,
-    readlink: fsp.readlink,
+    readdir: ((path: string) => remembered(listings, path, () => base.readdir(path))) as typeof fsp.readdir,
+    stat: ((path: string) => remembered(stats, path, () => base.stat(path))) as typeof fsp.stat,
+    lstat: ((path: string) => remembered(lstats, path, () => base.lstat(path))) as typeof fsp.lstat,
+    readlink: base.readlink,
     writeFile: frozen('writeFile') as typeof fsp.writeFile,
     mkdir: frozen('mkdir') as typeof fsp.mkdir,
     rmdir: frozen('rmdir') as typeof fsp.rmdir,

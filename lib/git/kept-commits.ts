@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
-import type { UpstreamError } from '../errors.js';
+import { errorMessage, type UpstreamError } from '../errors.js';
 import type { Logger } from '../ports.js';
 import { type CommitSeed, fetchCommit } from './commit-fetch.js';
 import { gitAuthCallbacks } from './credentials.js';
-import { frozenGitFs } from './frozen-fs.js';
+import { frozenGitFs, type GitFs } from './frozen-fs.js';
 import { toGitError } from './git-errors.js';
 import { gitTreeSource } from './git-tree.js';
 import type { TreeSource } from './manifest-types.js';
@@ -19,6 +19,8 @@ export interface KeptCommitsOptions {
   /** The transport for one fetch, told when a response body fails midway. */
   readonly transport: (onBodyError: (error: UpstreamError) => void) => HttpClient;
   readonly logger?: Logger;
+  /** The file system a kept commit is read through (default `frozenGitFs()`; tests inject faults). */
+  readonly readFs?: () => GitFs;
 }
 
 interface KeptCommit {
@@ -32,6 +34,12 @@ interface KeptCommit {
   /** The commit's tree, read through one source for every read of it (its listings kept with it). */
   tree?: Promise<TreeSource>;
   used: number;
+  /**
+   * A read of it failed for another reason than a missing path (a file system error, a pack it cannot
+   * use): its reads in this session keep failing alike (isomorphic-git keeps a failed pack load), and it is
+   * dropped when no session is open, so the next one fetches it again. Never a seed.
+   */
+  broken?: true;
 }
 
 /**
@@ -110,7 +118,12 @@ export function createKeptCommits(options: KeptCommitsOptions) {
   const seedFor = (key: string): CommitSeed | undefined => {
     let best: KeptCommit | undefined;
     for (const kept of commits.values())
-      if (kept.key === key && kept.ready !== undefined && (best === undefined || kept.used > best.used))
+      if (
+        kept.key === key &&
+        kept.ready !== undefined &&
+        kept.broken !== true &&
+        (best === undefined || kept.used > best.used)
+      )
         best = kept;
     return best?.ready === undefined ? undefined : { gitdir: best.ready, sha: best.sha };
   };
@@ -124,19 +137,36 @@ export function createKeptCommits(options: KeptCommitsOptions) {
     treeOf(repo: GitRepo, key: string, sha: string, ref: string | undefined): Promise<TreeSource> {
       const kept = fetched(repo, key, sha, ref);
       kept.tree ??= kept.gitdir.then((gitdir) =>
-        gitTreeSource({ gitdir, oid: sha, cache: kept.cache, fs: frozenGitFs() }),
+        breaksOnFailure(
+          gitTreeSource({ gitdir, oid: sha, cache: kept.cache, fs: (options.readFs ?? frozenGitFs)() }),
+          (error) => {
+            if (kept.broken) return;
+            kept.broken = true;
+            options.logger?.warn('git commit unreadable: fetched again in the next session', {
+              repo: key,
+              sha,
+              error: errorMessage(error),
+            });
+          },
+        ),
       );
       return kept.tree;
     },
     /** Resolves once every fetch started has ended (fetched or failed). */
     settled,
     /**
-     * Drops the least recently used commits beyond `keep`, their directories removed; the keys
+     * Drops the commits a read found broken, then the least recently used beyond `keep`, their
+     * directories removed; the keys
      * (`repo@sha`) of those dropped. Only while nothing reads: a fetch may be linking a kept commit's packs.
      */
     async evict(keep: number): Promise<string[]> {
-      if (commits.size <= keep) return [];
-      const old = [...commits.entries()].sort((a, b) => a[1].used - b[1].used).slice(0, commits.size - keep);
+      const broken = [...commits.entries()].filter(([, kept]) => kept.broken === true);
+      const rest = [...commits.entries()].filter(([, kept]) => kept.broken !== true);
+      const old = [
+        ...broken,
+        ...rest.sort((a, b) => a[1].used - b[1].used).slice(0, Math.max(0, rest.length - keep)),
+      ];
+      if (old.length === 0) return [];
       for (const [cacheKey, kept] of old) {
         commits.delete(cacheKey);
         const dir = await kept.gitdir.catch(() => undefined);
@@ -152,5 +182,18 @@ export function createKeptCommits(options: KeptCommitsOptions) {
       commits.clear();
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** `source` whose failed reads (a missing path is an answer, not a failure) are told to `failed` first. */
+function breaksOnFailure(source: TreeSource, failed: (error: unknown) => void): TreeSource {
+  const told = <T>(read: Promise<T>): Promise<T> =>
+    read.catch((error: unknown) => {
+      failed(error);
+      throw error;
+    });
+  return {
+    listDirectory: (path) => told(source.listDirectory(path)),
+    readFile: (path) => told(source.readFile(path)),
   };
 }
