@@ -36,8 +36,8 @@ interface KeptCommit {
   used: number;
   /**
    * A read of it failed for another reason than a missing path (a file system error, a pack it cannot
-   * use): its reads in this session keep failing alike (isomorphic-git keeps a failed pack load), and it is
-   * dropped when no session is open, so the next one fetches it again. Never a seed.
+   * use): its reads in this session keep failing alike (the read-only fs view remembers a failed listing
+   * or stat), and it is dropped when no session is open, so the next one fetches it again. Never a seed.
    */
   broken?: true;
 }
@@ -155,9 +155,9 @@ export function createKeptCommits(options: KeptCommitsOptions) {
     /** Resolves once every fetch started has ended (fetched or failed). */
     settled,
     /**
-     * Drops the commits a read found broken, then the least recently used beyond `keep`, their
-     * directories removed; the keys
-     * (`repo@sha`) of those dropped. Only while nothing reads: a fetch may be linking a kept commit's packs.
+     * Drops the commits a read found broken, then the least recently used beyond `keep`, their directories
+     * removed; the keys (`repo@sha`) of those dropped. Only while nothing reads: a fetch may be linking a
+     * kept commit's packs.
      */
     async evict(keep: number): Promise<string[]> {
       const broken = [...commits.entries()].filter(([, kept]) => kept.broken === true);
