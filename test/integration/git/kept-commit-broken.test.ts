@@ -11,12 +11,12 @@ import { createKeptCommits } from '../../../lib/git/kept-commits.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
 
-// A kept commit whose read failed for another reason than a missing path (here the packs' listing answering EMFILE
-// once) stayed in the container's pool, every later read of it failing alike, until least-recently
-// used eviction: every preflight of that commit in that container said "manifests not read". It is now
-// marked broken, answers its failure for the rest of the session without a fetch storm, and is dropped when
-// the session ends, so the next session fetches it again. Real parts: `git http-backend` over smart HTTP,
-// isomorphic-git, the reader's own fs view over a file system that fails once.
+// A kept commit whose read failed for another reason than a missing path (here the packs' listing
+// answering EMFILE once) stayed in the container's pool, every later read of it failing alike, until
+// least-recently-used eviction: every preflight of that commit in that container said "manifests not read".
+// It is now marked broken, answers its failure for the rest of the session without a fetch storm, and is
+// dropped when the session ends, so the next session fetches it again. Real parts: `git http-backend` over
+// smart HTTP, isomorphic-git, the reader's own fs view over a file system that fails once.
 
 describe('a kept commit whose read fails', () => {
   let host: TestGitHost;
