@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { bareRepoPath, createBareRepo } from '../../../infra/local/git-repos.js';
 import type { SeedSecret } from '../../../infra/local/secrets-manager.js';
 import { type ArgoCdApiServer, startArgoCdApiServer } from '../../../infra/simulator/argocd-api-server.js';
+import { type KubeApiServer, startKubeApiServer } from '../../../infra/simulator/kube-api-server.js';
 import { ResourceStore, type StoredObject } from '../../../infra/simulator/resource-store.js';
 import { parseApplication } from '../../../lib/argocd/application.js';
 import { type ApiTuning, createArgoCdApis, createRenderCache } from '../../../lib/argocd-api/renderers.js';
@@ -10,6 +11,8 @@ import { gitTreeSource } from '../../../lib/git/git-tree.js';
 import { createGitReader, type GitReader } from '../../../lib/git/manifests.js';
 import { listRemoteRefs, resolveRevision } from '../../../lib/git/remote-refs.js';
 import { createRepoAllowList } from '../../../lib/git/repo-url.js';
+import type { ClusterApi } from '../../../lib/kubernetes/cluster-api.js';
+import { createClusterClients } from '../../../lib/kubernetes/cluster-clients.js';
 import { APPLICATIONS, KUBE_RESOURCES } from '../../../lib/kubernetes/resources.js';
 import { createMemoryLogger, type LogLine } from '../../../lib/logger.js';
 import type { ObjectMatch } from '../../../lib/matching/match-index.js';
@@ -61,6 +64,25 @@ export interface RenderWorld {
   addApp(app: StoredObject): ObjectMatch;
   push(): PushEvent;
   close(): Promise<void>;
+}
+
+/**
+ * The world's objects served by a simulated Kubernetes API server as the cluster `hub` (an admin `token`),
+ * and the orchestrator's client of it, without retries.
+ */
+export async function startHubApi(
+  world: RenderWorld,
+  token: string,
+): Promise<{ readonly kube: KubeApiServer; readonly api: ClusterApi }> {
+  const kube = await startKubeApiServer({ tokens: { [token]: { user: 'admin' } }, store: world.store });
+  const clients = createClusterClients(
+    {
+      ...world.fleet,
+      clusters: [{ name: 'hub', server: kube.url, auth: { token }, argocd: { namespace: 'argocd' } }],
+    },
+    { secrets: { getSecretString: () => Promise.reject(new Error('none')) }, retry: false },
+  );
+  return { kube, api: clients.get('hub') as ClusterApi };
 }
 
 /** A Git host with one repository, the Secrets Manager double, and the Argo CD API double on loopback. */

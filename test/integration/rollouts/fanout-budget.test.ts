@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KubeApiServer, startKubeApiServer } from '../../../infra/simulator/kube-api-server.js';
+import type { KubeApiServer } from '../../../infra/simulator/kube-api-server.js';
 import type { FleetCluster, FleetGateway } from '../../../lib/fleet/gateway.js';
 import type { ClusterApi } from '../../../lib/kubernetes/cluster-api.js';
-import { createClusterClients } from '../../../lib/kubernetes/cluster-clients.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { buildMatchIndex } from '../../../lib/matching/match-index.js';
@@ -20,6 +19,7 @@ import {
   application,
   externalSecret,
   type RenderWorld,
+  startHubApi,
   startRenderWorld,
   yaml,
 } from '../argocd-api/harness.js';
@@ -56,17 +56,7 @@ describe('a work item whose Argo CD render outlasts its budget', () => {
         application(name, { source: { repoURL: world.repoUrl, path: 'apps/web', targetRevision: 'main' } }),
       );
     }
-    kube = await startKubeApiServer({ tokens: { [TOKEN]: { user: 'admin' } }, store: world.store });
-    const clients = createClusterClients(
-      {
-        ...world.fleet,
-        clusters: [
-          { name: 'hub', server: kube.url, auth: { token: TOKEN }, argocd: { namespace: 'argocd' } },
-        ],
-      },
-      { secrets: { getSecretString: () => Promise.reject(new Error('none')) }, retry: false },
-    );
-    api = clients.get('hub') as ClusterApi;
+    ({ kube, api } = await startHubApi(world, TOKEN));
     table = await startTestTable();
     ref = createTableRef({ tableName: table.tableName, region: 'local', endpoint: table.endpoint });
     // A render the Argo CD client waits 20 s for per try, as against a busy repo-server.
