@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildMatchIndex, type FleetObject, type MatchResult } from '../../../lib/matching/match-index.js';
-import type { PushEvent } from '../../../lib/webhook/push-event.js';
+import { githubPushEvent } from '../../helpers/push-event.js';
 import {
   application,
   applicationSet,
@@ -332,24 +332,7 @@ describe('objects that fail to parse', () => {
 
 describe('a whole PushEvent', () => {
   it('is accepted as the push to match, with its own changed files', () => {
-    const event: PushEvent = {
-      provider: 'github',
-      deliveryId: 'd-1',
-      repo: { fullName: 'acme/gitops', webUrl: REPO, urls: [`${REPO}.git`], defaultBranch: 'main' },
-      ref: 'refs/heads/main',
-      refType: 'branch',
-      refName: 'main',
-      before: 'a'.repeat(40),
-      after: 'b'.repeat(40),
-      touchedDefaultBranch: true,
-      created: false,
-      deleted: false,
-      forced: false,
-      author: { name: 'Ada' },
-      commitTitle: 'change web',
-      changedFiles: files('apps/web/d.yaml'),
-      receivedAt: '2030-01-01T00:00:00.000Z',
-    };
+    const event = githubPushEvent({ changedFiles: files('apps/web/d.yaml') });
     const index = buildMatchIndex([
       app('hub', application('web', { source: gitSource(REPO, 'apps/web') }, { [PATHS]: '.' })),
     ]);

@@ -2,27 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../../lib/logger.js';
 import type { FanoutMessage } from '../../../lib/queue/messages.js';
 import { type PlanDeps, planPush } from '../../../lib/rollouts/plan.js';
-import type { PushEvent } from '../../../lib/webhook/push-event.js';
+import { githubPushEvent } from '../../helpers/push-event.js';
 
-const REPO = 'https://github.com/acme/gitops';
-const event: PushEvent = {
-  provider: 'github',
-  deliveryId: 'd-1',
-  repo: { fullName: 'acme/gitops', webUrl: REPO, urls: [`${REPO}.git`], defaultBranch: 'main' },
-  ref: 'refs/heads/main',
-  refType: 'branch',
-  refName: 'main',
-  before: 'a'.repeat(40),
-  after: 'b'.repeat(40),
-  touchedDefaultBranch: true,
-  created: false,
-  deleted: false,
-  forced: false,
-  author: { name: 'Ada' },
-  commitTitle: 'change web',
-  changedFiles: { known: true, files: ['apps/web/d.yaml'] },
-  receivedAt: '2030-01-01T00:00:00.000Z',
-};
+const event = githubPushEvent();
 
 /** A promise the test settles, and whether it has been. */
 function gate<T = void>() {
