@@ -45,7 +45,7 @@ interface KeptCommit {
 /**
  * Fetched commits on disk, one git directory each, keyed by repository and SHA: a commit is fetched once
  * however many reads name it, the next commit of a repository on top of its most recently used one (the
- * seed), and the least recently used go first when `evict` runs.
+ * seed); when `evict` runs, those a read found broken go first, then the least recently used.
  */
 export function createKeptCommits(options: KeptCommitsOptions) {
   const commits = new Map<string, KeptCommit>();
@@ -112,8 +112,9 @@ export function createKeptCommits(options: KeptCommitsOptions) {
   };
 
   /**
-   * The seed for a new commit of `key`: its most recently used commit fetched and still kept. Eviction runs
-   * only while no session is open, and a fetch runs within one, so the seed's directory outlives the linking.
+   * The seed for a new commit of `key`: its most recently used commit fetched, kept and readable. Eviction
+   * runs only while no session is open, and a fetch runs within one, so the seed's directory outlives the
+   * linking.
    */
   const seedFor = (key: string): CommitSeed | undefined => {
     let best: KeptCommit | undefined;
