@@ -117,14 +117,24 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     return request;
   };
 
-  /** A 2xx answer's JSON body; anything else thrown as client-node's `ApiException` carries it. */
-  const send = async (access: ClusterAccess, agent: http.Agent, spec: KubeRequest): Promise<unknown> => {
+  /** A 2xx answer, its body not read yet; anything else thrown as client-node's `ApiException` carries it. */
+  const answer = async (access: ClusterAccess, agent: http.Agent, spec: KubeRequest) => {
     const response = await sendOnce(prepare(access, agent, spec), { timeoutMs: options.timeoutMs });
     const status = response.httpStatusCode;
-    if (status === 401) throw { code: status, body: undefined, headers: response.headers };
+    if (status === 401) {
+      // Read past, so the socket goes back to the agent.
+      response.body.binary().catch(() => undefined);
+      throw { code: status, body: undefined, headers: response.headers };
+    }
     if (status < 200 || status > 299) {
       throw { code: status, body: await response.body.text(), headers: response.headers };
     }
+    return response;
+  };
+
+  /** A 2xx answer's JSON body (see `answer`). */
+  const send = async (access: ClusterAccess, agent: http.Agent, spec: KubeRequest): Promise<unknown> => {
+    const response = await answer(access, agent, spec);
     return parseBody(response, await response.body.text());
   };
 
@@ -169,7 +179,7 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
 
     list: (resource, namespace, listOptions?: ListOptions) =>
       call('list', resource, namespace, undefined, async (access, agent) => {
-        const body = await send(access, agent, {
+        const response = await answer(access, agent, {
           method: HttpMethod.GET,
           path: objectPath(resource, resource.namespaced ? namespace : undefined),
           query: {
@@ -178,7 +188,14 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
             limit: listOptions?.limit,
           },
         });
-        return toList(body, options, resource);
+        // The caller's slot (if any) is taken only now that the server has answered: its time to answer
+        // (most of a large LIST's) holds none; the body is read, parsed and slimmed within it.
+        const read = async () => {
+          const list = toList(parseBody(response, await response.body.text()), options, resource);
+          const slim = listOptions?.slim;
+          return slim === undefined ? list : { ...list, items: list.items.map((item) => slim(item)) };
+        };
+        return listOptions?.slot === undefined ? read() : listOptions.slot(read);
       }),
 
     get: (resource, namespace, name) =>

@@ -1,3 +1,4 @@
+import type { Limiter } from '../concurrency.js';
 import type { KubeResource } from './resources.js';
 
 /** Any object read from a cluster: only `metadata` is relied on; the rest is checked where it is read. */
@@ -32,6 +33,14 @@ export interface ListOptions {
   /** Page size (the server may send fewer); with `continue`, the next page. */
   readonly limit?: number;
   readonly continue?: string;
+  /**
+   * A bound on answers read at once (shared by a process's listings: `list-pages.ts`), taken once the
+   * server has answered and held while its body is read, parsed and slimmed: the server's time to answer
+   * holds no slot.
+   */
+  readonly slot?: Limiter;
+  /** Runs on each item within the slot, so only what it returns outlives the answer. */
+  readonly slim?: (item: KubeObject) => KubeObject;
 }
 
 /** One RFC 6902 operation (`test` guards the patch: a failed test is a 422 and nothing is changed). */

@@ -7,10 +7,13 @@ import type { KubeResource } from './resources.js';
 export const DEFAULT_PAGE_SIZE = 500;
 
 /**
- * Pages of Applications fetched and parsed at once in one process, over every cluster and caller: a page of
+ * Pages of Applications read and parsed at once in one process, over every cluster and caller: a page of
  * 500 realistic Applications is ~9 MB of JSON, held three times while it is read (the response's bytes, its
  * text, the parsed objects, ~30 MB in all) until it is slimmed. Ten track polls of one invocation, or a
  * reconcile pass reading 16 clusters at once, would otherwise hold hundreds of MB of pages at the same time.
+ * A slot is taken once the API server has answered (`ListOptions.slot`), not while it works on the answer:
+ * held around the whole request, two slots made a batch's five work items list their clusters one by one
+ * (each waiting out the others' round trips).
  */
 export const LIST_PAGES_IN_FLIGHT = 2;
 
@@ -45,20 +48,20 @@ export async function* listPages(
   namespace: string | undefined,
   options: ListPagesOptions,
 ): AsyncGenerator<ListPage, void, undefined> {
-  const { limit, slim = (object: KubeObject) => object, pages = (fn) => fn() } = options;
+  const { limit, slim, pages } = options;
   let restarted = false;
   for (let restart = 0; ; restart++) {
     let next: string | undefined;
     try {
       do {
         const token = next;
-        // The page is slimmed before its slot is given back: the full objects never outlive the slot.
-        const page = await pages(async () => {
-          const answer = await api.list(resource, namespace, {
-            limit,
-            ...(token === undefined ? {} : { continue: token }),
-          });
-          return { items: answer.items.map((item) => slim(item)), continue: answer.continue };
+        // The slot is taken once the server answers, and the page slimmed before it is given back: the
+        // full objects never outlive the slot, and a slow server holds none.
+        const page = await api.list(resource, namespace, {
+          limit,
+          ...(token === undefined ? {} : { continue: token }),
+          ...(pages === undefined ? {} : { slot: pages }),
+          ...(slim === undefined ? {} : { slim }),
         });
         next = page.continue;
         const items = page.items;

@@ -2,18 +2,15 @@ import http from 'node:http';
 import https from 'node:https';
 import { createGunzip } from 'node:zlib';
 // client-node's HTTP layer only, not the package root: see client-node-cluster-api.ts.
-import {
-  type RequestContext,
-  ResponseContext,
-  SelfDecodingBody,
-} from '@kubernetes/client-node/dist/gen/http/http.js';
+import { type RequestContext, ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { UpstreamError } from '../errors.js';
 import { isRedirect, RedirectRefusedError, redirectTarget } from '../http/redirect.js';
 
 export interface SendOptions {
   /**
-   * The whole exchange's bound, answer body included: past it the request is destroyed and fails with a
-   * `TimeoutError`, as an `AbortSignal.timeout` would make it fail. A plain timer, because a signal per request
+   * The exchange's bound, answer body included: past it the request is destroyed and fails with a
+   * `TimeoutError`, as an `AbortSignal.timeout` would make it fail. The body's read (which starts when the
+   * caller asks for it) gets the bound again from its start; a body never asked for ends the exchange there. A plain timer, because a signal per request
    * (its timer, and the abort listeners `http.request` adds for it) costs about as much client CPU as a bare
    * `node:http` PATCH (BENCHMARKS.md, fan-out, 2026-12-04 evening).
    */
@@ -77,31 +74,50 @@ export function sendOnce(request: RequestContext, options: SendOptions = {}): Pr
           return;
         }
         const discard = options.discardOkBody === true && status >= 200 && status < 300;
-        const stream =
-          response.headers['content-encoding'] === 'gzip' && !discard
-            ? response.pipe(createGunzip())
-            : response;
-        const data = new Promise<Buffer>((done, fail) => {
-          failBody = (error) => {
-            settled();
-            fail(timedOut ?? error);
-          };
-          const chunks: Buffer[] = [];
-          if (discard) stream.resume();
-          else stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            settled();
-            done(discard ? EMPTY : Buffer.concat(chunks));
+        // An error before the body is asked for (a reset, the timer) is kept: the read fails with it.
+        let early: Error | undefined;
+        const keep = (error: Error) => {
+          early ??= error;
+        };
+        response.on('error', keep);
+        let data: Promise<Buffer> | undefined;
+        // The body is read once it is asked for, not as the headers arrive: a caller bounding the answers it
+        // holds in memory (list-pages.ts) takes its slot in between. Until then the socket's buffers fill and
+        // the server waits. The read gets the whole bound again from its start: the wait is not its time.
+        const read = (): Promise<Buffer> => {
+          data ??= new Promise<Buffer>((done, fail) => {
+            failBody = (error) => {
+              settled();
+              fail(timedOut ?? error);
+            };
+            if (timedOut === undefined) timer?.refresh();
+            if (timedOut !== undefined || early !== undefined || response.destroyed) {
+              failBody(early ?? Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+              return;
+            }
+            response.off('error', keep);
+            const stream =
+              response.headers['content-encoding'] === 'gzip' && !discard
+                ? response.pipe(createGunzip())
+                : response;
+            const chunks: Buffer[] = [];
+            if (discard) stream.resume();
+            else stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+            stream.on('end', () => {
+              settled();
+              done(discard ? EMPTY : Buffer.concat(chunks));
+            });
+            stream.on('error', failBody);
+            response.on('error', failBody);
           });
-          stream.on('error', failBody);
-          response.on('error', failBody);
-        });
-        data.catch(() => undefined);
+          return data;
+        };
         const flat: Record<string, string> = {};
         for (const [name, value] of Object.entries(response.headers)) {
           if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
         }
-        resolve(new ResponseContext(status, flat, new SelfDecodingBody(data)));
+        const body = { binary: read, text: async () => (await read()).toString() };
+        resolve(new ResponseContext(status, flat, body));
       },
     );
     outgoing.on('error', (error) => {

@@ -5,7 +5,7 @@ import type { ClusterApi, KubeList, ListOptions } from '../../../lib/kubernetes/
 import { listAllPages, listPages } from '../../../lib/kubernetes/list-pages.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
 
-/** A server of `count` objects paging by `limit`; records how many LISTs were in flight at most. */
+/** A server of `count` objects paging by `limit`; records how many answers were read at once at most. */
 function server(count: number, options: { goneAt?: string } = {}) {
   const asked: string[] = [];
   let inFlight = 0;
@@ -21,17 +21,25 @@ function server(count: number, options: { goneAt?: string } = {}) {
         gone = undefined;
         throw new UpstreamError('expired', { retryable: false, upstreamStatus: 410 });
       }
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
+      // The server's time to answer, then the body read within the caller's slot (as the cluster client does).
       await new Promise((resolve) => setTimeout(resolve, 1));
-      inFlight--;
-      const start = token === undefined ? 0 : Number(token);
-      const end = Math.min(count, start + (list?.limit ?? count));
-      return {
-        items: Array.from({ length: end - start }, (_, i) => ({ metadata: { name: `app-${start + i}` } })),
-        resourceVersion: '1',
-        ...(end < count ? { continue: String(end) } : {}),
+      const read = async (): Promise<KubeList> => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight--;
+        const start = token === undefined ? 0 : Number(token);
+        const end = Math.min(count, start + (list?.limit ?? count));
+        const items = Array.from({ length: end - start }, (_, i) => ({
+          metadata: { name: `app-${start + i}` },
+        }));
+        return {
+          items: list?.slim === undefined ? items : items.map(list.slim),
+          resourceVersion: '1',
+          ...(end < count ? { continue: String(end) } : {}),
+        };
       };
+      return list?.slot === undefined ? read() : list.slot(read);
     },
     get: unused,
     mergePatch: unused,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../lib/errors.js';
 import type { FleetConfig } from '../../../lib/fleet/fleet-config.js';
-import type { ClusterApi, KubeList } from '../../../lib/kubernetes/cluster-api.js';
+import type { ClusterApi, KubeList, ListOptions } from '../../../lib/kubernetes/cluster-api.js';
 import type { KubeResource } from '../../../lib/kubernetes/resources.js';
 import {
   type ArgoClusterRead,
@@ -16,13 +16,15 @@ function cluster(name: string, lists: Lists, asked: string[] = []): ClusterApi {
   const unused = () => Promise.reject(new Error('not used'));
   return {
     cluster: name,
-    list: async (resource: KubeResource, namespace?: string) => {
+    list: async (resource: KubeResource, namespace?: string, options?: ListOptions) => {
       asked.push(`${resource.plural}@${namespace ?? '*'}`);
       const answer = lists[resource.plural];
       if (answer === undefined)
         throw new UpstreamError('not found', { retryable: false, upstreamStatus: 404 });
       if (answer instanceof Error) throw answer;
-      return answer;
+      // As the cluster client does: the caller's slim runs on each item of the answer.
+      const slim = options?.slim;
+      return slim === undefined ? answer : { ...answer, items: answer.items.map((item) => slim(item)) };
     },
     get: unused,
     mergePatch: unused,

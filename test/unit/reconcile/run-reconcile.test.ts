@@ -94,8 +94,10 @@ function server(
       const limit = options.onePage === true ? all.length : (list?.limit ?? all.length);
       const end = Math.min(all.length, start + limit);
       events.push(`list page from ${start}`);
+      const items = structuredClone(all.slice(start, end));
+      const slim = list?.slim;
       return {
-        items: structuredClone(all.slice(start, end)),
+        items: slim === undefined ? items : items.map((item) => slim(item)),
         resourceVersion: '1',
         ...(end < all.length ? { continue: String(end) } : {}),
       };
