@@ -11,6 +11,7 @@ import { unpinFleet } from '../release/unpin.js';
 import { createAppPreflight } from '../rollouts/app-preflight.js';
 import { changedFilesResolver } from '../rollouts/changed-files.js';
 import { fanout } from '../rollouts/fanout.js';
+import { createWarmCommit } from '../rollouts/warm-commit.js';
 import { createResolutionCache } from '../secrets/secret-fetcher.js';
 import type { PushEvent } from '../webhook/push-event.js';
 import {
@@ -70,6 +71,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
 
   return async (message, budget) => {
     const git = gitPool.session();
+    const renderer = createRenderCache(argocdApis, logger);
     try {
       await fanout(
         message,
@@ -102,7 +104,15 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
                 ...(budget === undefined ? {} : { deadlineMs: budget.deadlineMs }),
               },
             },
-            renderer: createRenderCache(argocdApis, logger),
+            renderer,
+          }),
+          warmCommit: createWarmCommit({
+            repositories: fleetConfig.repositories,
+            lastIndex: indexCache.last,
+            renders: renderer.available,
+            git,
+            credentials,
+            logger,
           }),
           matchIndex: (cluster, objects) => indexCache.indexFor(cluster, objects),
           destination,

@@ -134,6 +134,11 @@ export function createKeptCommits(options: KeptCommitsOptions) {
   };
 
   return {
+    /** The commit is kept (fetched or on its way) and no read of it failed. */
+    has: (key: string, sha: string) => {
+      const kept = commits.get(`${key}@${sha}`);
+      return kept !== undefined && kept.broken !== true;
+    },
     /** The commit's tree, one source per kept commit: every app's read shares its listings. */
     treeOf(repo: GitRepo, key: string, sha: string, ref: string | undefined): Promise<TreeSource> {
       const kept = fetched(repo, key, sha, ref);

@@ -43,6 +43,14 @@ export interface ReadManifestsRequest {
 export interface GitReader {
   listRemoteRefs(repo: GitRepo): Promise<RemoteRefs>;
   readManifests(request: ReadManifestsRequest, limits?: Partial<ManifestLimits>): Promise<ManifestSet>;
+  /**
+   * Starts fetching a commit reads are about to want (fan-out: while its cluster is listed), unless it is
+   * `kept`. Nothing is answered: a failed fetch is not kept, and the read that follows fetches and reports.
+   * A repository not allow-listed, or a SHA not full, is ignored.
+   */
+  prefetch(request: Omit<ReadManifestsRequest, 'path' | 'recurse'>): void;
+  /** The commit is fetched, or being fetched, for this reader (and not found unreadable). */
+  kept(url: string, sha: string): boolean;
   /** Removes the fetched commits from disk. */
   close(): Promise<void>;
 }
@@ -79,6 +87,8 @@ export function createGitReader(options: GitReaderOptions): GitReader {
   return {
     listRemoteRefs: session.listRemoteRefs,
     readManifests: session.readManifests,
+    prefetch: session.prefetch,
+    kept: session.kept,
     close: async () => {
       await session.close();
       await pool.close();
@@ -148,6 +158,14 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     return read;
   };
 
+  const prefetch = (request: Omit<ReadManifestsRequest, 'path' | 'recurse'>) => {
+    if (!allowList.allows(request.repo.url) || !FULL_SHA.test(request.sha)) return;
+    const key = allowList.check(request.repo.url);
+    commits.treeOf(request.repo, key, request.sha.toLowerCase(), request.ref).catch(() => undefined);
+  };
+  const kept = (url: string, sha: string) =>
+    allowList.allows(url) && commits.has(allowList.check(url), sha.toLowerCase());
+
   return {
     session() {
       open++;
@@ -168,6 +186,11 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
           return pending;
         },
         readManifests,
+        // Not once closed: a fetch runs within a session (eviction, between sessions, may not meet one).
+        prefetch: (request) => {
+          if (!closed) prefetch(request);
+        },
+        kept,
         async close() {
           if (closed) return;
           closed = true;

@@ -30,6 +30,11 @@ export interface IndexUpdate {
 export interface MatchIndexCache {
   /** The index of this cluster's objects as just listed (the whole list, not a delta). */
   indexFor(cluster: string, objects: Iterable<ListedObject>): MatchIndex;
+  /**
+   * The cluster's index as last listed (objects may have changed since), without a listing: what the
+   * cluster probably runs, e.g. to start reads a push will want before its listing answers.
+   */
+  last(cluster: string): MatchIndex | undefined;
   /** What the last `indexFor` of this cluster did, for logs and benchmarks. */
   lastUpdate(cluster: string): IndexUpdate | undefined;
   /** The clusters kept, least recently indexed first. */
@@ -222,6 +227,7 @@ export function createMatchIndexCache(
       }
       return state.store.index;
     },
+    last: (cluster) => clusters.get(cluster)?.store.index,
     lastUpdate: (cluster) => clusters.get(cluster)?.update,
     clusters: () => [...clusters.keys()],
   };

@@ -77,8 +77,10 @@ async function workOnCluster(
     await deps.rollouts.syncSummary(sha, message.cluster);
     return empty;
   }
+  const early = deps.leases === undefined ? undefined : readEarly(cluster, message, deps);
+  // After the early reads are sent: it matches the push against the last listing first.
+  deps.warmCommit?.(cluster.name, event);
   if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
-  const early = readEarly(cluster, message, deps);
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
   const untilMs = budget.deadlineMs + LEASE_MARGIN_MS;
   const lease = await underLease(
@@ -90,7 +92,7 @@ async function workOnCluster(
         log,
         held,
         fresh: deps.newApps?.(meta, { untilMs }),
-        early,
+        ...(early === undefined ? {} : { early }),
       }),
   );
   if (!lease.held) {

@@ -86,6 +86,12 @@ export interface ClusterWorkDeps {
   readonly rollouts: RolloutWriter & AppStateWriter & ClusterProgressWriter & Pick<RolloutReader, 'listApps'>;
   readonly trackers: Pick<ClusterTrackers, 'claimChain'>;
   readonly preflight: Preflight;
+  /**
+   * Called as a work item starts, before its cluster is listed: where this container's last listing of the
+   * cluster says the push refreshes an app whose preflight reads Git, the commit's fetch starts now instead
+   * of after the listing and matching (never throws; nothing is awaited).
+   */
+  readonly warmCommit?: (cluster: string, event: PushEvent) => void;
   /** The cluster's match index over these objects (kept across warm invocations where it can be). */
   readonly matchIndex: (cluster: string, objects: readonly FleetObject[]) => MatchIndex;
   /** The fleet cluster an Application deploys to, when the fleet has it. */

@@ -69,6 +69,8 @@ describe("a work item's listing started beside the lease", () => {
       inFlight: 0,
       mostInFlight: 0,
       leased: false,
+      answered: 0,
+      warmed: [] as { cluster: string; sha: string; answered: number }[],
       sent: [] as FanoutMessage[],
     };
     const hub = {
@@ -92,6 +94,7 @@ describe("a work item's listing started beside the lease", () => {
           return items;
         } finally {
           seen.inFlight--;
+          seen.answered++;
         }
       },
       patch: async (target: { namespace: string; name: string }, patch: object) => {
@@ -105,6 +108,9 @@ describe("a work item's listing started beside the lease", () => {
       rollouts: { ...writer, listApps: dynamoRolloutReader(ref).listApps },
       trackers: dynamoClusterTrackers(ref, 3600),
       preflight: async () => ({ verdict: 'pass', checks: [] }),
+      warmCommit: (cluster, event) => {
+        seen.warmed.push({ cluster, sha: event.after, answered: seen.answered });
+      },
       matchIndex: (_cluster, objects) => buildMatchIndex(objects),
       notify: async () => undefined,
       queue: {
@@ -173,6 +179,8 @@ describe("a work item's listing started beside the lease", () => {
     expect(seen.beforeLease).toBe(1);
     expect(result.refreshed).toBe(1);
     expect(patches()).toBe(1);
+    // The commit the preflight reads was asked for as the work item started, before the listing answered.
+    expect(seen.warmed).toEqual([{ cluster: 'hub', sha, answered: 0 }]);
   });
 
   it('lists again under the lease as a later holder, after the early listing, and decides from the new one', async () => {
