@@ -78,8 +78,10 @@ async function workOnCluster(
     return empty;
   }
   const early = deps.leases === undefined ? undefined : readEarly(cluster, message, deps);
-  // After the early reads are sent: it matches the push against the last listing first.
-  deps.warmCommit?.(cluster.name, event);
+  // After the early reads are sent: it matches the push against the last listing first. Not for a rollout
+  // past its deadline (nothing is patched, nothing preflighted).
+  if (!(message.deadline !== undefined && Date.now() >= Date.parse(message.deadline)))
+    deps.warmCommit?.(cluster.name, event);
   if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
   const untilMs = budget.deadlineMs + LEASE_MARGIN_MS;

@@ -225,6 +225,16 @@ describe("a work item's listing started beside the lease", () => {
     }
   });
 
+  it('fetches no commit ahead for a rollout past its deadline', async () => {
+    const sha = '5'.repeat(40);
+    await start(sha);
+    const { deps, seen } = worldOf();
+    const late = message(sha, { attempt: 1, deadline: new Date(Date.now() - 1_000).toISOString() });
+    const result = await runClusterWork(late, deps, budget());
+    expect(result).toMatchObject({ matched: 0, refreshed: 0 });
+    expect(seen.warmed).toEqual([]);
+  });
+
   it("defers when another holder has the lease, and the early listing failing meanwhile is no one's error", async () => {
     const sha = '4'.repeat(40);
     await start(sha);
