@@ -10,9 +10,10 @@ export interface SendOptions {
   /**
    * The exchange's bound, answer body included: past it the request is destroyed and fails with a
    * `TimeoutError`, as an `AbortSignal.timeout` would make it fail. The body's read (which starts when the
-   * caller asks for it) gets the bound again from its start; a body never asked for ends the exchange there. A plain timer, because a signal per request
-   * (its timer, and the abort listeners `http.request` adds for it) costs about as much client CPU as a bare
-   * `node:http` PATCH (BENCHMARKS.md, fan-out, 2026-12-04 evening).
+   * caller asks for it) gets the bound again from its start; a body never asked for ends the exchange
+   * there. A plain timer, because a signal per request (its timer, and the abort listeners `http.request`
+   * adds for it) costs about as much client CPU as a bare `node:http` PATCH (BENCHMARKS.md, fan-out,
+   * 2026-12-04 evening).
    */
   readonly timeoutMs?: number;
   /** A 2xx answer's body is read past, not kept (the caller needs only its status): no copy of it is made. */
