@@ -4,6 +4,7 @@ import { createArgoCdApis, createRenderCache } from '../argocd-api/renderers.js'
 import { destinationCluster } from '../fleet/destination.js';
 import { compareCommits } from '../git/compare.js';
 import { createGitReaderPool, type GitReader } from '../git/manifests.js';
+import { gitRepoOf } from '../git/remote-refs.js';
 import { CLUSTER_SECRET_STORES, SECRET_STORES } from '../kubernetes/resources.js';
 import { createMatchIndexCache } from '../matching/index-cache.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
@@ -40,11 +41,7 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
     const repo = fleetConfig.repositories.find((r) => canonicalRepoKey(r.url) === key);
     if (repo === undefined) return undefined;
     const auth = await credentials(repo);
-    const remote = await git.listRemoteRefs({
-      url: repo.url,
-      ...(auth === undefined ? {} : { auth }),
-      ...(repo.provider === undefined ? {} : { provider: repo.provider }),
-    });
+    const remote = await git.listRemoteRefs(gitRepoOf(repo, auth));
     return remote.refs.get(event.ref);
   };
   const destination = (cluster: string, raw: unknown) => {

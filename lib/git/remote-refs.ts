@@ -21,6 +21,18 @@ export interface GitRepo {
   readonly provider?: RepositoryProvider;
 }
 
+/** A fleet file's repository entry as it is read, with the credentials resolved for it. */
+export function gitRepoOf(
+  repo: { readonly url: string; readonly provider?: RepositoryProvider },
+  auth: GitCredentials | undefined,
+): GitRepo {
+  return {
+    url: repo.url,
+    ...(auth === undefined ? {} : { auth }),
+    ...(repo.provider === undefined ? {} : { provider: repo.provider }),
+  };
+}
+
 export interface RemoteRefs {
   /** Full ref name → commit SHA (annotated tags peeled to their commit). Branches and tags only. */
   readonly refs: ReadonlyMap<string, string>;

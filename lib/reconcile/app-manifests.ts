@@ -6,6 +6,7 @@ import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { ManifestSet } from '../git/manifest-types.js';
 import type { GitReader } from '../git/manifests.js';
+import { gitRepoOf } from '../git/remote-refs.js';
 import { isGitSource, type RepositoriesRead } from './resolve-repos.js';
 import type { TrackedApp } from './tracked-app.js';
 
@@ -50,11 +51,7 @@ export function createManifestReader(deps: ManifestReaderDeps): ManifestReader {
     if (pending === undefined) {
       pending = credentials(repo).then((auth) =>
         deps.git.readManifests({
-          repo: {
-            url: repo.url,
-            ...(auth === undefined ? {} : { auth }),
-            ...(repo.provider === undefined ? {} : { provider: repo.provider }),
-          },
+          repo: gitRepoOf(repo, auth),
           sha,
           path,
           recurse,

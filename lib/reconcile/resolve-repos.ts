@@ -6,6 +6,7 @@ import { repositoryFor } from '../fleet/repositories.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
 import type { RemoteRefs } from '../git/remote-refs.js';
+import { gitRepoOf } from '../git/remote-refs.js';
 import { resolveRevision } from '../git/resolve-revision.js';
 import { constraintMatches } from '../matching/semver.js';
 import type { SourceResolution } from './behind.js';
@@ -68,11 +69,7 @@ export function createRepositoriesReader(deps: RepositoryDeps): RepositoriesRead
     try {
       const refs = await limit(async () => {
         const auth = await deps.credentials(repo);
-        return deps.git.listRemoteRefs({
-          url: repo.url,
-          ...(auth === undefined ? {} : { auth }),
-          ...(repo.provider === undefined ? {} : { provider: repo.provider }),
-        });
+        return deps.git.listRemoteRefs(gitRepoOf(repo, auth));
       });
       remotes.set(key, refs);
     } catch (error) {

@@ -7,6 +7,7 @@ import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import { repositoryFor } from '../fleet/repositories.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
+import { gitRepoOf } from '../git/remote-refs.js';
 import type { ManifestDocument } from '../secrets/extract.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import { type ParseProblem, unparseableCheck, unparseableFromArgoCd } from '../secrets/unparseable.js';
@@ -145,11 +146,7 @@ async function readSource(
   try {
     const auth = await deps.credentials(repo);
     const set = await deps.git.readManifests({
-      repo: {
-        url: repo.url,
-        ...(auth === undefined ? {} : { auth }),
-        ...(repo.provider === undefined ? {} : { provider: repo.provider }),
-      },
+      repo: gitRepoOf(repo, auth),
       sha: event.after,
       path: source.path,
       ref: event.ref,

@@ -3,6 +3,7 @@ import type { RepositoryConfig } from '../fleet/fleet-config.js';
 import { repositoryFor } from '../fleet/repositories.js';
 import type { GitCredentials } from '../git/credentials.js';
 import type { GitReader } from '../git/manifests.js';
+import { gitRepoOf } from '../git/remote-refs.js';
 import type { MatchIndex } from '../matching/match-index.js';
 import { canonicalRepoKeys } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
@@ -40,11 +41,7 @@ export function createWarmCommit(deps: WarmCommitDeps): (cluster: string, event:
         .credentials(repo)
         .then((auth) =>
           deps.git.prefetch({
-            repo: {
-              url: repo.url,
-              ...(auth === undefined ? {} : { auth }),
-              ...(repo.provider === undefined ? {} : { provider: repo.provider }),
-            },
+            repo: gitRepoOf(repo, auth),
             sha: event.after,
             ref: event.ref,
           }),
