@@ -134,6 +134,11 @@ try {
       const perCluster = Object.entries(patches).map(
         ([name, p]) => planMs + p.lastPatchAt - (itemStart.get(name) ?? started),
       );
+      // The clusters of the commit's first invocation (the ones that fetch it in this container), and the rest.
+      const firstClusters = new Set(items.slice(0, batch).map(clusterOf));
+      const names = Object.keys(patches);
+      const firstInvocation = perCluster.filter((_, i) => firstClusters.has(names[i] ?? ''));
+      const laterInvocations = perCluster.filter((_, i) => !firstClusters.has(names[i] ?? ''));
       const deferred = world.queues.push.takeAll().length;
       // The controller takes every app to the commit; the next run's push finds them behind it again.
       await world.command('tick');
@@ -151,6 +156,8 @@ try {
           workCpu,
           patches: Object.values(patches).reduce((sum, p) => sum + p.patch, 0),
           perCluster,
+          firstInvocation,
+          laterInvocations,
           plan,
           work,
         })}\n`,
