@@ -158,13 +158,17 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     return read;
   };
 
+  // The allow-list's key of a URL it allows; undefined for any other (a head start never throws).
+  const allowedKey = (url: string) => (allowList.allows(url) ? allowList.check(url) : undefined);
   const prefetch = (request: Omit<ReadManifestsRequest, 'path' | 'recurse'>) => {
-    if (!allowList.allows(request.repo.url) || !FULL_SHA.test(request.sha)) return;
-    const key = allowList.check(request.repo.url);
+    const key = allowedKey(request.repo.url);
+    if (key === undefined || !FULL_SHA.test(request.sha)) return;
     commits.treeOf(request.repo, key, request.sha.toLowerCase(), request.ref).catch(() => undefined);
   };
-  const kept = (url: string, sha: string) =>
-    allowList.allows(url) && commits.has(allowList.check(url), sha.toLowerCase());
+  const kept = (url: string, sha: string) => {
+    const key = allowedKey(url);
+    return key !== undefined && commits.has(key, sha.toLowerCase());
+  };
 
   return {
     session() {

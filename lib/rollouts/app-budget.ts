@@ -1,6 +1,7 @@
 import { DeadlineError, withDeadline } from '../concurrency.js';
 import { errorMessage } from '../errors.js';
 import type { ObjectMatch } from '../matching/match-index.js';
+import type { ClusterWorkMessage } from '../queue/messages.js';
 import type { AppContext, PreflightVerdict, RefreshContext } from './work-model.js';
 
 // The time budget of one work item, phase by phase: no phase (listing, preflight and its render, PATCH,
@@ -17,6 +18,11 @@ export function budgetEnd(
   const now = Date.now();
   if (context.rolloutDeadlineMs !== undefined && now >= context.rolloutDeadlineMs) return 'rollout';
   return now >= context.deadlineMs ? 'invocation' : undefined;
+}
+
+/** The work item's rollout has passed its own deadline (nothing is patched or preflighted for it now). */
+export function rolloutDeadlinePassed(message: Pick<ClusterWorkMessage, 'deadline'>): boolean {
+  return message.deadline !== undefined && Date.now() >= Date.parse(message.deadline);
 }
 
 export const ROLLOUT_DEADLINE_PASSED = "not refreshed: the rollout's deadline passed first";

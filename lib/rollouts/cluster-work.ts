@@ -7,7 +7,7 @@ import { ociSourceKey } from '../matching/oci-source.js';
 import { canonicalRepoKey } from '../matching/repo-url.js';
 import type { Logger } from '../ports.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
-import { ROLLOUT_DEADLINE_PASSED } from './app-budget.js';
+import { ROLLOUT_DEADLINE_PASSED, rolloutDeadlinePassed } from './app-budget.js';
 import type { DecisionRecord, StoredApp } from './app-model.js';
 import { noteUngated, retryOrFail, startTracking, targetKey } from './cluster-work-end.js';
 import { type EarlyReads, listUnderLease, readEarly } from './early-reads.js';
@@ -80,8 +80,7 @@ async function workOnCluster(
   const early = deps.leases === undefined ? undefined : readEarly(cluster, message, deps);
   // After the early reads are sent: it matches the push against the last listing first. Not for a rollout
   // past its deadline (nothing is patched, nothing preflighted).
-  if (!(message.deadline !== undefined && Date.now() >= Date.parse(message.deadline)))
-    deps.warmCommit?.(cluster.name, event);
+  if (!rolloutDeadlinePassed(message)) deps.warmCommit?.(cluster.name, event);
   if (deps.leases === undefined) return workOn(cluster, message, deps, budget, { meta, log });
   // Held a little past this invocation's budget: the holder cannot outlive its invocation.
   const untilMs = budget.deadlineMs + LEASE_MARGIN_MS;
@@ -142,7 +141,7 @@ async function workOn(
     only = new Set(holding.map(targetKey));
   }
   const rolloutDeadlineMs = message.deadline === undefined ? undefined : Date.parse(message.deadline);
-  if (rolloutDeadlineMs !== undefined && Date.now() >= rolloutDeadlineMs) {
+  if (rolloutDeadlinePassed(message)) {
     // A retry (or a late delivery) of a rollout that has ended by its deadline: nothing is patched now.
     log.warn('rollout deadline passed: cluster work dropped');
     await deps.rollouts.recordCluster(

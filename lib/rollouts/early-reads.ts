@@ -2,6 +2,7 @@ import type { FleetCluster } from '../fleet/gateway.js';
 import type { FleetObject } from '../matching/match-index.js';
 import type { ClusterWorkMessage } from '../queue/messages.js';
 import type { HoldContext } from '../release/holds.js';
+import { rolloutDeadlinePassed } from './app-budget.js';
 import type { ClusterWorkDeps } from './work-model.js';
 
 // What a work item reads of its cluster and rollout before it decides: the cluster's listing (every kind,
@@ -29,9 +30,11 @@ export function readEarly(
   message: ClusterWorkMessage,
   deps: ClusterWorkDeps,
 ): EarlyReads {
-  const deadline = message.deadline === undefined ? Number.NaN : Date.parse(message.deadline);
   const planned =
-    message.attempt === 0 && message.release !== true && message.retry !== true && !(Date.now() >= deadline);
+    message.attempt === 0 &&
+    message.release !== true &&
+    message.retry !== true &&
+    !rolloutDeadlinePassed(message);
   const holds = deps.holdContext?.(message.event.after, cluster.name);
   let objects = planned ? listCluster(cluster) : undefined;
   // Unused when the lease is not held (or not the first): their failures are nobody's.
