@@ -3,15 +3,12 @@ import https from 'node:https';
 // client-node's HTTP layer only: its generated CustomObjectsApi pulls the ObjectSerializer, which holds
 // every Kubernetes model class (~450 KB that each fleet function compiled at every cold start), to send
 // the five requests below, whose bodies are JSON it passes through as they are (`any`).
-import {
-  HttpMethod,
-  RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node/dist/gen/http/http.js';
+import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { Logger } from '../ports.js';
 import type { AccessSource, ClusterAccess } from './cluster-access.js';
-import type { ClusterApi, JsonPatchOperation, KubeList, KubeObject, ListOptions } from './cluster-api.js';
+import type { ClusterApi, JsonPatchOperation, KubeObject, ListOptions } from './cluster-api.js';
+import { parseBody, toList, toObject } from './kube-answers.js';
 import { KubernetesApiError, toKubernetesError } from './kube-error.js';
 import { sendOnce } from './no-redirect-http.js';
 import { type KubeResource, resourceName } from './resources.js';
@@ -241,57 +238,4 @@ export function createClientNodeClusterApi(options: ClientNodeClusterApiOptions)
     jsonPatch: (resource, namespace, name, operations: readonly JsonPatchOperation[]) =>
       patch(resource, namespace, name, operations, PatchStrategy.JsonPatch),
   };
-}
-
-/** As client-node's ObjectSerializer reads a body: JSON by its Content-Type, text as it is. */
-function parseBody(response: ResponseContext, text: string): unknown {
-  const mediaType = response.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (mediaType === undefined) throw new Error('Cannot parse content. No Content-Type defined.');
-  const [type = '', subtype = ''] = mediaType.split('/');
-  if (type === 'text') return text;
-  if (type === 'application' && subtype.split('+').includes('json')) return JSON.parse(text);
-  throw new Error(`The mediaType ${mediaType} is not supported by ObjectSerializer.parse.`);
-}
-
-function toObject(cluster: string, body: unknown): KubeObject {
-  if (!isKubeObject(body)) {
-    throw new KubernetesApiError(`cluster ${cluster}: the API server answered with something not an object`, {
-      cluster,
-      retryable: false,
-    });
-  }
-  return body;
-}
-
-function toList(body: unknown, options: ClientNodeClusterApiOptions, resource: KubeResource): KubeList {
-  const list = body as {
-    items?: unknown;
-    metadata?: { resourceVersion?: unknown; continue?: unknown };
-  } | null;
-  if (list === null || typeof list !== 'object' || !Array.isArray(list.items)) {
-    throw new KubernetesApiError(`cluster ${options.cluster}: list ${resourceName(resource)}: not a list`, {
-      cluster: options.cluster,
-      retryable: false,
-    });
-  }
-  const items = list.items.filter(isKubeObject);
-  if (items.length < list.items.length) {
-    options.logger?.warn('skipped objects without metadata.name', {
-      cluster: options.cluster,
-      resource: resourceName(resource),
-      skipped: list.items.length - items.length,
-    });
-  }
-  const resourceVersion = list.metadata?.resourceVersion;
-  const next = list.metadata?.continue;
-  return {
-    items,
-    resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : '',
-    ...(typeof next === 'string' && next !== '' ? { continue: next } : {}),
-  };
-}
-
-function isKubeObject(value: unknown): value is KubeObject {
-  const metadata = (value as { metadata?: { name?: unknown } } | null)?.metadata;
-  return typeof value === 'object' && value !== null && typeof metadata?.name === 'string';
 }
