@@ -20,6 +20,8 @@ import { constraintMatches } from '../../../lib/matching/semver.js';
 import { createAppPreflight } from '../../../lib/rollouts/app-preflight.js';
 import type { Preflight } from '../../../lib/rollouts/fanout.js';
 import { createResolutionCache } from '../../../lib/secrets/secret-fetcher.js';
+import type { TableRef } from '../../../lib/store/dynamo.js';
+import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import type { PushEvent } from '../../../lib/webhook/push-event.js';
 import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
 import { startTestSecretsManager, type TestSecretsManager } from '../../helpers/secrets-manager.js';
@@ -83,6 +85,18 @@ export async function startHubApi(
     { secrets: { getSecretString: () => Promise.reject(new Error('none')) }, retry: false },
   );
   return { kube, api: clients.get('hub') as ClusterApi };
+}
+
+/** Starts the rollout of the world's repository at `sha` (a webhook push of main, received now). */
+export async function startWorldRollout(ref: TableRef, world: RenderWorld, sha: string): Promise<void> {
+  await dynamoRolloutWriter(ref, 3600).start({
+    sha,
+    repo: 'org/apps',
+    repoUrl: world.repoUrl,
+    ref: 'refs/heads/main',
+    trigger: 'webhook',
+    receivedAt: new Date().toISOString(),
+  });
 }
 
 /** A Git host with one repository, the Secrets Manager double, and the Argo CD API double on loopback. */

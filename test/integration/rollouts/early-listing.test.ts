@@ -14,7 +14,14 @@ import { dynamoRolloutReader } from '../../../lib/store/rollout-items.js';
 import { dynamoRolloutWriter } from '../../../lib/store/rollouts.js';
 import { dynamoClusterTrackers } from '../../../lib/store/trackers.js';
 import { startTestTable, type TestTable } from '../../helpers/dynamo.js';
-import { application, type RenderWorld, startHubApi, startRenderWorld, yaml } from '../argocd-api/harness.js';
+import {
+  application,
+  type RenderWorld,
+  startHubApi,
+  startRenderWorld,
+  startWorldRollout,
+  yaml,
+} from '../argocd-api/harness.js';
 
 const TOKEN = 'early-listing-admin-token';
 
@@ -148,15 +155,7 @@ describe("a work item's listing started beside the lease", () => {
     deadline: new Date(Date.now() + 3_600_000).toISOString(),
     ...extra,
   });
-  const start = (sha: string) =>
-    dynamoRolloutWriter(ref, 3600).start({
-      sha,
-      repo: 'org/apps',
-      repoUrl: world.repoUrl,
-      ref: 'refs/heads/main',
-      trigger: 'webhook',
-      receivedAt: new Date().toISOString(),
-    });
+  const start = (sha: string) => startWorldRollout(ref, world, sha);
   const budget = () => ({ deadlineMs: Date.now() + 30_000 });
   const patches = () => kube.requests.appliedPatches('applications').get('web') ?? 0;
   const setLive = (revision: string) =>

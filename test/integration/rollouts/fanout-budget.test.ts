@@ -21,6 +21,7 @@ import {
   type RenderWorld,
   startHubApi,
   startRenderWorld,
+  startWorldRollout,
   yaml,
 } from '../argocd-api/harness.js';
 
@@ -122,16 +123,7 @@ describe('a work item whose Argo CD render outlasts its budget', () => {
     };
   }
 
-  async function start(sha: string) {
-    await dynamoRolloutWriter(ref, 3600).start({
-      sha,
-      repo: 'org/apps',
-      repoUrl: world.repoUrl,
-      ref: 'refs/heads/main',
-      trigger: 'webhook',
-      receivedAt: new Date().toISOString(),
-    });
-  }
+  const start = (sha: string) => startWorldRollout(ref, world, sha);
 
   const patchesOf = (name: string) => kube.requests.appliedPatches('applications').get(name) ?? 0;
   const byName = (apps: readonly StoredApp[]) => new Map(apps.map((a) => [a.name, a]));

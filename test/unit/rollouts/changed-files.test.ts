@@ -3,31 +3,23 @@ import type { CompareRequest, CompareResult } from '../../../lib/git/compare-mod
 import { createMemoryLogger } from '../../../lib/logger.js';
 import { changedFilesResolver } from '../../../lib/rollouts/changed-files.js';
 import type { ChangedFiles, PushEvent } from '../../../lib/webhook/push-event.js';
+import { githubPushEvent } from '../../helpers/push-event.js';
 
 function event(changedFiles: ChangedFiles, overrides: Partial<PushEvent> = {}): PushEvent {
-  return {
-    provider: 'github',
+  return githubPushEvent({
     deliveryId: 'd',
     repo: {
       fullName: 'org/gitops',
       webUrl: 'https://github.com/org/gitops',
       urls: ['git@github.com:org/gitops.git'],
     },
-    ref: 'refs/heads/main',
-    refType: 'branch',
-    refName: 'main',
-    before: 'a'.repeat(40),
-    after: 'b'.repeat(40),
-    touchedDefaultBranch: true,
-    created: false,
-    deleted: false,
     forced: true,
     author: { name: 'x' },
     commitTitle: 't',
     changedFiles,
     receivedAt: '2026-11-30T00:00:00Z',
     ...overrides,
-  };
+  });
 }
 
 function resolver(
