@@ -1,11 +1,11 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLimiter, type Limiter } from '../../../lib/concurrency.js';
 import { createClientNodeClusterApi } from '../../../lib/kubernetes/client-node-cluster-api.js';
 import { KubernetesApiError } from '../../../lib/kubernetes/kube-error.js';
 import { listAllPages } from '../../../lib/kubernetes/list-pages.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
+import { type LoopbackHttp, startLoopbackHttp } from '../../helpers/loopback-http.js';
 
 // A process bounds the LIST answers it reads at once (`LIST_PAGES_IN_FLIGHT`), but the slot is taken once
 // the API server has answered: the servers' time to answer overlaps, the bodies are read (and slimmed) one
@@ -22,29 +22,19 @@ const app = (name: string, pad = 0) => ({
 type Answer = (request: IncomingMessage, response: ServerResponse) => void;
 
 describe('a LIST slot taken once the server answers', () => {
-  const sockets = new Set<Socket>();
   let answer: Answer = () => undefined;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => answer(request, response));
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  let server: LoopbackHttp;
   let url = '';
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startLoopbackHttp((request, response) => {
+      request.resume();
+      request.on('end', () => answer(request, response));
+    });
+    url = server.url;
   });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  beforeEach(() => {
-    for (const socket of sockets) socket.destroy();
-  });
+  afterAll(() => server?.close());
+  beforeEach(() => server.dropConnections());
 
   const api = (timeoutMs = 5_000) =>
     createClientNodeClusterApi({

@@ -1,9 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClientNodeClusterApi } from '../../../lib/kubernetes/client-node-cluster-api.js';
 import { KubernetesApiError } from '../../../lib/kubernetes/kube-error.js';
 import { APPLICATIONS } from '../../../lib/kubernetes/resources.js';
+import { type LoopbackHttp, startLoopbackHttp } from '../../helpers/loopback-http.js';
 
 // The cluster client bounds each exchange, answer body included, with a timer of its own (no AbortSignal per
 // request): a server that stalls before its headers or in the middle of its body fails the call as a
@@ -21,40 +21,30 @@ const APP = {
 
 describe('cluster requests against a server that stalls', () => {
   let behaviour: Behaviour = 'ok';
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    request.resume();
-    request.on('end', () => {
-      if (behaviour === 'stall-headers') return;
-      const body = JSON.stringify(
-        request.url?.includes('/applications?') || request.url?.endsWith('/applications')
-          ? { kind: 'ApplicationList', metadata: { resourceVersion: '9' }, items: [APP] }
-          : APP,
-      );
-      response.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-      });
-      if (behaviour === 'stall-body') response.write(body.slice(0, 1000));
-      else response.end(body);
-    });
-  });
-  server.on('connection', (socket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  let server: LoopbackHttp;
   let url = '';
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startLoopbackHttp((request: IncomingMessage, response: ServerResponse) => {
+      request.resume();
+      request.on('end', () => {
+        if (behaviour === 'stall-headers') return;
+        const body = JSON.stringify(
+          request.url?.includes('/applications?') || request.url?.endsWith('/applications')
+            ? { kind: 'ApplicationList', metadata: { resourceVersion: '9' }, items: [APP] }
+            : APP,
+        );
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        });
+        if (behaviour === 'stall-body') response.write(body.slice(0, 1000));
+        else response.end(body);
+      });
+    });
+    url = server.url;
   });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => server?.close());
   beforeEach(() => {
     behaviour = 'ok';
   });
@@ -100,7 +90,7 @@ describe('cluster requests against a server that stalls', () => {
 
   it('reads whole answers within the bound, and the kept-alive socket serves every later call', async () => {
     const client = api();
-    const before = connections;
+    const before = server.connections();
     for (let i = 0; i < 5; i++) {
       await client.mergePatchQuiet(APPLICATIONS, 'argocd', 'web', {
         metadata: { annotations: { a: `${i}` } },
@@ -112,6 +102,6 @@ describe('cluster requests against a server that stalls', () => {
     await expect(client.list(APPLICATIONS, 'argocd')).resolves.toMatchObject({
       items: [{ kind: 'Application' }],
     });
-    expect(connections - before).toBe(1);
+    expect(server.connections() - before).toBe(1);
   });
 });
