@@ -118,9 +118,12 @@ try {
       // Each batch is one invocation; a cluster's time is the plan's plus its batch's start to its last PATCH.
       const itemStart = new Map<string, number>();
       const itemsCpu = process.cpuUsage();
+      world.fetches.length = 0;
+      let firstAt = Date.now();
       for (let i = 0; i < items.length; i += batch) {
         const slice = items.slice(i, i + batch);
         const at = Date.now();
+        if (i === 0) firstAt = at;
         for (const m of slice) itemStart.set(clusterOf(m), at);
         await invoke(slice);
       }
@@ -139,6 +142,11 @@ try {
       const names = Object.keys(patches);
       const firstInvocation = perCluster.filter((_, i) => firstClusters.has(names[i] ?? ''));
       const laterInvocations = perCluster.filter((_, i) => !firstClusters.has(names[i] ?? ''));
+      // The commit's Git fetch (for the preflight; in the first invocation): its wall time, and push → fetched
+      // on the clusters' clock (the plan's time plus the first invocation's start to the fetch's end).
+      const fetched = world.fetches.find((f) => f.sha === commit.after);
+      const fetch =
+        fetched === undefined ? undefined : { ms: fetched.ms, fromPush: planMs + fetched.endedAt - firstAt };
       const deferred = world.queues.push.takeAll().length;
       // The controller takes every app to the commit; the next run's push finds them behind it again.
       await world.command('tick');
@@ -158,6 +166,7 @@ try {
           perCluster,
           firstInvocation,
           laterInvocations,
+          ...(fetch === undefined ? {} : { fetch }),
           plan,
           work,
         })}\n`,

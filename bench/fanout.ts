@@ -22,6 +22,8 @@ interface RunLine {
   /** The clusters of the commit's first invocation (the one that fetches it in the container). */
   readonly firstInvocation: readonly number[];
   readonly laterInvocations: readonly number[];
+  /** The commit's Git fetch for the preflight: its wall time, and push → its end (ms, the clusters' clock). */
+  readonly fetch?: { readonly ms: number; readonly fromPush: number };
   readonly plan: Readonly<Record<string, number>>;
   readonly work: Readonly<Record<string, number>>;
 }
@@ -174,6 +176,16 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
         );
         if (samples.length > 0 && middle !== undefined) metrics.push(middle);
       }
+      // How much of the first invocation's lag is the fetch: push → the commit on disk, in the same unit.
+      const fetches = mine.flatMap((r) => (r.fetch === undefined ? [] : [r.fetch]));
+      if (fetches.length > 0)
+        metrics.push({
+          scenario: at,
+          metric: "push → the commit fetched ÷ bound, in the commit's first invocation",
+          value: median(fetches.map((f) => f.fromPush / bound)),
+          unit: '×',
+          note: `the fetch alone ${Math.round(median(fetches.map((f) => f.ms)))} ms (median of ${fetches.length} runs); the first invocation's clusters PATCH after it, their preflight reading the fetched tree`,
+        });
       const last = mine.at(-1);
       if (last !== undefined) {
         const per = Object.entries(last.work)

@@ -13,6 +13,8 @@ export interface BenchWorld {
   readonly app: App;
   /** Fields of the `cluster polled` lines track logged (the rest is dropped: 5,000 apps log a lot). */
   readonly polled: Record<string, unknown>[];
+  /** The Git fetches of commits the runtime logged (`git commit fetched`): when each ended, and its wall time. */
+  readonly fetches: { readonly sha: string; readonly endedAt: number; readonly ms: number }[];
   /** The repository every synthetic app deploys from (served by the doubles' Git server). */
   readonly repoURL: string;
   /** The local DynamoDB the app's table is in (for a bench that reads what is stored). */
@@ -103,8 +105,12 @@ export async function startBenchWorld(
     track: new MemoryQueue<TrackMessage>('track'),
   };
   const polled: Record<string, unknown>[] = [];
+  const fetches: { sha: string; endedAt: number; ms: number }[] = [];
   const logger: Logger = {
-    debug: () => {},
+    debug: (message, fields) => {
+      if (message === 'git commit fetched')
+        fetches.push({ sha: String(fields?.sha), endedAt: Date.now(), ms: Number(fields?.ms) });
+    },
     info: (message, fields) => {
       if (message === 'cluster polled') polled.push({ ...fields });
     },
@@ -127,6 +133,7 @@ export async function startBenchWorld(
   return {
     app,
     polled,
+    fetches,
     repoURL: started.repoURL,
     dynamodb: { endpoint: started.dynamodb, tableName: 'bench' },
     queues,

@@ -67,6 +67,7 @@ export function createKeptCommits(options: KeptCommitsOptions) {
     const seed = seedFor(key);
     // isomorphic-git's cache (pack indexes and pack files, by path) goes with the commit when it is evicted.
     const cache = {};
+    const startedAt = Date.now();
     const gitdir = workDir.then(async (dir) => {
       const gitdir = join(dir, String(index));
       let bodyError: UpstreamError | undefined;
@@ -90,6 +91,8 @@ export function createKeptCommits(options: KeptCommitsOptions) {
           sha,
           via,
           ...(seeded && seed !== undefined ? { seededFrom: seed.sha } : {}),
+          // From the fetch's start (the first read or head start naming the commit) to its pack on disk.
+          ms: Date.now() - startedAt,
         });
         return gitdir;
       } catch (error) {
