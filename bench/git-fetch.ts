@@ -5,6 +5,7 @@ import http from 'isomorphic-git/http/node';
 import { commitFiles, createBareRepo, makeReposRoot, removeReposRoot } from '../infra/local/git-repos.js';
 import { startGitServer } from '../infra/local/git-server.js';
 import { fetchCommit } from '../lib/git/commit-fetch.js';
+import { createGitReaderPool, type GitReaderPool } from '../lib/git/manifests.js';
 import { type BenchOptions, type Metric, median, percentiles } from './report.js';
 
 const S = 'git-fetch';
@@ -46,7 +47,73 @@ export async function benchGitFetch(options: BenchOptions): Promise<Metric[]> {
       },
     );
   }
+  const dirs = options.quick ? 100 : 1_000;
+  const reads = await measureReads(dirs, rounds);
+  const at = `${S}, ${dirs.toLocaleString('en-US')} app directories read through a reader pool`;
+  metrics.push(
+    ...percentiles(
+      at,
+      'every directory at a commit the pool has not read, CPU (after its fetch)',
+      reads.cold,
+      'ms',
+    ),
+    ...percentiles(
+      at,
+      'every directory at the next commit (one changed), CPU (after its fetch): unchanged directories answered by their tree id',
+      reads.next,
+      'ms',
+    ),
+  );
   return metrics;
+}
+
+/**
+ * A warm fan-out container's reads: every app directory of a monorepo at a push's commit, through one reader
+ * pool as the preflight reads them. The first commit reads every file (the parse memo and the sets empty);
+ * each next commit changes one directory, and the others are the same trees.
+ */
+async function measureReads(count: number, rounds: number): Promise<{ cold: number[]; next: number[] }> {
+  const root = await makeReposRoot('bench-reads-');
+  const work = await mkdtemp(join(tmpdir(), 'bench-reads-dirs-'));
+  const server = await startGitServer({ root });
+  const url = server.url('r');
+  const newPool = () => createGitReaderPool({ repositories: [url], cacheDir: work });
+  const cpuOf = async (pool: GitReaderPool, sha: string) => {
+    const session = pool.session();
+    const read = (i: number) => session.readManifests({ repo: { url }, sha, path: `apps/svc-${i}` });
+    await read(0);
+    const before = process.cpuUsage();
+    for (let i = 0; i < count; i++) await read(i);
+    const used = process.cpuUsage(before);
+    await session.close();
+    return (used.user + used.system) / 1000;
+  };
+  const pool = newPool();
+  try {
+    let sha = await createBareRepo(root, 'r', manifests(count));
+    await cpuOf(pool, sha);
+    const cold: number[] = [];
+    const next: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      sha = (
+        await commitFiles(root, 'r', {
+          changes: { [`apps/svc-${round}/deployment.yaml`]: deployment(round, `3.0.${round}`) },
+          message: `round ${round}`,
+        })
+      ).after;
+      next.push(await cpuOf(pool, sha));
+      // The same commit through a pool of its own: every file read and parsed.
+      const fresh = newPool();
+      cold.push(await cpuOf(fresh, sha));
+      await fresh.close();
+    }
+    return { cold, next };
+  } finally {
+    await pool.close();
+    await server.close();
+    await removeReposRoot(root);
+    await rm(work, { recursive: true, force: true });
+  }
 }
 
 interface Sample {

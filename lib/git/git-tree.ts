@@ -16,6 +16,12 @@ interface ListedEntry extends TreeEntry {
   readonly oid: string;
 }
 
+/** A directory's entries as read (its answer to `listDirectory`), and each by name with its object. */
+interface Listing {
+  readonly entries: readonly TreeEntry[];
+  readonly byName: ReadonlyMap<string, ListedEntry>;
+}
+
 /**
  * The tree of commit `oid` in a local git directory, read through isomorphic-git. Each directory is read
  * once, by the object id its parent's listing gave (the root from the commit), and each file by its blob's
@@ -30,45 +36,49 @@ export function gitTreeSource(options: {
   fs?: GitFs;
 }): TreeSource {
   const { gitdir, oid, cache, fs = nodeFs } = options;
-  // Listings are kept for the source's life: a missing path is answered from its parent's listing.
-  const listings = new Map<string, Promise<readonly ListedEntry[] | undefined>>();
-  const list = (path: string): Promise<readonly ListedEntry[] | undefined> => {
+  // Listings are kept for the source's life: a missing path is answered from its parent's listing. Each
+  // is indexed by name: a directory of a monorepo's thousand apps is looked up once per app.
+  const listings = new Map<string, Promise<Listing | undefined>>();
+  const list = (path: string): Promise<Listing | undefined> => {
     let pending = listings.get(path);
     if (pending === undefined) {
       pending =
         path === ''
           ? readListing(oid)
-          : list(dirname(path)).then((siblings) => {
-              const entry = siblings?.find((e) => e.name === basename(path));
-              return entry?.type === 'tree' ? readListing(entry.oid) : undefined;
-            });
+          : entryAt(path).then((entry) => (entry?.type === 'tree' ? readListing(entry.oid) : undefined));
       listings.set(path, pending);
     }
     return pending;
   };
+  const entryAt = async (path: string) => (await list(dirname(path)))?.byName.get(basename(path));
   // `of`: the commit (the root) or a tree's id; isomorphic-git peels a commit to its tree.
-  const readListing = async (of: string): Promise<readonly ListedEntry[] | undefined> => {
+  const readListing = async (of: string): Promise<Listing | undefined> => {
     try {
       const { tree } = await readTree({ fs, gitdir, oid: of, cache });
-      return tree.map((entry) => ({
-        name: entry.path,
-        type: ENTRY_TYPES[entry.mode] ?? 'blob',
-        oid: entry.oid,
-      }));
+      const entries: TreeEntry[] = [];
+      const byName = new Map<string, ListedEntry>();
+      for (const { path: name, mode, oid: id } of tree) {
+        const type = ENTRY_TYPES[mode] ?? 'blob';
+        entries.push({ name, type });
+        byName.set(name, { name, type, oid: id });
+      }
+      return { entries, byName };
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
     }
   };
-  const entries = (listing: readonly ListedEntry[] | undefined) =>
-    listing?.map(({ name, type }) => ({ name, type }));
   return {
-    listDirectory: async (path) => entries(await list(path)),
+    listDirectory: async (path) => (await list(path))?.entries,
+    async directoryId(path) {
+      if (path === '') return undefined;
+      const entry = await entryAt(path);
+      return entry?.type === 'tree' ? entry.oid : undefined;
+    },
     async readFile(path) {
       if (path === '') return undefined;
       try {
-        const parent = await list(dirname(path));
-        const entry = parent?.find((candidate) => candidate.name === basename(path));
+        const entry = await entryAt(path);
         if (entry?.type !== 'blob') return undefined;
         const { blob } = await readBlob({ fs, gitdir, oid: entry.oid, cache });
         return blob;

@@ -201,8 +201,12 @@ function breaksOnFailure(source: TreeSource, failed: (error: unknown) => void): 
       failed(error);
       throw error;
     });
+  const { directoryId } = source;
   return {
     listDirectory: (path) => told(source.listDirectory(path)),
     readFile: (path) => told(source.readFile(path)),
+    ...(directoryId === undefined
+      ? {}
+      : { directoryId: (path: string) => told(directoryId.call(source, path)) }),
   };
 }

@@ -36,14 +36,14 @@ export async function collectManifests(
 ): Promise<ManifestSet> {
   const budget = new ManifestBudget({ ...DEFAULT_MANIFEST_LIMITS, ...limits }, now);
   const walk = new ManifestWalk(budget.meter(source), budget, request.recurse !== false, parse);
-  const root = resolveResourceEntry('', request.path.replace(/^\/+/, '') || '.');
-  if (root.kind !== 'local') {
+  const root = manifestRoot(request.path);
+  if (root === undefined) {
     walk.errors.push({ path: request.path, message: 'path is outside the repository' });
     return walk.result();
   }
-  const entries = await source.listDirectory(root.path);
+  const entries = await source.listDirectory(root);
   if (entries === undefined) {
-    walk.errors.push({ path: root.path || '.', message: 'no such directory at this commit' });
+    walk.errors.push({ path: root || '.', message: 'no such directory at this commit' });
     return walk.result();
   }
   if (entries.some((entry) => entry.type === 'blob' && entry.name === 'Chart.yaml')) {
@@ -51,9 +51,15 @@ export async function collectManifests(
     return walk.result();
   }
   const kustomization = kustomizationFile(entries);
-  if (kustomization === undefined) await walk.plain(root.path, entries);
-  else await walk.kustomization(root.path, kustomization);
+  if (kustomization === undefined) await walk.plain(root, entries);
+  else await walk.kustomization(root, kustomization);
   return walk.result();
+}
+
+/** The directory an app source's `path` names, repo-relative (`''`: the root); undefined when it is outside. */
+export function manifestRoot(path: string): string | undefined {
+  const root = resolveResourceEntry('', path.replace(/^\/+/, '') || '.');
+  return root.kind === 'local' ? root.path : undefined;
 }
 
 class ManifestWalk {

@@ -9,6 +9,11 @@ export interface TreeSource {
   listDirectory(path: string): Promise<readonly TreeEntry[] | undefined>;
   /** A file's bytes, or `undefined` when `path` is not a (regular) file at this commit. */
   readFile(path: string): Promise<Uint8Array | undefined>;
+  /**
+   * The object id of directory `path` (not the root), or `undefined` when it is none at this commit: the
+   * same id at two commits is the same tree below it. A source without ids leaves it out.
+   */
+  directoryId?(path: string): Promise<string | undefined>;
 }
 
 export interface ManifestLimits {

@@ -2,10 +2,16 @@ import { tmpdir } from 'node:os';
 import type { HttpClient } from 'isomorphic-git';
 import { AppError, type UpstreamError } from '../errors.js';
 import type { Logger } from '../ports.js';
+import { readWithin } from './directory-reads.js';
 import { createGitHttpClient } from './http-client.js';
 import { createKeptCommits } from './kept-commits.js';
-import { collectManifests } from './manifest-collect.js';
-import { DEFAULT_MANIFEST_LIMITS, type ManifestLimits, type ManifestSet } from './manifest-types.js';
+import { collectManifests, manifestRoot } from './manifest-collect.js';
+import {
+  DEFAULT_MANIFEST_LIMITS,
+  type ManifestLimits,
+  type ManifestSet,
+  type TreeSource,
+} from './manifest-types.js';
 import { createParseMemo } from './parse-memo.js';
 import { type GitRepo, listRemoteRefs, type RemoteRefs } from './remote-refs.js';
 import { createRepoAllowList } from './repo-url.js';
@@ -113,6 +119,8 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
       ...(onBodyError === undefined ? {} : { onBodyError }),
     });
   const sets = new Map<string, Promise<ManifestSet>>();
+  // The same sets by their directory's tree id (`collectByDirectory`), bounded alike: they outlive a commit.
+  const setsByTree = new Map<string, ManifestSet>();
   // The pool's limits and their part of a set's key, once (most reads name no limits of their own).
   const poolLimits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };
   const poolLimitsKey = JSON.stringify(poolLimits);
@@ -131,31 +139,66 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     if (!FULL_SHA.test(request.sha)) throw new InvalidShaError();
     const sha = request.sha.toLowerCase();
     const merged = limits === undefined ? poolLimits : { ...poolLimits, ...limits };
-    const setKey = `${key}@${sha}:${request.path}:${request.recurse ?? true}:${limits === undefined ? poolLimitsKey : JSON.stringify(merged)}`;
-    const known = sets.get(setKey);
-    if (known !== undefined) {
-      // Most recently used last: the Map's order is the eviction order.
-      sets.delete(setKey);
-      sets.set(setKey, known);
-      return known;
-    }
+    // What a set depends on besides the tree it is read in: the path, the recursion and the bounds.
+    const readKey = `:${request.path}:${request.recurse ?? true}:${limits === undefined ? poolLimitsKey : JSON.stringify(merged)}`;
+    const setKey = `${key}@${sha}${readKey}`;
+    const known = used(sets, setKey);
+    if (known !== undefined) return known;
+    const collect = (tree: TreeSource) =>
+      collectManifests(
+        tree,
+        { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
+        merged,
+        undefined,
+        parse,
+      );
     const read = commits
       .treeOf(request.repo, key, sha, request.ref)
       .then((tree) =>
-        collectManifests(
-          tree,
-          { path: request.path, ...(request.recurse === undefined ? {} : { recurse: request.recurse }) },
-          merged,
-          undefined,
-          parse,
-        ),
+        keepSets > 0 ? collectByDirectory(tree, key, readKey, request.path, collect) : collect(tree),
       );
     if (keepSets > 0) {
-      sets.set(setKey, read);
+      keep(sets, setKey, read);
       read.catch(() => sets.delete(setKey));
-      while (sets.size > keepSets) sets.delete(sets.keys().next().value as string);
     }
     return read;
+  };
+
+  // Most recently used last: a Map's order is the eviction order.
+  const used = <T>(map: Map<string, T>, key: string): T | undefined => {
+    const known = map.get(key);
+    if (known !== undefined) {
+      map.delete(key);
+      map.set(key, known);
+    }
+    return known;
+  };
+  const keep = <T>(map: Map<string, T>, key: string, value: T) => {
+    map.set(key, value);
+    while (map.size > keepSets) map.delete(map.keys().next().value as string);
+  };
+  /**
+   * A path's set at a new commit, as read at another one where its directory is the same tree (and the read
+   * stayed inside it: `readWithin`); otherwise read, and kept by the directory's id when that holds. A set a
+   * bound cut short is not kept by id (the time bound depends on the moment).
+   */
+  const collectByDirectory = async (
+    tree: TreeSource,
+    key: string,
+    readKey: string,
+    path: string,
+    collect: (tree: TreeSource) => Promise<ManifestSet>,
+  ): Promise<ManifestSet> => {
+    const root = manifestRoot(path);
+    const id = root === undefined || root === '' ? undefined : await tree.directoryId?.(root);
+    if (root === undefined || id === undefined) return collect(tree);
+    const byId = `${key}#${id}${readKey}`;
+    const known = used(setsByTree, byId);
+    if (known !== undefined) return known;
+    const within = readWithin(tree, root);
+    const set = await collect(within.source);
+    if (within.stayedInside() && set.limitReached === undefined) keep(setsByTree, byId, set);
+    return set;
   };
 
   // The allow-list's key of a URL it allows; undefined for any other (a head start never throws).
@@ -212,6 +255,7 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     },
     async close() {
       sets.clear();
+      setsByTree.clear();
       await commits.close();
     },
   };

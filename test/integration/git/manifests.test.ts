@@ -137,6 +137,43 @@ describe('reading manifests at a commit over smart HTTP', () => {
     await bare.close();
   });
 
+  it('answers a directory the push left alone from the commit before, unless its read looked outside it', async () => {
+    await createBareRepo(host.root, 'dirs', {
+      'apps/a/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: a\n',
+      'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b\n',
+      'apps/k/kustomization.yaml': 'resources:\n- ../../shared/store.yaml\n',
+      'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v1\n',
+    });
+    const { before, after } = await commitFiles(host.root, 'dirs', {
+      changes: {
+        'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b2\n',
+        'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v2\n',
+      },
+      message: 'b and the shared store',
+    });
+    const dirs = { url: host.url('dirs'), auth };
+    const pool = createGitReaderPool({ repositories: [dirs.url], cacheDir });
+    const session = pool.session();
+    const at = (sha: string, path: string) => session.readManifests({ repo: dirs, sha, path });
+    const names = (set: Awaited<ReturnType<typeof at>>) =>
+      set.documents.map((d) => (d.doc.metadata as { name: string }).name);
+    const [a1, b1, k1] = [await at(before, 'apps/a'), await at(before, 'apps/b'), await at(before, 'apps/k')];
+    const [a2, b2, k2] = [await at(after, 'apps/a'), await at(after, 'apps/b'), await at(after, 'apps/k')];
+    // apps/a is the same tree at both commits, and its read stayed inside it: the set read at `before`.
+    expect(a2).toBe(a1);
+    expect(names(a2)).toEqual(['a']);
+    expect([names(b1), names(b2)]).toEqual([['b'], ['b2']]);
+    // apps/k is the same tree too, but its kustomization reads shared/: read again, so the change shows.
+    expect(k2).not.toBe(k1);
+    expect([names(k1), names(k2)]).toEqual([['store-v1'], ['store-v2']]);
+    // The directory's id goes with the path, the recursion and the bounds: another bound reads again.
+    expect(await session.readManifests({ repo: dirs, sha: after, path: 'apps/a' }, { maxFiles: 7 })).not.toBe(
+      a1,
+    );
+    await session.close();
+    await pool.close();
+  });
+
   it('follows Kustomize resources through ../ within the repository and skips an escape', async () => {
     reader = newReader();
     const set = await reader.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
