@@ -51,7 +51,7 @@ const WHY = {
   requests:
     "4 per work item besides the batches (the batches carry the records, the decisions chunk and the lease's release, so the apps add one batch more when they fill whole ones): the cluster lease's take, release control's state, the chain claim (which registers the rollout on the cluster) and the summary's view-and-status write; each guards a different item (the lease, the summary, the chain) under at-least-once delivery, and DynamoDB has no conditional write across items short of a transaction (twice the write units, and not in dynalite); a retry or a second delivery also reads the records and decisions",
   ratio:
-    "the bound counts only API round trips: the work item's own CPU (in a batch of 5, five work items' on one core) runs between them, and the first batch of a commit waits for its Git fetch (the p99: the rows of the commit's first invocation and of the later ones, below)",
+    "the bound counts only API round trips: the work item's own CPU (in a batch of 5, five work items' on one core) runs between them, and the first batch of a commit waits for its Git fetch before its first PATCH (the p99: the rows of the commit's first invocation and of the later ones, and that invocation's floor, below)",
 };
 
 /** The target on the median row too (percentiles() puts it on the p99 row only). */
@@ -176,16 +176,27 @@ export async function benchFanout(options: BenchOptions): Promise<Metric[]> {
         );
         if (samples.length > 0 && middle !== undefined) metrics.push(middle);
       }
-      // How much of the first invocation's lag is the fetch: push → the commit on disk, in the same unit.
+      // The first invocation's floor: its apps' preflight reads the pushed commit, so their PATCHes follow
+      // the commit's fetch (push → fetched), and take their rounds after it.
       const fetches = mine.flatMap((r) => (r.fetch === undefined ? [] : [r.fetch]));
+      const patchRounds = Math.ceil(perCluster / CONCURRENCY) * rtt;
       if (fetches.length > 0)
-        metrics.push({
-          scenario: at,
-          metric: "push → the commit fetched ÷ bound, in the commit's first invocation",
-          value: median(fetches.map((f) => f.fromPush / bound)),
-          unit: '×',
-          note: `the fetch alone ${Math.round(median(fetches.map((f) => f.ms)))} ms (median of ${fetches.length} runs); the first invocation's clusters PATCH after it, their preflight reading the fetched tree`,
-        });
+        metrics.push(
+          {
+            scenario: at,
+            metric: "push → the commit fetched ÷ bound, in the commit's first invocation",
+            value: median(fetches.map((f) => f.fromPush / bound)),
+            unit: '×',
+            note: `the fetch alone ${Math.round(median(fetches.map((f) => f.ms)))} ms (median of ${fetches.length} runs)`,
+          },
+          {
+            scenario: at,
+            metric: `floor of the commit's first invocation: push → fetched, then its ${patchRounds / rtt} PATCH rounds (${patchRounds} ms) ÷ bound`,
+            value: median(fetches.map((f) => (f.fromPush + patchRounds) / bound)),
+            unit: '×',
+            note: "the preflight reads the pushed commit before an app's PATCH: the p99 (the first invocation's clusters) cannot be under this; the fetch here is a local git http-backend on the cores the benchmark uses, in AWS the Git host's round trips",
+          },
+        );
       const last = mine.at(-1);
       if (last !== undefined) {
         const per = Object.entries(last.work)
