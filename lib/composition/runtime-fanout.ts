@@ -36,13 +36,13 @@ export function createFanout(context: FleetContext): FleetFunctions['fanout'] {
   // Kept across warm invocations: only objects whose uid or resourceVersion changed are parsed again.
   const indexCache = createMatchIndexCache();
   // The pushed ref's commit now, from the Git host, for repositories the fleet file lets us read.
-  const remoteHead = async (event: PushEvent, git: Pick<GitReader, 'listRemoteRefs'>) => {
+  // That ref alone: a repository's pull-request refs can make its whole listing megabytes, on every push.
+  const remoteHead = async (event: PushEvent, git: Pick<GitReader, 'remoteRef'>) => {
     const key = canonicalRepoKey(event.repo.webUrl);
     const repo = fleetConfig.repositories.find((r) => canonicalRepoKey(r.url) === key);
     if (repo === undefined) return undefined;
     const auth = await credentials(repo);
-    const remote = await git.listRemoteRefs(gitRepoOf(repo, auth));
-    return remote.refs.get(event.ref);
+    return git.remoteRef(gitRepoOf(repo, auth), event.ref);
   };
   const destination = (cluster: string, raw: unknown) => {
     const parsed = parseApplication(raw);

@@ -48,6 +48,11 @@ export interface ReadManifestsRequest {
 /** Reads Git for one invocation: refs and commits are fetched once per repository (and SHA), then reused. */
 export interface GitReader {
   listRemoteRefs(repo: GitRepo): Promise<RemoteRefs>;
+  /**
+   * The commit branch or tag `ref` (a full name) names on the host now, or undefined when it names none:
+   * one `ls-refs` asking for that name alone, not every ref of the repository.
+   */
+  remoteRef(repo: GitRepo, ref: string): Promise<string | undefined>;
   readManifests(request: ReadManifestsRequest, limits?: Partial<ManifestLimits>): Promise<ManifestSet>;
   /**
    * Starts fetching a commit reads are about to want (fan-out: while its cluster is listed), unless it is
@@ -92,6 +97,7 @@ export function createGitReader(options: GitReaderOptions): GitReader {
   const session = pool.session();
   return {
     listRemoteRefs: session.listRemoteRefs,
+    remoteRef: session.remoteRef,
     readManifests: session.readManifests,
     prefetch: session.prefetch,
     kept: session.kept,
@@ -201,6 +207,11 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     return set;
   };
 
+  const listOptions = {
+    allowList,
+    ...(options.http === undefined ? {} : { http: options.http }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  };
   // The allow-list's key of a URL it allows; undefined for any other (a head start never throws).
   const allowedKey = (url: string) => (allowList.allows(url) ? allowList.check(url) : undefined);
   const prefetch = (request: Omit<ReadManifestsRequest, 'path' | 'recurse'>) => {
@@ -218,17 +229,25 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
       open++;
       let closed = false;
       const refsByRepo = new Map<string, Promise<RemoteRefs>>();
+      const refByName = new Map<string, Promise<string | undefined>>();
       return {
         async listRemoteRefs(repo) {
           const key = allowList.check(repo.url);
           let pending = refsByRepo.get(key);
           if (pending === undefined) {
-            pending = listRemoteRefs(repo, {
-              allowList,
-              ...(options.http === undefined ? {} : { http: options.http }),
-              ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-            });
+            pending = listRemoteRefs(repo, listOptions);
             refsByRepo.set(key, pending);
+          }
+          return pending;
+        },
+        async remoteRef(repo, ref) {
+          const key = `${allowList.check(repo.url)} ${ref}`;
+          let pending = refByName.get(key);
+          if (pending === undefined) {
+            pending = listRemoteRefs(repo, { ...listOptions, prefix: ref }).then((listed) =>
+              listed.refs.get(ref),
+            );
+            refByName.set(key, pending);
           }
           return pending;
         },
@@ -242,6 +261,7 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
           if (closed) return;
           closed = true;
           refsByRepo.clear();
+          refByName.clear();
           await commits.settled();
           open--;
           // Eviction runs only while no session is open: a fetch in one may be linking a kept commit's packs.

@@ -44,6 +44,12 @@ export interface ListRemoteRefsOptions {
   readonly allowList: RepoAllowList;
   readonly timeoutMs?: number;
   readonly http?: HttpClient;
+  /**
+   * Only the refs whose names start with this (`ls-refs`' `ref-prefix`; a protocol v1 host's advertisement
+   * is filtered here), and no HEAD: a host's pull-request refs (GitHub's `refs/pull/*`, two per pull
+   * request) can be tens of thousands, megabytes a listing.
+   */
+  readonly prefix?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -73,6 +79,7 @@ export async function listRemoteRefs(repo: GitRepo, options: ListRemoteRefsOptio
       protocolVersion: 2,
       symrefs: true,
       peelTags: true,
+      ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
       ...gitAuthCallbacks(repo.auth, repo.provider),
     });
   } catch (error) {

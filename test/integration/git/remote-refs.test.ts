@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitFiles, createBareRepo, setDefaultBranch, tag } from '../../../infra/local/git-repos.js';
+import {
+  bareRepoPath,
+  commitFiles,
+  createBareRepo,
+  git,
+  setDefaultBranch,
+  tag,
+} from '../../../infra/local/git-repos.js';
 import { UpstreamError } from '../../../lib/errors.js';
+import { createGitReader } from '../../../lib/git/manifests.js';
 import { listRemoteRefs, resolveRevision } from '../../../lib/git/remote-refs.js';
 import { createRepoAllowList, RepoNotAllowedError } from '../../../lib/git/repo-url.js';
 import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
@@ -135,5 +143,52 @@ describe('listRemoteRefs against git http-backend', () => {
     } finally {
       silent.close();
     }
+  });
+});
+
+describe("a reader's remoteRef: the pushed ref alone, not the repository's every ref", () => {
+  let host: TestGitHost;
+  let main: string;
+  let sibling: string;
+
+  beforeAll(async () => {
+    host = await startTestGitHost({});
+    main = await createBareRepo(host.root, 'busy', { 'a.yaml': 'kind: A\n' }, { branch: 'main' });
+    sibling = (
+      await commitFiles(host.root, 'busy', {
+        branch: 'main-2',
+        changes: { 'b.yaml': 'kind: B\n' },
+        message: 'b',
+      })
+    ).after;
+    // A repository with a pull-request history: GitHub lists refs/pull/<n>/head and /merge to anyone who asks.
+    const input = Array.from({ length: 3_000 }, (_, i) => `create refs/pull/${i}/head ${main}\n`).join('');
+    await git(['update-ref', '--stdin'], { gitDir: bareRepoPath(host.root, 'busy'), input });
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+
+  const answered = () =>
+    host.server.requests.filter((r) => r.method === 'POST').reduce((sum, r) => sum + r.bytes, 0);
+
+  it('answers a branch from a listing of that name only, once per session', async () => {
+    const reader = createGitReader({ repositories: [host.url('busy')] });
+    const repo = { url: host.url('busy') };
+    host.server.resetRequests();
+    expect(await reader.remoteRef(repo, 'refs/heads/main')).toBe(main);
+    const narrow = answered();
+    expect(await reader.remoteRef(repo, 'refs/heads/main')).toBe(main);
+    expect(answered()).toBe(narrow);
+    // A name the prefix also matches is another branch; a ref the host does not have is none.
+    expect(await reader.remoteRef(repo, 'refs/heads/main-2')).toBe(sibling);
+    expect(await reader.remoteRef(repo, 'refs/heads/gone')).toBeUndefined();
+    host.server.resetRequests();
+    const all = await reader.listRemoteRefs(repo);
+    expect(all.refs.get('refs/heads/main')).toBe(main);
+    // The whole listing carries the 3,000 pull-request refs (dropped after it is read); the one ref does not.
+    expect(answered()).toBeGreaterThan(100_000);
+    expect(narrow).toBeLessThan(1_000);
+    await reader.close();
   });
 });
