@@ -2,7 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'isomorphic-git/http/node';
-import { commitFiles, createBareRepo, makeReposRoot, removeReposRoot } from '../infra/local/git-repos.js';
+import {
+  bareRepoPath,
+  commitFiles,
+  createBareRepo,
+  git,
+  makeReposRoot,
+  removeReposRoot,
+} from '../infra/local/git-repos.js';
 import { startGitServer } from '../infra/local/git-server.js';
 import { fetchCommit } from '../lib/git/commit-fetch.js';
 import { createGitReaderPool, type GitReaderPool } from '../lib/git/manifests.js';
@@ -14,15 +21,23 @@ const S = 'git-fetch';
  * A push's commit fetched whole against fetched on top of the commit a warm container holds (`seed`): a
  * repository of `files` manifests served by git-http-backend on loopback, each round a new commit that
  * changes one file, fetched both ways in turn. CPU is this process's (isomorphic-git's pack parse, index and
- * inflate; the server is a child process); bytes are the upload-pack answers'.
+ * inflate; the server is a child process); bytes are the answers' (the pack, and a ref advertisement where
+ * the fetch reads one: since 2026-12-07 a host speaking protocol v2 is asked by SHA in one request).
  */
 export async function benchGitFetch(options: BenchOptions): Promise<Metric[]> {
-  const sizes = options.quick ? [500] : [2_000, 10_000];
+  // [files, pull-request refs on the host]: GitHub lists two refs/pull/* per pull request ever opened.
+  const sizes: [number, number][] = options.quick
+    ? [[500, 0]]
+    : [
+        [2_000, 0],
+        [10_000, 0],
+        [2_000, 20_000],
+      ];
   const rounds = options.quick ? 2 : 5;
   const metrics: Metric[] = [];
-  for (const files of sizes) {
-    const measured = await measure(files, rounds);
-    const at = `${S}, ${files.toLocaleString('en-US')} manifest files, one changed`;
+  for (const [files, pullRefs] of sizes) {
+    const measured = await measure(files, rounds, pullRefs);
+    const at = `${S}, ${files.toLocaleString('en-US')} manifest files, one changed${pullRefs === 0 ? '' : `, ${pullRefs.toLocaleString('en-US')} pull-request refs on the host`}`;
     metrics.push(
       ...percentiles(at, 'whole commit: CPU', measured.whole.cpu, 'ms'),
       ...percentiles(at, 'on top of the held commit (thin pack): CPU', measured.seeded.cpu, 'ms'),
@@ -124,12 +139,19 @@ interface Sample {
 async function measure(
   count: number,
   rounds: number,
+  pullRefs: number,
 ): Promise<{ whole: Sample; seeded: Sample; fellBack: number }> {
   const root = await makeReposRoot('bench-fetch-');
   const work = await mkdtemp(join(tmpdir(), 'bench-fetch-dirs-'));
   const server = await startGitServer({ root });
   try {
     let sha = await createBareRepo(root, 'r', manifests(count));
+    if (pullRefs > 0) {
+      const input = Array.from({ length: pullRefs }, (_, i) => `create refs/pull/${i}/head ${sha}\n`).join(
+        '',
+      );
+      await git(['update-ref', '--stdin'], { gitDir: bareRepoPath(root, 'r'), input });
+    }
     const base = { url: server.url('r'), http, auth: {}, fallbackDepth: 5 } as const;
     const whole: Sample = { cpu: [], bytes: [] };
     const seeded: Sample = { cpu: [], bytes: [] };
@@ -158,9 +180,8 @@ async function measure(
         const used = process.cpuUsage(before);
         const sample = way === 'whole' ? whole : seeded;
         sample.cpu.push((used.user + used.system) / 1000);
-        sample.bytes.push(
-          server.requests.filter((r) => r.method === 'POST').reduce((a, r) => a + r.bytes, 0),
-        );
+        // Every answer of the fetch: a ref advertisement too, where the fetch reads one.
+        sample.bytes.push(server.requests.reduce((a, r) => a + r.bytes, 0));
         if (way === 'seeded') {
           if (!fetched.seeded) fellBack += 1;
           held = { gitdir, sha };

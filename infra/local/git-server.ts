@@ -16,13 +16,18 @@ export interface GitServerOptions {
   readonly root: string;
   readonly auth?: GitServerAuth;
   /**
-   * Let clients fetch any reachable commit by SHA (default true). Off mimics a strict host: a protocol v1
-   * `want` that is not a ref tip is answered `ERR upload-pack: not our ref` (git's own HTTP backend
-   * always allows reachable SHAs, so the refusal is simulated here).
+   * Let clients fetch any reachable commit by SHA (default true). Off mimics a strict host: a `want` (protocol
+   * v1, or a v2 fetch's) that is not a ref tip is answered `ERR upload-pack: not our ref` (git's own HTTP
+   * backend always allows reachable SHAs, so the refusal is simulated here).
    */
   readonly allowShaWants?: boolean;
   /** Loopback port; 0 (the default) picks a free one. */
   readonly port?: number;
+  /**
+   * Speak protocol v2 when the client asks for it (default true). Off mimics a host that only speaks v0/v1:
+   * the `Git-Protocol` header is not passed on, so a v2 request is read as a v1 one (and fails as such).
+   */
+  readonly protocolV2?: boolean;
 }
 
 export interface GitServerRequest {
@@ -76,11 +81,8 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
       return;
     }
     const body = requestBody(req);
-    if (
-      options.allowShaWants === false &&
-      req.method === 'POST' &&
-      header(req, 'git-protocol') === undefined
-    ) {
+    // A v1 want and a v2 fetch's want alike (a v2 `ls-refs` names none, so it passes).
+    if (options.allowShaWants === false && req.method === 'POST') {
       void strictWants(options.root, url, body).then(
         (checked) => {
           if (checked.refused === undefined)
@@ -137,7 +139,7 @@ function runBackend(
 ): void {
   const gzip = isGzip(req);
   const allowSha = options.allowShaWants ?? true;
-  const protocol = header(req, 'git-protocol');
+  const protocol = options.protocolV2 === false ? undefined : header(req, 'git-protocol');
   const contentLength = header(req, 'content-length');
   const child = spawn(backend, [], {
     env: {
@@ -209,7 +211,7 @@ function forwardCgiOutput(
   });
 }
 
-/** Strict mode: a v1 `want` that is no ref tip is refused the way upload-pack refuses it. */
+/** Strict mode: a `want` that is no ref tip (v1, or a v2 fetch's) is refused the way upload-pack refuses it. */
 async function strictWants(
   root: string,
   url: URL,

@@ -13,6 +13,7 @@ import {
 } from 'isomorphic-git';
 import { UpstreamError } from '../errors.js';
 import type { GitAuthCallbacks } from './credentials.js';
+import { fetchPackV2 } from './fetch-v2.js';
 import { thinPackTransport } from './thin-pack.js';
 
 export interface FetchCommitRequest {
@@ -64,7 +65,15 @@ export const MAX_SEED_PACKS = 8;
 export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedCommit> {
   const { gitdir, sha, cache } = request;
   await initRepository(request);
-  const linked = request.seed === undefined ? undefined : await seedFrom(request.seed, gitdir);
+  let linked = request.seed === undefined ? undefined : await seedFrom(request.seed, gitdir);
+  // One request where the host speaks protocol v2; the v1 ways below where it does not (or refused).
+  const inOne = await fetchInOneRequest(request, linked);
+  if (inOne === 'fetched') return { via: 'sha', seeded: linked !== undefined };
+  if (inOne === 'dirty') {
+    await rm(gitdir, { recursive: true, force: true });
+    await initRepository(request);
+    linked = request.seed === undefined ? undefined : await seedFrom(request.seed, gitdir);
+  }
   if (linked !== undefined) {
     try {
       await gitFetch({
@@ -108,6 +117,55 @@ export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedC
     `commit ${sha.slice(0, 12)} is not within the last ${request.fallbackDepth} commits of ${ref}`,
     { retryable: false, code: 'git-commit-not-found' },
   );
+}
+
+/** Repository URLs whose host did not answer a protocol v2 fetch (bounded): they are fetched the v1 way. */
+const V1_ONLY = new Set<string>();
+const V1_ONLY_MAX = 256;
+
+/**
+ * The commit through one protocol v2 fetch (`fetchPackV2`): its pack written and indexed (a thin one, on
+ * top of the seed's objects, then rewritten whole), the shallow boundary moved. `untouched`: the host did
+ * not answer that way and nothing was written; `dirty`: something was, and the directory must be made anew.
+ */
+async function fetchInOneRequest(
+  request: FetchCommitRequest,
+  linked: ReadonlySet<string> | undefined,
+): Promise<'fetched' | 'untouched' | 'dirty'> {
+  const { gitdir, sha, cache, url } = request;
+  if (V1_ONLY.has(url)) return 'untouched';
+  const shallowPath = join(gitdir, 'shallow');
+  const shallowNow = (await readFile(shallowPath, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter((line) => line !== '');
+  const fetched = await fetchPackV2({
+    url,
+    sha,
+    ...(linked === undefined || request.seed === undefined
+      ? {}
+      : { have: { sha: request.seed.sha, shallow: shallowNow } }),
+    http: request.http,
+    auth: request.auth,
+  });
+  if (fetched === undefined) {
+    if (V1_ONLY.size >= V1_ONLY_MAX) V1_ONLY.clear();
+    V1_ONLY.add(url);
+    return 'untouched';
+  }
+  try {
+    const name = `pack-${fetched.pack.subarray(-20).toString('hex')}.pack`;
+    await mkdir(join(gitdir, 'objects', 'pack'), { recursive: true });
+    await writeFile(join(gitdir, 'objects', 'pack', name), fetched.pack);
+    await indexPack({ fs, dir: gitdir, gitdir, filepath: join('objects', 'pack', name), cache });
+    const boundary = new Set([...shallowNow, ...fetched.shallow]);
+    for (const oid of fetched.unshallow) boundary.delete(oid);
+    await writeFile(shallowPath, [...boundary].map((oid) => `${oid}\n`).join(''));
+    if (!(await hasCommit(gitdir, sha, cache))) return 'dirty';
+    if (linked !== undefined) await completeThinPacks(gitdir, linked, cache);
+    return 'fetched';
+  } catch {
+    return 'dirty';
+  }
 }
 
 async function initRepository({ gitdir, url }: FetchCommitRequest): Promise<void> {

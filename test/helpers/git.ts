@@ -12,7 +12,7 @@ export interface TestGitHost {
 
 /** A temporary repos root served by the real `git http-backend` on 127.0.0.1 (port 0). */
 export async function startTestGitHost(
-  options: { auth?: GitServerAuth; allowShaWants?: boolean } = {},
+  options: { auth?: GitServerAuth; allowShaWants?: boolean; protocolV2?: boolean } = {},
 ): Promise<TestGitHost> {
   const root = await makeReposRoot();
   const server = await startGitServer({ root, ...options });
