@@ -138,16 +138,25 @@ async function fetchInOneRequest(
   const shallowNow = (await readFile(shallowPath, 'utf8').catch(() => ''))
     .split('\n')
     .filter((line) => line !== '');
-  const fetched = await fetchPackV2({
-    url,
-    sha,
-    ...(linked === undefined || request.seed === undefined
-      ? {}
-      : { have: { sha: request.seed.sha, shallow: shallowNow } }),
-    http: request.http,
-    auth: request.auth,
-  });
-  if (fetched === undefined) {
+  let fetched: Awaited<ReturnType<typeof fetchPackV2>>;
+  try {
+    fetched = await fetchPackV2({
+      url,
+      sha,
+      ...(linked === undefined || request.seed === undefined
+        ? {}
+        : { have: { sha: request.seed.sha, shallow: shallowNow } }),
+      http: request.http,
+      auth: request.auth,
+    });
+  } catch (error) {
+    // The host not answering in time or at all: the v1 way would wait for it again. Anything else is this
+    // way's alone.
+    if (error instanceof UpstreamError) throw error;
+    return 'untouched';
+  }
+  if (fetched === 'not-now') return 'untouched';
+  if (fetched === 'not-spoken') {
     if (V1_ONLY.size >= V1_ONLY_MAX) V1_ONLY.clear();
     V1_ONLY.add(url);
     return 'untouched';

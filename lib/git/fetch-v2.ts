@@ -25,12 +25,22 @@ export interface PackRequest {
 }
 
 /**
- * One `command=fetch` (`Git-Protocol: version=2`): `want` the SHA, `deepen 1`, `done`, with the held
- * commit's `have` and `shallow` lines when there is one. Answers `undefined` when the host did not answer
- * that way (no protocol v2, a refused want, an answer not understood): the caller fetches the v1 way then.
- * A transport failure (deadline, unreachable, too large) throws, as the v1 way would meet the same host.
+ * Why a host gave no pack: `not-spoken` when it answered but not that way (no protocol v2, a refused want,
+ * an answer not understood: it will not next time either), `not-now` when it failed the request (auth, not
+ * found, rate limit, a server error: the v1 way meets the same answer, and reports it).
  */
-export async function fetchPackV2(request: PackRequest): Promise<FetchedPack | undefined> {
+export type NoPack = 'not-spoken' | 'not-now';
+
+/** HTTP answers that say nothing about the protocol: the same request may succeed another time. */
+const NOT_NOW = new Set([401, 403, 404, 408, 429]);
+
+/**
+ * One `command=fetch` (`Git-Protocol: version=2`): `want` the SHA, `deepen 1`, `done`, with the held
+ * commit's `have` and `shallow` lines when there is one. Without a pack (`NoPack`) the caller fetches the
+ * v1 way. A transport failure (deadline, unreachable, too large) throws, as the v1 way would meet the same
+ * host.
+ */
+export async function fetchPackV2(request: PackRequest): Promise<FetchedPack | NoPack> {
   const credentials = await request.auth.onAuth?.(request.url, {});
   const authorization =
     credentials?.username === undefined && credentials?.password === undefined
@@ -48,8 +58,9 @@ export async function fetchPackV2(request: PackRequest): Promise<FetchedPack | u
     body: once(fetchRequest(request)),
   });
   const body = await collect(response.body ?? []);
-  if (response.statusCode !== 200) return undefined;
-  return parseFetchResponse(body);
+  if (response.statusCode !== 200)
+    return NOT_NOW.has(response.statusCode) || response.statusCode >= 500 ? 'not-now' : 'not-spoken';
+  return parseFetchResponse(body) ?? 'not-spoken';
 }
 
 /** The request's pkt-lines: the command, a delimiter, the arguments, a flush. */

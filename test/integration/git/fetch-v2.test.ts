@@ -1,3 +1,5 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareRepoPath, commitFiles, createBareRepo, git } from '../../../infra/local/git-repos.js';
 import { createGitReaderPool } from '../../../lib/git/manifests.js';
@@ -64,9 +66,79 @@ describe.each([
       expect(advertisements).toEqual([]);
     } else {
       // The v2 try is read as a v1 request and fails; then the advertisement of every ref, then the wants.
+      // The container remembers the host: the next commit is fetched the v1 way without trying v2 again.
+      expect(firstFetch.filter((r) => r.protocol === 'version=2')).toHaveLength(1);
+      expect(nextFetch.filter((r) => r.protocol === 'version=2')).toEqual([]);
       expect(advertisements.length).toBeGreaterThan(0);
       expect(Math.min(...advertisements.map((r) => r.bytes))).toBeGreaterThan(100_000);
     }
     await pool.close();
+  });
+});
+
+describe('a host failing a protocol v2 fetch once', () => {
+  let host: TestGitHost;
+  let first: string;
+  beforeAll(async () => {
+    host = await startTestGitHost({});
+    first = await createBareRepo(host.root, 'flaky', files('1.0'), { branch: 'main' });
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+
+  it('is fetched the v1 way that time and asked the v2 way again the next', async () => {
+    // In front of the host: the first v2 POST is answered 503 (a server error says nothing of the protocol).
+    let failed = false;
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => parts.push(chunk));
+      req.on('end', () => {
+        const v2 = req.headers['git-protocol'] === 'version=2';
+        seen.push(`${req.method} ${v2 ? 'v2' : 'v1'}`);
+        if (req.method === 'POST' && v2 && !failed) {
+          failed = true;
+          res.writeHead(503).end('busy');
+          return;
+        }
+        const upstream = request(
+          `${new URL(host.url('flaky')).origin}${req.url ?? '/'}`,
+          { method: req.method, headers: req.headers },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        upstream.end(Buffer.concat(parts));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/flaky.git`;
+      const pool = createGitReaderPool({ repositories: [url] });
+      const read = async (sha: string) => {
+        const session = pool.session();
+        try {
+          const set = await session.readManifests({ repo: { url }, sha, path: 'apps/svc-7' });
+          return JSON.stringify(set.documents.map((d) => d.doc));
+        } finally {
+          await session.close();
+        }
+      };
+      expect(await read(first)).toContain('svc-7:1.0');
+      expect(seen).toEqual(['POST v2', 'GET v1', 'POST v1']);
+      const { after } = await commitFiles(host.root, 'flaky', {
+        branch: 'main',
+        changes: files('2.0'),
+        message: 'svc-7 2.0',
+      });
+      seen.length = 0;
+      expect(await read(after)).toContain('svc-7:2.0');
+      expect(seen).toEqual(['POST v2']);
+      await pool.close();
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 });
