@@ -4,7 +4,7 @@ import { collect } from './http-client.js';
 
 // A commit's objects in one request, with protocol v2's `fetch` command. isomorphic-git's fetch speaks v1:
 // it first GETs the host's ref advertisement, every ref of the repository (GitHub lists two `refs/pull/*` per
-// pull request ever opened: 20,000 of them are 1.3 MB and ~100 ms of CPU to parse), then POSTs its wants.
+// pull request ever opened: 20,000 of them are 1.3 MB and ~75 ms of CPU a fetch), then POSTs its wants.
 // Asking by SHA needs no ref at all.
 
 /** What the host sent: the pack (side-band framing removed) and how the shallow boundary moved. */
@@ -91,9 +91,9 @@ export function parseFetchResponse(body: Buffer): FetchedPack | undefined {
   let ended = false;
   let at = 0;
   while (at + 4 <= body.length && !ended) {
-    const length = Number.parseInt(body.subarray(at, at + 4).toString('latin1'), 16);
-    if (!Number.isInteger(length) || !/^[0-9a-f]{4}$/i.test(body.subarray(at, at + 4).toString('latin1')))
-      return undefined;
+    const hex = body.subarray(at, at + 4).toString('latin1');
+    if (!/^[0-9a-f]{4}$/i.test(hex)) return undefined;
+    const length = Number.parseInt(hex, 16);
     if (length < 4) {
       // 0000 flush: the answer's end; 0001 delimiter: a new section follows; 0002: response end.
       if (length === 0 || length === 2) ended = section === 'packfile';
