@@ -17,6 +17,21 @@ const files = (tag: string) => {
   return out;
 };
 
+/** A warm container's reader pool, and apps/svc-7's objects at a commit (as JSON) through a session of it. */
+function svc7Reader(url: string) {
+  const pool = createGitReaderPool({ repositories: [url] });
+  const read = async (sha: string) => {
+    const session = pool.session();
+    try {
+      const set = await session.readManifests({ repo: { url }, sha, path: 'apps/svc-7' });
+      return JSON.stringify(set.documents.map((d) => d.doc));
+    } finally {
+      await session.close();
+    }
+  };
+  return { pool, read };
+}
+
 describe.each([
   ['a host speaking protocol v2', true],
   ['a host speaking v0/v1 only', false],
@@ -35,17 +50,7 @@ describe.each([
   });
 
   it('reads the commit and the next one on top of it, asking for the refs only where v2 is not spoken', async () => {
-    const url = host.url('busy');
-    const pool = createGitReaderPool({ repositories: [url] });
-    const read = async (sha: string) => {
-      const session = pool.session();
-      try {
-        const set = await session.readManifests({ repo: { url }, sha, path: 'apps/svc-7' });
-        return JSON.stringify(set.documents.map((d) => d.doc));
-      } finally {
-        await session.close();
-      }
-    };
+    const { pool, read } = svc7Reader(host.url('busy'));
     host.server.resetRequests();
     expect(await read(first)).toContain('svc-7:1.0');
     const firstFetch = [...host.server.requests];
@@ -116,16 +121,7 @@ describe('a host failing a protocol v2 fetch once', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/flaky.git`;
-      const pool = createGitReaderPool({ repositories: [url] });
-      const read = async (sha: string) => {
-        const session = pool.session();
-        try {
-          const set = await session.readManifests({ repo: { url }, sha, path: 'apps/svc-7' });
-          return JSON.stringify(set.documents.map((d) => d.doc));
-        } finally {
-          await session.close();
-        }
-      };
+      const { pool, read } = svc7Reader(url);
       expect(await read(first)).toContain('svc-7:1.0');
       expect(seen).toEqual(['POST v2', 'GET v1', 'POST v1']);
       const { after } = await commitFiles(host.root, 'flaky', {
