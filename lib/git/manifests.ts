@@ -2,10 +2,10 @@ import { tmpdir } from 'node:os';
 import type { HttpClient } from 'isomorphic-git';
 import { AppError, type UpstreamError } from '../errors.js';
 import type { Logger } from '../ports.js';
-import { readWithin } from './directory-reads.js';
 import { createGitHttpClient } from './http-client.js';
 import { createKeptCommits } from './kept-commits.js';
-import { collectManifests, manifestRoot } from './manifest-collect.js';
+import { collectManifests } from './manifest-collect.js';
+import { createManifestSets, type SetRead } from './manifest-sets.js';
 import {
   DEFAULT_MANIFEST_LIMITS,
   type ManifestLimits,
@@ -43,6 +43,12 @@ export interface ReadManifestsRequest {
   readonly ref?: string;
   /** Argo CD `directory.recurse` for plain directories; default true. */
   readonly recurse?: boolean;
+  /**
+   * The commit the push moved the ref from and every file it changed (a complete list). When the set read at
+   * that commit is kept, its read looked only inside the directory, and no changed file is under it, the
+   * directory is the same tree at `sha`: that set is the answer, without waiting for `sha`'s fetch.
+   */
+  readonly unchangedSince?: { readonly sha: string; readonly files: readonly string[] };
 }
 
 /** Reads Git for one invocation: refs and commits are fetched once per repository (and SHA), then reused. */
@@ -124,9 +130,7 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
       maxResponseBytes: options.maxPackBytes ?? 256 * 1024 * 1024,
       ...(onBodyError === undefined ? {} : { onBodyError }),
     });
-  const sets = new Map<string, Promise<ManifestSet>>();
-  // The same sets by their directory's tree id (`collectByDirectory`), bounded alike: they outlive a commit.
-  const setsByTree = new Map<string, ManifestSet>();
+  const sets = createManifestSets(keepSets);
   // The pool's limits and their part of a set's key, once (most reads name no limits of their own).
   const poolLimits = { ...DEFAULT_MANIFEST_LIMITS, ...options.limits };
   const poolLimitsKey = JSON.stringify(poolLimits);
@@ -147,8 +151,14 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     const merged = limits === undefined ? poolLimits : { ...poolLimits, ...limits };
     // What a set depends on besides the tree it is read in: the path, the recursion and the bounds.
     const readKey = `:${request.path}:${request.recurse ?? true}:${limits === undefined ? poolLimitsKey : JSON.stringify(merged)}`;
-    const setKey = `${key}@${sha}${readKey}`;
-    const known = used(sets, setKey);
+    const read: SetRead = {
+      repoKey: key,
+      sha,
+      path: request.path,
+      readKey,
+      ...(request.unchangedSince === undefined ? {} : { unchangedSince: request.unchangedSince }),
+    };
+    const known = sets.known(read);
     if (known !== undefined) return known;
     const collect = (tree: TreeSource) =>
       collectManifests(
@@ -158,53 +168,11 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
         undefined,
         parse,
       );
-    const read = commits
+    const answer = commits
       .treeOf(request.repo, key, sha, request.ref)
-      .then((tree) =>
-        keepSets > 0 ? collectByDirectory(tree, key, readKey, request.path, collect) : collect(tree),
-      );
-    if (keepSets > 0) {
-      keep(sets, setKey, read);
-      read.catch(() => sets.delete(setKey));
-    }
-    return read;
-  };
-
-  // Most recently used last: a Map's order is the eviction order.
-  const used = <T>(map: Map<string, T>, key: string): T | undefined => {
-    const known = map.get(key);
-    if (known !== undefined) {
-      map.delete(key);
-      map.set(key, known);
-    }
-    return known;
-  };
-  const keep = <T>(map: Map<string, T>, key: string, value: T) => {
-    map.set(key, value);
-    while (map.size > keepSets) map.delete(map.keys().next().value as string);
-  };
-  /**
-   * A path's set at a new commit, as read at another one where its directory is the same tree (and the read
-   * stayed inside it: `readWithin`); otherwise read, and kept by the directory's id when that holds. A set a
-   * bound cut short is not kept by id (the time bound depends on the moment).
-   */
-  const collectByDirectory = async (
-    tree: TreeSource,
-    key: string,
-    readKey: string,
-    path: string,
-    collect: (tree: TreeSource) => Promise<ManifestSet>,
-  ): Promise<ManifestSet> => {
-    const root = manifestRoot(path);
-    const id = root === undefined || root === '' ? undefined : await tree.directoryId?.(root);
-    if (root === undefined || id === undefined) return collect(tree);
-    const byId = `${key}#${id}${readKey}`;
-    const known = used(setsByTree, byId);
-    if (known !== undefined) return known;
-    const within = readWithin(tree, root);
-    const set = await collect(within.source);
-    if (within.stayedInside() && set.limitReached === undefined) keep(setsByTree, byId, set);
-    return set;
+      .then((tree) => sets.collect(read, tree, collect));
+    sets.remember(read, answer);
+    return answer;
   };
 
   const listOptions = {
@@ -266,16 +234,13 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
           open--;
           // Eviction runs only while no session is open: a fetch in one may be linking a kept commit's packs.
           if (open === 0) {
-            for (const cacheKey of await commits.evict(keepCommits))
-              for (const setKey of [...sets.keys()])
-                if (setKey.startsWith(`${cacheKey}:`)) sets.delete(setKey);
+            for (const cacheKey of await commits.evict(keepCommits)) sets.dropCommit(cacheKey);
           }
         },
       };
     },
     async close() {
       sets.clear();
-      setsByTree.clear();
       await commits.close();
     },
   };

@@ -6,12 +6,12 @@ import { errorMessage } from '../errors.js';
 import type { FleetConfig, RepositoryConfig } from '../fleet/fleet-config.js';
 import { repositoryFor } from '../fleet/repositories.js';
 import type { GitCredentials } from '../git/credentials.js';
-import type { GitReader } from '../git/manifests.js';
+import type { GitReader, ReadManifestsRequest } from '../git/manifests.js';
 import { gitRepoOf } from '../git/remote-refs.js';
 import type { ManifestDocument } from '../secrets/extract.js';
 import type { SecretCheck } from '../secrets/secret-check.js';
 import { type ParseProblem, unparseableCheck, unparseableFromArgoCd } from '../secrets/unparseable.js';
-import type { PushEvent } from '../webhook/push-event.js';
+import { type PushEvent, ZERO_SHA } from '../webhook/push-event.js';
 
 export interface PreflightManifestDeps {
   readonly fleet: FleetConfig;
@@ -150,6 +150,7 @@ async function readSource(
       sha: event.after,
       path: source.path,
       ref: event.ref,
+      ...unchangedSince(event),
     });
     return {
       documents: set.documents,
@@ -169,4 +170,15 @@ async function readSource(
       },
     };
   }
+}
+
+/**
+ * What the push changed since the commit before it, when that is known in full: a directory it left alone
+ * reads as it did at that commit (`ReadManifestsRequest.unchangedSince`), without waiting for the fetch of
+ * the pushed one. The same list decides which apps are refreshed.
+ */
+function unchangedSince(event: PushEvent): Pick<ReadManifestsRequest, 'unchangedSince'> {
+  if (!event.changedFiles.known || event.deleted || event.image !== undefined || event.before === ZERO_SHA)
+    return {};
+  return { unchangedSince: { sha: event.before, files: event.changedFiles.files } };
 }

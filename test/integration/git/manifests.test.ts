@@ -174,6 +174,60 @@ describe('reading manifests at a commit over smart HTTP', () => {
     await pool.close();
   });
 
+  it('answers a directory the push did not change from the commit before, without waiting for the fetch', async () => {
+    await createBareRepo(host.root, 'since', {
+      'apps/a/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: a\n',
+      'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b\n',
+      'apps/k/kustomization.yaml': 'resources:\n- ../../shared/store.yaml\n',
+      'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v1\n',
+    });
+    const changed = ['apps/b/deploy.yaml', 'shared/store.yaml'];
+    const { before, after } = await commitFiles(host.root, 'since', {
+      changes: {
+        'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b2\n',
+        'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v2\n',
+      },
+      message: 'b and the shared store',
+    });
+    const repo = { url: host.url('since'), auth };
+    const pool = createGitReaderPool({ repositories: [repo.url], cacheDir });
+    const session = pool.session();
+    const names = (set: Awaited<ReturnType<typeof session.readManifests>>) =>
+      set.documents.map((d) => (d.doc.metadata as { name: string }).name);
+    const [a1, k1] = [
+      await session.readManifests({ repo, sha: before, path: 'apps/a' }),
+      await session.readManifests({ repo, sha: before, path: 'apps/k' }),
+    ];
+    await session.readManifests({ repo, sha: before, path: 'apps/b' });
+    const fetches = () =>
+      host.server.requests.filter((r) => r.path.startsWith('/since.git') && r.method === 'POST').length;
+    const fetched = fetches();
+    const at = (path: string) =>
+      session.readManifests({ repo, sha: after, path, unchangedSince: { sha: before, files: changed } });
+    // apps/a: no changed file under it, and its read stayed inside it: the set at `before`, nothing fetched.
+    expect(await at('apps/a')).toBe(a1);
+    expect(fetches()).toBe(fetched);
+    // apps/b changed, apps/k reads shared/ (which changed): both read at `after`.
+    expect(names(await at('apps/b'))).toEqual(['b2']);
+    expect(fetches()).toBeGreaterThan(fetched);
+    const k2 = await at('apps/k');
+    expect(k2).not.toBe(k1);
+    expect(names(k2)).toEqual(['store-v2']);
+    // A list naming a file under apps/a sends its read to `after` (fetched, then found the same tree).
+    const other = createGitReaderPool({ repositories: [repo.url], cacheDir });
+    const again = other.session();
+    await again.readManifests({ repo, sha: before, path: 'apps/a' });
+    const beforeTouched = fetches();
+    const touched = { sha: before, files: ['apps/a/deploy.yaml'] };
+    const read = await again.readManifests({ repo, sha: after, path: 'apps/a', unchangedSince: touched });
+    expect(names(read)).toEqual(['a']);
+    expect(fetches()).toBeGreaterThan(beforeTouched);
+    await again.close();
+    await other.close();
+    await session.close();
+    await pool.close();
+  });
+
   it('follows Kustomize resources through ../ within the repository and skips an escape', async () => {
     reader = newReader();
     const set = await reader.readManifests({ repo: repo(), sha: second, path: 'apps/web/prod' });
