@@ -177,7 +177,7 @@ async function readSource(
  * reads as it did at that commit (`ReadManifestsRequest.unchangedSince`), without waiting for the fetch of
  * the pushed one. The same list decides which apps are refreshed.
  */
-function unchangedSince(event: PushEvent): Pick<ReadManifestsRequest, 'unchangedSince'> {
+export function unchangedSince(event: PushEvent): Pick<ReadManifestsRequest, 'unchangedSince'> {
   if (!event.changedFiles.known || event.deleted || event.image !== undefined || event.before === ZERO_SHA)
     return {};
   return { unchangedSince: { sha: event.before, files: event.changedFiles.files } };
