@@ -137,20 +137,30 @@ describe('reading manifests at a commit over smart HTTP', () => {
     await bare.close();
   });
 
-  it('answers a directory the push left alone from the commit before, unless its read looked outside it', async () => {
-    await createBareRepo(host.root, 'dirs', {
+  /**
+   * A repository of three app directories (apps/k's kustomization reads shared/), and a commit that changes
+   * apps/b and shared/: apps/a and apps/k are the same trees at both commits.
+   */
+  const dirsRepo = async (name: string) => {
+    await createBareRepo(host.root, name, {
       'apps/a/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: a\n',
       'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b\n',
       'apps/k/kustomization.yaml': 'resources:\n- ../../shared/store.yaml\n',
       'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v1\n',
     });
-    const { before, after } = await commitFiles(host.root, 'dirs', {
-      changes: {
-        'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b2\n',
-        'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v2\n',
-      },
+    const changes = {
+      'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b2\n',
+      'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v2\n',
+    };
+    const { before, after } = await commitFiles(host.root, name, {
+      changes,
       message: 'b and the shared store',
     });
+    return { before, after, changed: Object.keys(changes) };
+  };
+
+  it('answers a directory the push left alone from the commit before, unless its read looked outside it', async () => {
+    const { before, after } = await dirsRepo('dirs');
     const dirs = { url: host.url('dirs'), auth };
     const pool = createGitReaderPool({ repositories: [dirs.url], cacheDir });
     const session = pool.session();
@@ -175,20 +185,7 @@ describe('reading manifests at a commit over smart HTTP', () => {
   });
 
   it('answers a directory the push did not change from the commit before, without waiting for the fetch', async () => {
-    await createBareRepo(host.root, 'since', {
-      'apps/a/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: a\n',
-      'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b\n',
-      'apps/k/kustomization.yaml': 'resources:\n- ../../shared/store.yaml\n',
-      'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v1\n',
-    });
-    const changed = ['apps/b/deploy.yaml', 'shared/store.yaml'];
-    const { before, after } = await commitFiles(host.root, 'since', {
-      changes: {
-        'apps/b/deploy.yaml': 'kind: ConfigMap\nmetadata:\n  name: b2\n',
-        'shared/store.yaml': 'kind: ConfigMap\nmetadata:\n  name: store-v2\n',
-      },
-      message: 'b and the shared store',
-    });
+    const { before, after, changed } = await dirsRepo('since');
     const repo = { url: host.url('since'), auth };
     const pool = createGitReaderPool({ repositories: [repo.url], cacheDir });
     const session = pool.session();
