@@ -15,6 +15,7 @@ const { values } = parseArgs({
     apps: { type: 'string' },
     latency: { type: 'string' },
     realistic: { type: 'boolean' },
+    unfiltered: { type: 'boolean' },
     'health-ms': { type: 'string' },
   },
 });
@@ -45,6 +46,8 @@ const fleet =
           applications: Number(values.apps ?? 0),
           repoURL,
           realistic: values.realistic === true,
+          // `--unfiltered`: apps without `manifest-generate-paths` (refreshed by every push of the repository).
+          pathFiltered: values.unfiltered !== true,
         }),
         resolveRevision: (url, rev) =>
           createMapResolver({ [repoURL]: { defaultBranch: 'main', branches: heads } })(url, rev),

@@ -51,6 +51,8 @@ export async function startBenchWorld(
     applications?: number;
     latencyMs?: number;
     realistic?: boolean;
+    /** Apps without `manifest-generate-paths`: every push of the repository refreshes each of them. */
+    unfiltered?: boolean;
     /** How long a synced app stays Progressing (ms) before the controller's next tick makes it Healthy. */
     healthMs?: number;
     /** Release waves over the fleet's clusters (their names: the doubles' own). */
@@ -81,6 +83,7 @@ export async function startBenchWorld(
       '--latency',
       String(options.latencyMs ?? 0),
       ...(options.realistic === true ? ['--realistic'] : []),
+      ...(options.unfiltered === true ? ['--unfiltered'] : []),
       ...(options.healthMs === undefined ? [] : ['--health-ms', String(options.healthMs)]),
     ],
     // stderr is inherited: nothing reads a pipe, and a full one would block the doubles.

@@ -12,6 +12,11 @@ export interface SyntheticFleetOptions {
   readonly services?: number;
   /** Give each Application a real one's bulk (`realisticBulk`: ~20 KB): issue 11's realistic objects. */
   readonly realistic?: boolean;
+  /**
+   * Annotate each Application `manifest-generate-paths: .` (default true). Without it, as Argo CD's default,
+   * every push of the repository refreshes every app, whatever files it changed.
+   */
+  readonly pathFiltered?: boolean;
 }
 
 /**
@@ -44,7 +49,9 @@ export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
         metadata: {
           name: `${service}-${index}`,
           namespace: 'argocd',
-          annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' },
+          ...(options.pathFiltered === false
+            ? {}
+            : { annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' } }),
           ...(bulk === undefined ? {} : { managedFields: bulk.managedFields }),
         },
         spec: {
