@@ -21,7 +21,8 @@ export interface SyntheticFleetOptions {
 
 /**
  * A large uniform world for benchmarks: `clusters` clusters `c-000…`, each running Argo CD, with
- * Applications `svc-<n>-<cluster>` on `apps/svc-<n>` of one repository, path-filtered to their directory.
+ * Applications `svc-<n>-<cluster>` on `apps/svc-<n>` of one repository, path-filtered to their directory
+ * (unless `pathFiltered: false`).
  */
 export function syntheticFleet(options: SyntheticFleetOptions): SimulatedWorld {
   const services = options.services ?? 100;
