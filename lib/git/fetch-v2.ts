@@ -1,6 +1,7 @@
 import type { HttpClient } from 'isomorphic-git';
 import type { GitAuthCallbacks } from './credentials.js';
-import { collect } from './http-client.js';
+import { collect, inOnePiece } from './http-client.js';
+import { pktLine } from './pkt-line.js';
 
 // A commit's objects in one request, with protocol v2's `fetch` command. isomorphic-git's fetch speaks v1:
 // it first GETs the host's ref advertisement, every ref of the repository (GitHub lists two `refs/pull/*` per
@@ -55,7 +56,7 @@ export async function fetchPackV2(request: PackRequest): Promise<FetchedPack | N
       'Git-Protocol': 'version=2',
       ...(authorization === undefined ? {} : { Authorization: authorization }),
     },
-    body: once(fetchRequest(request)),
+    body: inOnePiece(fetchRequest(request)),
   });
   const body = await collect(response.body ?? []);
   if (response.statusCode !== 200)
@@ -75,7 +76,12 @@ export function fetchRequest({ sha, have }: Pick<PackRequest, 'sha' | 'have'>): 
     ...(have === undefined ? [] : [`have ${have.sha}`]),
     'done',
   ];
-  return Buffer.concat([pkt('command=fetch'), Buffer.from('0001'), ...lines.map(pkt), Buffer.from('0000')]);
+  return Buffer.concat([
+    pktLine('command=fetch\n'),
+    Buffer.from('0001'),
+    ...lines.map((line) => pktLine(`${line}\n`)),
+    Buffer.from('0000'),
+  ]);
 }
 
 /**
@@ -127,13 +133,4 @@ export function parseFetchResponse(body: Buffer): FetchedPack | undefined {
   const whole = Buffer.concat(pack);
   if (!ended || whole.length < 32 || whole.subarray(0, 4).toString('latin1') !== 'PACK') return undefined;
   return { pack: whole, shallow, unshallow };
-}
-
-function pkt(line: string): Buffer {
-  const text = Buffer.from(`${line}\n`, 'utf8');
-  return Buffer.concat([Buffer.from((text.length + 4).toString(16).padStart(4, '0'), 'latin1'), text]);
-}
-
-async function* once(buffer: Buffer): AsyncIterableIterator<Uint8Array> {
-  yield buffer;
 }

@@ -93,6 +93,11 @@ async function* capped(response: Response, options: GitHttpOptions): AsyncIterab
   }
 }
 
+/** A body in one piece, as isomorphic-git's transport takes and gives one (an async iterable of chunks). */
+export async function* inOnePiece(buffer: Buffer): AsyncIterableIterator<Uint8Array> {
+  yield buffer;
+}
+
 /** A request or response body read whole. */
 export async function collect(body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Uint8Array[] = [];

@@ -1,5 +1,6 @@
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
-import { collect } from './http-client.js';
+import { collect, inOnePiece } from './http-client.js';
+import { pktLine } from './pkt-line.js';
 
 // A fetch on top of a commit already held asks for a thin pack. isomorphic-git never does (canonical git
 // cannot use the thin packs it would store; isomorphic-git can: it resolves a delta's base from the local
@@ -19,13 +20,13 @@ export function thinPackTransport(http: HttpClient): HttpClient {
     async request(request: GitHttpRequest): Promise<GitHttpResponse> {
       const asked =
         offered && isUploadPack(request) && request.body !== undefined
-          ? { ...request, body: once(withThinPack(await collect(request.body))) }
+          ? { ...request, body: inOnePiece(withThinPack(await collect(request.body))) }
           : request;
       const response = await http.request(asked);
       if (!isAdvertisement(request) || response.statusCode !== 200) return response;
       const body = await collect(response.body ?? []);
       offered = capabilitiesOf(body).has(CAPABILITY);
-      return { ...response, body: once(body) };
+      return { ...response, body: inOnePiece(body) };
     },
   };
 }
@@ -56,9 +57,7 @@ function withThinPack(body: Buffer): Buffer {
   if (!(length > 4) || length > body.length) return body;
   const line = body.subarray(4, length).toString('latin1');
   if (!line.startsWith('want ') || line.split(' ').includes(CAPABILITY)) return body;
-  const added = `${line.replace(/\n$/, '')} ${CAPABILITY}\n`;
-  const prefix = (added.length + 4).toString(16).padStart(4, '0');
-  return Buffer.concat([Buffer.from(prefix + added, 'latin1'), body.subarray(length)]);
+  return Buffer.concat([pktLine(`${line.replace(/\n$/, '')} ${CAPABILITY}\n`), body.subarray(length)]);
 }
 
 /** The pkt-lines of a buffer as text, flush packets skipped, up to a malformed length. */
@@ -74,8 +73,4 @@ function* pktLines(body: Buffer): Generator<string> {
     yield body.subarray(at + 4, at + length).toString('latin1');
     at += length;
   }
-}
-
-async function* once(buffer: Buffer): AsyncIterableIterator<Uint8Array> {
-  yield buffer;
 }
