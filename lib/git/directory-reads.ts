@@ -14,7 +14,7 @@ export function readWithin(
 ): { readonly source: TreeSource; stayedInside(): boolean } {
   let outside = false;
   const look = (path: string) => {
-    if (path !== root && !path.startsWith(`${root}/`)) outside = true;
+    if (!isWithin(path, root)) outside = true;
   };
   return {
     source: {
@@ -29,4 +29,9 @@ export function readWithin(
     },
     stayedInside: () => !outside,
   };
+}
+
+/** Repo-relative `path` is directory `root` or lies under it (`apps/web` holds `apps/web/x`, not `apps/webx`). */
+export function isWithin(path: string, root: string): boolean {
+  return path === root || path.startsWith(`${root}/`);
 }

@@ -1,4 +1,4 @@
-import { readWithin } from './directory-reads.js';
+import { isWithin, readWithin } from './directory-reads.js';
 import { manifestRoot } from './manifest-collect.js';
 import type { ManifestSet, TreeSource } from './manifest-types.js';
 
@@ -11,11 +11,9 @@ export interface SetRead {
   readonly path: string;
   /** What the set depends on besides the tree it is read in: the path, the recursion and the bounds. */
   readonly readKey: string;
-  /** `ReadManifestsRequest.unchangedSince`. */
+  /** `ReadManifestsRequest.unchangedSince`, its SHA full and lower case. */
   readonly unchangedSince?: { readonly sha: string; readonly files: readonly string[] };
 }
-
-const FULL_SHA = /^[0-9a-f]{40}$/i;
 
 /**
  * The manifest sets a reader pool keeps (each map at most `keep`, least recently used out first): by commit
@@ -46,10 +44,10 @@ export function createManifestSets(keep: number) {
   /** The set at the commit before, when the push left the directory alone and its read stayed inside it. */
   const unchanged = (read: SetRead): Promise<ManifestSet> | undefined => {
     const since = read.unchangedSince;
-    if (since === undefined || !FULL_SHA.test(since.sha)) return undefined;
+    if (since === undefined) return undefined;
     const root = manifestRoot(read.path);
     if (root === undefined || root === '' || touches(since.files, root)) return undefined;
-    const before = used(selfContained, commitKey(read, since.sha.toLowerCase()));
+    const before = used(selfContained, commitKey(read, since.sha));
     if (before === undefined) return undefined;
     const answer = Promise.resolve(before);
     put(byCommit, commitKey(read), answer);
@@ -106,11 +104,7 @@ export function createManifestSets(keep: number) {
   };
 }
 
-/** A changed file is in directory `root`, or is `root` itself (repo-relative paths). */
+/** A changed file is in directory `root`, or is `root` itself (a leading `/` on a file is ignored). */
 function touches(files: readonly string[], root: string): boolean {
-  const inside = `${root}/`;
-  return files.some((file) => {
-    const path = file.replace(/^\/+/, '');
-    return path === root || path.startsWith(inside);
-  });
+  return files.some((file) => isWithin(file.replace(/^\/+/, ''), root));
 }

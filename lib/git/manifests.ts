@@ -151,12 +151,15 @@ export function createGitReaderPool(options: GitReaderPoolOptions): GitReaderPoo
     const merged = limits === undefined ? poolLimits : { ...poolLimits, ...limits };
     // What a set depends on besides the tree it is read in: the path, the recursion and the bounds.
     const readKey = `:${request.path}:${request.recurse ?? true}:${limits === undefined ? poolLimitsKey : JSON.stringify(merged)}`;
+    const since = request.unchangedSince;
     const read: SetRead = {
       repoKey: key,
       sha,
       path: request.path,
       readKey,
-      ...(request.unchangedSince === undefined ? {} : { unchangedSince: request.unchangedSince }),
+      ...(since === undefined || !FULL_SHA.test(since.sha)
+        ? {}
+        : { unchangedSince: { sha: since.sha.toLowerCase(), files: since.files } }),
     };
     const known = sets.known(read);
     if (known !== undefined) return known;
