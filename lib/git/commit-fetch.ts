@@ -14,6 +14,7 @@ import {
 import { UpstreamError } from '../errors.js';
 import type { GitAuthCallbacks } from './credentials.js';
 import { fetchPackV2 } from './fetch-v2.js';
+import { v1OnlyHosts } from './protocol-v2.js';
 import { thinPackTransport } from './thin-pack.js';
 
 export interface FetchCommitRequest {
@@ -119,10 +120,6 @@ export async function fetchCommit(request: FetchCommitRequest): Promise<FetchedC
   );
 }
 
-/** Repository URLs whose host did not answer a protocol v2 fetch (bounded): they are fetched the v1 way. */
-const V1_ONLY = new Set<string>();
-const V1_ONLY_MAX = 256;
-
 /**
  * The commit through one protocol v2 fetch (`fetchPackV2`): its pack written and indexed (a thin one, on
  * top of the seed's objects, then rewritten whole), the shallow boundary moved. `untouched`: the host did
@@ -133,7 +130,7 @@ async function fetchInOneRequest(
   linked: ReadonlySet<string> | undefined,
 ): Promise<'fetched' | 'untouched' | 'dirty'> {
   const { gitdir, sha, cache, url } = request;
-  if (V1_ONLY.has(url)) return 'untouched';
+  if (v1OnlyHosts.has(url)) return 'untouched';
   const shallowPath = join(gitdir, 'shallow');
   const shallowNow = (await readFile(shallowPath, 'utf8').catch(() => ''))
     .split('\n')
@@ -157,8 +154,7 @@ async function fetchInOneRequest(
   }
   if (fetched === 'not-now') return 'untouched';
   if (fetched === 'not-spoken') {
-    if (V1_ONLY.size >= V1_ONLY_MAX) V1_ONLY.clear();
-    V1_ONLY.add(url);
+    v1OnlyHosts.add(url);
     return 'untouched';
   }
   try {

@@ -1,7 +1,6 @@
 import type { HttpClient } from 'isomorphic-git';
 import type { GitAuthCallbacks } from './credentials.js';
-import { collect, inOnePiece } from './http-client.js';
-import { pktLine } from './pkt-line.js';
+import { postV2Command, saysNothingOfTheProtocol } from './protocol-v2.js';
 
 // A commit's objects in one request, with protocol v2's `fetch` command. isomorphic-git's fetch speaks v1:
 // it first GETs the host's ref advertisement, every ref of the repository (GitHub lists two `refs/pull/*` per
@@ -32,9 +31,6 @@ export interface PackRequest {
  */
 export type NoPack = 'not-spoken' | 'not-now';
 
-/** HTTP answers that say nothing about the protocol: the same request may succeed another time. */
-const NOT_NOW = new Set([401, 403, 404, 408, 429]);
-
 /**
  * One `command=fetch` (`Git-Protocol: version=2`): `want` the SHA, `deepen 1`, `done`, with the held
  * commit's `have` and `shallow` lines when there is one. Without a pack (`NoPack`) the caller fetches the
@@ -42,31 +38,21 @@ const NOT_NOW = new Set([401, 403, 404, 408, 429]);
  * host.
  */
 export async function fetchPackV2(request: PackRequest): Promise<FetchedPack | NoPack> {
-  const credentials = await request.auth.onAuth?.(request.url, {});
-  const authorization =
-    credentials?.username === undefined && credentials?.password === undefined
-      ? undefined
-      : `Basic ${Buffer.from(`${credentials?.username ?? ''}:${credentials?.password ?? ''}`).toString('base64')}`;
-  const response = await request.http.request({
-    url: `${request.url.replace(/\/+$/, '')}/git-upload-pack`,
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-git-upload-pack-request',
-      Accept: 'application/x-git-upload-pack-result',
-      'Git-Protocol': 'version=2',
-      ...(authorization === undefined ? {} : { Authorization: authorization }),
-    },
-    body: inOnePiece(fetchRequest(request)),
+  const answer = await postV2Command({
+    url: request.url,
+    command: 'fetch',
+    args: fetchArgs(request),
+    http: request.http,
+    auth: request.auth,
   });
-  const body = await collect(response.body ?? []);
-  if (response.statusCode !== 200)
-    return NOT_NOW.has(response.statusCode) || response.statusCode >= 500 ? 'not-now' : 'not-spoken';
-  return parseFetchResponse(body) ?? 'not-spoken';
+  if (answer.statusCode !== 200)
+    return saysNothingOfTheProtocol(answer.statusCode) ? 'not-now' : 'not-spoken';
+  return parseFetchResponse(answer.body) ?? 'not-spoken';
 }
 
-/** The request's pkt-lines: the command, a delimiter, the arguments, a flush. */
-export function fetchRequest({ sha, have }: Pick<PackRequest, 'sha' | 'have'>): Buffer {
-  const lines = [
+/** The fetch's argument lines. */
+export function fetchArgs({ sha, have }: Pick<PackRequest, 'sha' | 'have'>): string[] {
+  return [
     ...(have === undefined ? [] : ['thin-pack']),
     'ofs-delta',
     'no-progress',
@@ -76,12 +62,6 @@ export function fetchRequest({ sha, have }: Pick<PackRequest, 'sha' | 'have'>): 
     ...(have === undefined ? [] : [`have ${have.sha}`]),
     'done',
   ];
-  return Buffer.concat([
-    pktLine('command=fetch\n'),
-    Buffer.from('0001'),
-    ...lines.map((line) => pktLine(`${line}\n`)),
-    Buffer.from('0000'),
-  ]);
 }
 
 /**

@@ -25,37 +25,44 @@ export function toGitError(error: unknown, repoKey: string, action: string): App
   if (code === 'UserCanceledError') {
     return upstream(`${action} ${repoKey}: the credentials were refused`, false, 'git-auth', error, 401);
   }
-  if (code === 'HttpError') {
-    const status = data?.statusCode ?? 0;
-    if (status === 401 || status === 403) {
-      return upstream(
-        `${action} ${repoKey}: authentication required (HTTP ${status})`,
-        false,
-        'git-auth',
-        error,
-        status,
-      );
-    }
-    if (status === 404)
-      return upstream(`${action} ${repoKey}: repository not found`, false, 'git-not-found', error, 404);
-    if (status >= 300 && status < 400) {
-      return upstream(
-        `${action} ${repoKey}: the host redirects (HTTP ${status}); list the final URL in the fleet file`,
-        false,
-        'git-redirect',
-        error,
-        status,
-      );
-    }
+  if (code === 'HttpError') return httpStatusError(data?.statusCode ?? 0, repoKey, action, error);
+  return upstream(`${action} ${repoKey}: ${code ?? 'git error'}`, true, 'git', error, undefined);
+}
+
+/** A host's failing HTTP status, as `toGitError` words it. */
+export function httpStatusError(
+  status: number,
+  repoKey: string,
+  action: string,
+  cause?: unknown,
+): UpstreamError {
+  if (status === 401 || status === 403) {
     return upstream(
-      `${action} ${repoKey}: HTTP ${status}`,
-      status === 429 || status >= 500,
-      'git-http',
-      error,
+      `${action} ${repoKey}: authentication required (HTTP ${status})`,
+      false,
+      'git-auth',
+      cause,
       status,
     );
   }
-  return upstream(`${action} ${repoKey}: ${code ?? 'git error'}`, true, 'git', error, undefined);
+  if (status === 404)
+    return upstream(`${action} ${repoKey}: repository not found`, false, 'git-not-found', cause, 404);
+  if (status >= 300 && status < 400) {
+    return upstream(
+      `${action} ${repoKey}: the host redirects (HTTP ${status}); list the final URL in the fleet file`,
+      false,
+      'git-redirect',
+      cause,
+      status,
+    );
+  }
+  return upstream(
+    `${action} ${repoKey}: HTTP ${status}`,
+    status === 429 || status >= 500,
+    'git-http',
+    cause,
+    status,
+  );
 }
 
 function upstream(

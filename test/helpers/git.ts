@@ -1,3 +1,5 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { makeReposRoot, removeReposRoot } from '../../infra/local/git-repos.js';
 import { type GitServer, type GitServerAuth, startGitServer } from '../../infra/local/git-server.js';
 import type { TreeEntry, TreeSource } from '../../lib/git/manifest-types.js';
@@ -63,5 +65,49 @@ export function memoryTree(files: Readonly<Record<string, string | { symlink: st
       reads.push(path);
       return Buffer.from(content, 'utf8');
     },
+  };
+}
+
+/**
+ * A proxy in front of a test host that answers the first protocol v2 POST with a 503 (a server error says
+ * nothing of the protocol) and passes everything else through; `seen` lists each request as
+ * `<method> v1|v2`.
+ */
+export async function startFailingOnceV2Proxy(host: TestGitHost): Promise<{
+  readonly seen: string[];
+  url(name: string): string;
+  close(): Promise<void>;
+}> {
+  let failed = false;
+  const seen: string[] = [];
+  const origin = new URL(host.url('x')).origin;
+  const proxy = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => parts.push(chunk));
+    req.on('end', () => {
+      const v2 = req.headers['git-protocol'] === 'version=2';
+      seen.push(`${req.method} ${v2 ? 'v2' : 'v1'}`);
+      if (req.method === 'POST' && v2 && !failed) {
+        failed = true;
+        res.writeHead(503).end('busy');
+        return;
+      }
+      const upstream = request(
+        `${origin}${req.url ?? '/'}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.end(Buffer.concat(parts));
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const port = (proxy.address() as AddressInfo).port;
+  return {
+    seen,
+    url: (name) => `http://127.0.0.1:${port}/${name}.git`,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
 }

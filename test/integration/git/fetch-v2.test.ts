@@ -1,9 +1,7 @@
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareRepoPath, commitFiles, createBareRepo, git } from '../../../infra/local/git-repos.js';
 import { createGitReaderPool } from '../../../lib/git/manifests.js';
-import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
+import { startFailingOnceV2Proxy, startTestGitHost, type TestGitHost } from '../../helpers/git.js';
 
 // A commit is fetched by its SHA in one protocol v2 request, without the host's ref advertisement (isomorphic-git's
 // own fetch reads every ref first: a repository's pull-request refs make that megabytes); a host that does not
@@ -94,33 +92,10 @@ describe('a host failing a protocol v2 fetch once', () => {
 
   it('is fetched the v1 way that time and asked the v2 way again the next', async () => {
     // In front of the host: the first v2 POST is answered 503 (a server error says nothing of the protocol).
-    let failed = false;
-    const seen: string[] = [];
-    const proxy = createServer((req, res) => {
-      const parts: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => parts.push(chunk));
-      req.on('end', () => {
-        const v2 = req.headers['git-protocol'] === 'version=2';
-        seen.push(`${req.method} ${v2 ? 'v2' : 'v1'}`);
-        if (req.method === 'POST' && v2 && !failed) {
-          failed = true;
-          res.writeHead(503).end('busy');
-          return;
-        }
-        const upstream = request(
-          `${new URL(host.url('flaky')).origin}${req.url ?? '/'}`,
-          { method: req.method, headers: req.headers },
-          (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-          },
-        );
-        upstream.end(Buffer.concat(parts));
-      });
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxy = await startFailingOnceV2Proxy(host);
+    const { seen } = proxy;
     try {
-      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/flaky.git`;
+      const url = proxy.url('flaky');
       const { pool, read } = svc7Reader(url);
       expect(await read(first)).toContain('svc-7:1.0');
       expect(seen).toEqual(['POST v2', 'GET v1', 'POST v1']);
@@ -134,7 +109,7 @@ describe('a host failing a protocol v2 fetch once', () => {
       expect(seen).toEqual(['POST v2']);
       await pool.close();
     } finally {
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await proxy.close();
     }
   });
 });

@@ -11,7 +11,7 @@ import { UpstreamError } from '../../../lib/errors.js';
 import { createGitReader } from '../../../lib/git/manifests.js';
 import { listRemoteRefs, resolveRevision } from '../../../lib/git/remote-refs.js';
 import { createRepoAllowList, RepoNotAllowedError } from '../../../lib/git/repo-url.js';
-import { startTestGitHost, type TestGitHost } from '../../helpers/git.js';
+import { startFailingOnceV2Proxy, startTestGitHost, type TestGitHost } from '../../helpers/git.js';
 
 describe('listRemoteRefs against git http-backend', () => {
   let host: TestGitHost;
@@ -76,7 +76,7 @@ describe('listRemoteRefs against git http-backend', () => {
     expect(resolveRevision(remote, 'HEAD')).toMatchObject({ found: true, ref: 'refs/heads/release/2.x' });
   });
 
-  it('fails with an auth error when the host refuses, after one retry with the credentials', async () => {
+  it('fails with an auth error when the host refuses the credentials sent with the listing', async () => {
     host.server.resetRequests();
     const error = await listRemoteRefs({ url: host.url('fleet'), auth: { token: 'wrong' } }, options()).catch(
       (e: unknown) => e,
@@ -84,7 +84,9 @@ describe('listRemoteRefs against git http-backend', () => {
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ code: 'git-auth', retryable: false });
     expect((error as Error).message).not.toContain('wrong');
-    expect(host.server.requests.map((r) => r.status)).toEqual([401, 401]);
+    // One request: the v2 listing carries the credentials from the start, and a 401 is the host's answer
+    // the v1 way too.
+    expect(host.server.requests.map((r) => r.status)).toEqual([401]);
   });
 
   it('fails with an auth error when no credentials are configured for a private repository', async () => {
@@ -185,10 +187,82 @@ describe("a reader's remoteRef: the pushed ref alone, not the repository's every
     expect(await reader.remoteRef(repo, 'refs/heads/gone')).toBeUndefined();
     host.server.resetRequests();
     const all = await reader.listRemoteRefs(repo);
-    expect(all.refs.get('refs/heads/main')).toBe(main);
-    // The whole listing carries the 3,000 pull-request refs (dropped after it is read); the one ref does not.
-    expect(answered()).toBeGreaterThan(100_000);
+    expect(all.head).toBe('refs/heads/main');
+    expect([...all.refs.keys()].sort()).toEqual(['refs/heads/main', 'refs/heads/main-2']);
+    // The whole listing asks for HEAD, branches and tags (three ref-prefix lines in one ls-refs), so the
+    // 3,000 pull-request refs are not sent either.
+    expect(host.server.requests.map((r) => `${r.method} ${r.protocol}`)).toEqual(['POST version=2']);
+    expect(answered()).toBeLessThan(1_000);
     expect(narrow).toBeLessThan(1_000);
     await reader.close();
+  });
+});
+
+describe.each([
+  ['speaking v0/v1 only', 'v1'],
+  ['failing a protocol v2 listing once', 'flaky'],
+] as const)('listing the refs of a host %s', (_, kind) => {
+  let host: TestGitHost;
+  let main: string;
+  let annotated: string;
+  beforeAll(async () => {
+    host = await startTestGitHost({ protocolV2: kind !== 'v1' });
+    main = await createBareRepo(
+      host.root,
+      'old',
+      { 'a.yaml': 'kind: A\n' },
+      { branch: 'main', tags: ['v1'] },
+    );
+    annotated = await tag(host.root, 'old', { tag: 'v2', target: 'refs/heads/main', message: 'two' });
+    await commitFiles(host.root, 'old', {
+      branch: 'main-2',
+      changes: { 'b.yaml': 'kind: B\n' },
+      message: 'b',
+    });
+    const input = Array.from({ length: 3_000 }, (_, i) => `create refs/pull/${i}/head ${main}\n`).join('');
+    await git(['update-ref', '--stdin'], { gitDir: bareRepoPath(host.root, 'old'), input });
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+
+  it('gives the same branches, tags and HEAD the v1 way, and asks the v2 way again only where it may answer', async () => {
+    const proxy = kind === 'flaky' ? await startFailingOnceV2Proxy(host) : undefined;
+    const url = proxy?.url('old') ?? host.url('old');
+    const options = { allowList: createRepoAllowList([url]) };
+    const seen = () => {
+      if (proxy !== undefined) return proxy.seen.splice(0);
+      const requests = host.server.requests.map(
+        (r) => `${r.method} ${r.protocol === 'version=2' ? 'v2' : 'v1'}`,
+      );
+      host.server.resetRequests();
+      return requests;
+    };
+    try {
+      host.server.resetRequests();
+      const remote = await listRemoteRefs({ url }, options);
+      expect(remote.head).toBe('refs/heads/main');
+      expect(remote.refs.get('refs/tags/v2')).toBe(main);
+      expect(remote.refs.get('refs/tags/v2')).not.toBe(annotated);
+      expect([...remote.refs.keys()].sort()).toEqual([
+        'refs/heads/main',
+        'refs/heads/main-2',
+        'refs/tags/v1',
+        'refs/tags/v2',
+      ]);
+      // The v2 try first (a v1 host reads it as a v1 request and fails; the flaky one answers 503), then the
+      // v1 listing (isomorphic-git: the advertisement, then, where v2 is spoken, its ls-refs).
+      const first = seen();
+      expect(first[0]).toBe('POST v2');
+      expect(first.slice(1)).toEqual(kind === 'v1' ? ['GET v2'] : ['GET v2', 'POST v2']);
+      // A prefix is filtered here when the host sent every ref: main-2 is not main.
+      const narrow = await listRemoteRefs({ url }, { ...options, prefix: 'refs/heads/main' });
+      expect([...narrow.refs.keys()].sort()).toEqual(['refs/heads/main', 'refs/heads/main-2']);
+      expect(narrow.head).toBeUndefined();
+      // The v1-only host is remembered; the one that failed once is asked the v2 way in one request again.
+      expect(seen()).toEqual(kind === 'v1' ? ['GET v2'] : ['POST v2']);
+    } finally {
+      await proxy?.close();
+    }
   });
 });

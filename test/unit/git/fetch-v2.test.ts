@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fetchRequest, parseFetchResponse } from '../../../lib/git/fetch-v2.js';
+import { fetchArgs, parseFetchResponse } from '../../../lib/git/fetch-v2.js';
+import { commandBody } from '../../../lib/git/protocol-v2.js';
 
 const pkt = (payload: string | Buffer) => {
   const body = typeof payload === 'string' ? Buffer.from(payload, 'latin1') : payload;
@@ -49,12 +50,13 @@ describe('a protocol v2 fetch answer', () => {
 
 describe('a protocol v2 fetch request', () => {
   it('wants the SHA one commit deep, and says what it holds as a thin pack on top', () => {
-    expect(fetchRequest({ sha: oid('e') }).toString('latin1')).toBe(
+    expect(commandBody('fetch', fetchArgs({ sha: oid('e') })).toString('latin1')).toBe(
       `0012command=fetch\n0001000eofs-delta\n0010no-progress\n0032want ${oid('e')}\n000ddeepen 1\n0009done\n0000`,
     );
-    const seeded = fetchRequest({ sha: oid('e'), have: { sha: oid('f'), shallow: [oid('f')] } }).toString(
-      'latin1',
-    );
+    const seeded = commandBody(
+      'fetch',
+      fetchArgs({ sha: oid('e'), have: { sha: oid('f'), shallow: [oid('f')] } }),
+    ).toString('latin1');
     expect(seeded).toContain('000ethin-pack\n');
     expect(seeded).toContain(`0035shallow ${oid('f')}\n`);
     expect(seeded).toContain(`0032have ${oid('f')}\n0009done\n0000`);
