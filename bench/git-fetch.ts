@@ -13,6 +13,8 @@ import {
 import { startGitServer } from '../infra/local/git-server.js';
 import { fetchCommit } from '../lib/git/commit-fetch.js';
 import { createGitReaderPool, type GitReaderPool } from '../lib/git/manifests.js';
+import { listRemoteRefs } from '../lib/git/remote-refs.js';
+import { createRepoAllowList } from '../lib/git/repo-url.js';
 import { type BenchOptions, type Metric, median, percentiles } from './report.js';
 
 const S = 'git-fetch';
@@ -79,7 +81,66 @@ export async function benchGitFetch(options: BenchOptions): Promise<Metric[]> {
       'ms',
     ),
   );
+  const pulls = options.quick ? 3_000 : 60_000;
+  for (const v2 of [true, false]) {
+    const listed = await measureListings(pulls, rounds, v2);
+    const at = `${S}, ref listings of a repository with ${pulls.toLocaleString('en-US')} pull-request refs, a host speaking ${v2 ? 'protocol v2' : 'v0/v1 only (every ref sent: the floor of that host)'}`;
+    for (const [what, sample] of [
+      ["reconcile's branches, tags and HEAD", listed.whole],
+      ["the plan's pushed ref", listed.one],
+    ] as const) {
+      metrics.push(...percentiles(at, `${what}: CPU`, sample.cpu, 'ms'), {
+        scenario: at,
+        metric: `${what}: bytes answered`,
+        value: median(sample.bytes),
+        unit: 'bytes',
+      });
+    }
+  }
   return metrics;
+}
+
+/**
+ * The two listings the orchestrator asks a Git host for: reconcile's branches, tags and HEAD (once per
+ * repository per pass) and the plan's pushed ref (once per push), in a repository with `pullRefs`
+ * `refs/pull/*` refs. A v0/v1-only host sends every ref whatever is asked; a v2 host only the prefixes'.
+ */
+async function measureListings(
+  pullRefs: number,
+  rounds: number,
+  v2: boolean,
+): Promise<{ whole: Sample; one: Sample }> {
+  const root = await makeReposRoot('bench-refs-');
+  const server = await startGitServer({ root, protocolV2: v2 });
+  try {
+    const sha = await createBareRepo(root, 'r', manifests(10), { tags: ['v1.0.0'] });
+    const input = Array.from({ length: pullRefs }, (_, i) => `create refs/pull/${i}/head ${sha}\n`).join('');
+    await git(['update-ref', '--stdin'], { gitDir: bareRepoPath(root, 'r'), input });
+    const url = server.url('r');
+    const options = { allowList: createRepoAllowList([url]) };
+    const whole: Sample = { cpu: [], bytes: [] };
+    const one: Sample = { cpu: [], bytes: [] };
+    const sample = async (into: Sample, prefix?: string) => {
+      server.resetRequests();
+      const before = process.cpuUsage();
+      const listed = await listRemoteRefs({ url }, prefix === undefined ? options : { ...options, prefix });
+      const used = process.cpuUsage(before);
+      if (listed.refs.get('refs/heads/main') !== sha) throw new Error('the listing lost refs/heads/main');
+      into.cpu.push((used.user + used.system) / 1000);
+      into.bytes.push(server.requests.reduce((a, r) => a + r.bytes, 0));
+    };
+    // The first of each: the JIT's first pass, and a v1-only host's remembering (not measured).
+    await sample({ cpu: [], bytes: [] });
+    await sample({ cpu: [], bytes: [] }, 'refs/heads/main');
+    for (let round = 0; round < rounds; round++) {
+      await sample(whole);
+      await sample(one, 'refs/heads/main');
+    }
+    return { whole, one };
+  } finally {
+    await server.close();
+    await removeReposRoot(root);
+  }
 }
 
 /**
