@@ -74,6 +74,11 @@ export class ManifestBudget {
     if (this.problems <= this.limits.maxProblems) list.push(problem);
   }
 
+  /** Bytes of the manifest files taken so far. */
+  bytesTaken(): number {
+    return this.bytes;
+  }
+
   /** Problems counted beyond `maxProblems`. */
   dropped(): number {
     return Math.max(0, this.problems - this.limits.maxProblems);

@@ -80,7 +80,14 @@ class ManifestWalk {
     const dropped = this.budget.dropped();
     const errors =
       dropped === 0 ? this.errors : [...this.errors, { path: '.', message: `and ${dropped} more problems` }];
-    const set = { documents: this.documents, notRendered: this.notRendered, errors, skipped: this.skipped };
+    const bytes = this.budget.bytesTaken();
+    const set = {
+      documents: this.documents,
+      notRendered: this.notRendered,
+      errors,
+      skipped: this.skipped,
+      ...(bytes === 0 ? {} : { bytes }),
+    };
     const limit = this.budget.reached;
     if (limit === undefined) return set;
     const limitMessage = describeManifestLimit(limit, this.budget.limits);

@@ -15,30 +15,39 @@ export interface SetRead {
   readonly unchangedSince?: { readonly sha: string; readonly files: readonly string[] };
 }
 
+/** How much a reader pool's kept sets may hold (each of its three maps on its own). */
+export interface SetBounds {
+  /** Sets (default `KEEP_SETS`): each costs its keys and arrays, ~1 KB, whatever its files. */
+  readonly sets: number;
+  /** Bytes of the manifest files the sets were read from (default `KEEP_SET_BYTES`). */
+  readonly bytes: number;
+}
+
+/** Enough for a reconcile pass over thousands of distinct app paths to find them kept at its next pass. */
+export const KEEP_SETS = 10_000;
+
 /**
- * The manifest sets a reader pool keeps (each map at most `keep`, least recently used out first): by commit
+ * A set's documents hold ~12 bytes of heap per byte of file read (5,000 directories of 384 bytes: 23 MB).
+ * They are mostly the parse memo's own (same text, same parse) while both hold the same files; this bound
+ * keeps what they hold beyond it under ~50 MB when they do not.
+ */
+export const KEEP_SET_BYTES = 4_000_000;
+
+/**
+ * The manifest sets a reader pool keeps (each map within `bounds`, least recently used out first): by commit
  * and read; by the directory's tree id, for a read that looked only inside its directory (`readWithin`), so a
  * later commit where the directory is the same tree gets the set without a file read; and those same sets by
  * commit, for a push that names its changed files (`unchangedSince`) to be answered before its commit is
  * fetched. A set a bound cut short is never kept by tree id (the time bound depends on the moment).
  */
-export function createManifestSets(keep: number) {
-  const byCommit = new Map<string, Promise<ManifestSet>>();
-  const byTree = new Map<string, ManifestSet>();
-  const selfContained = new Map<string, ManifestSet>();
-  // Most recently used last: a Map's order is the eviction order.
-  const used = <T>(map: Map<string, T>, key: string): T | undefined => {
-    const known = map.get(key);
-    if (known !== undefined) {
-      map.delete(key);
-      map.set(key, known);
-    }
-    return known;
-  };
-  const put = <T>(map: Map<string, T>, key: string, value: T) => {
-    map.set(key, value);
-    while (map.size > keep) map.delete(map.keys().next().value as string);
-  };
+export function createManifestSets(bounds: SetBounds) {
+  const keep = bounds.sets;
+  const byCommit = weightedLru<Promise<ManifestSet>>(bounds);
+  const byTree = weightedLru<ManifestSet>(bounds);
+  const selfContained = weightedLru<ManifestSet>(bounds);
+  const used = <T>(map: WeightedLru<T>, key: string): T | undefined => map.get(key);
+  const put = <T extends ManifestSet | Promise<ManifestSet>>(map: WeightedLru<T>, key: string, value: T) =>
+    map.set(key, value, weightOf(value));
   const commitKey = (read: SetRead, sha = read.sha) => `${read.repoKey}@${sha}${read.readKey}`;
 
   /** The set at the commit before, when the push left the directory alone and its read stayed inside it. */
@@ -66,7 +75,11 @@ export function createManifestSets(keep: number) {
       if (keep === 0) return;
       const key = commitKey(read);
       put(byCommit, key, set);
-      set.catch(() => byCommit.delete(key));
+      // Weighed once read; a failed one is dropped.
+      set.then(
+        (read) => byCommit.weigh(key, set, weightOf(read)),
+        () => byCommit.delete(key),
+      );
     },
     /** The set read in `tree` by `collect`, or the one kept for the same directory tree. */
     async collect(
@@ -93,7 +106,7 @@ export function createManifestSets(keep: number) {
     },
     /** Drops what was kept by commit for an evicted commit (`repoKey@sha`). */
     dropCommit(cacheKey: string): void {
-      for (const map of [byCommit, selfContained])
+      for (const map of [byCommit, selfContained] as const)
         for (const key of [...map.keys()]) if (key.startsWith(`${cacheKey}:`)) map.delete(key);
     },
     clear(): void {
@@ -107,4 +120,71 @@ export function createManifestSets(keep: number) {
 /** A changed file is in directory `root`, or is `root` itself (a leading `/` on a file is ignored). */
 function touches(files: readonly string[], root: string): boolean {
   return files.some((file) => isWithin(file.replace(/^\/+/, ''), root));
+}
+
+/** A set's weight: the bytes of its files, or nothing yet for one still being read. */
+function weightOf(value: ManifestSet | Promise<ManifestSet>): number {
+  return value instanceof Promise ? 0 : (value.bytes ?? 0);
+}
+
+interface WeightedLru<T> {
+  get(key: string): T | undefined;
+  set(key: string, value: T, weight: number): void;
+  /** Gives a kept value its weight once known (nothing if the key now holds another). */
+  weigh(key: string, value: T, weight: number): void;
+  delete(key: string): void;
+  keys(): IterableIterator<string>;
+  clear(): void;
+}
+
+/** A Map in use order (most recently used last: the eviction order) within a count and a total weight. */
+function weightedLru<T>(bounds: SetBounds): WeightedLru<T> {
+  const map = new Map<string, { value: T; weight: number }>();
+  let total = 0;
+  const drop = (key: string) => {
+    const entry = map.get(key);
+    if (entry === undefined) return;
+    map.delete(key);
+    total -= entry.weight;
+  };
+  const evict = () => {
+    for (const oldest of map.keys()) {
+      if (map.size <= bounds.sets && total <= bounds.bytes) break;
+      drop(oldest);
+    }
+  };
+  return {
+    get(key) {
+      const entry = map.get(key);
+      if (entry === undefined) return undefined;
+      map.delete(key);
+      map.set(key, entry);
+      return entry.value;
+    },
+    set(key, value, weight) {
+      drop(key);
+      // One larger than the whole bound is not kept, rather than pushing every other out for nothing.
+      if (weight > bounds.bytes) return;
+      map.set(key, { value, weight });
+      total += weight;
+      evict();
+    },
+    weigh(key, value, weight) {
+      const entry = map.get(key);
+      if (entry?.value !== value) return;
+      if (weight > bounds.bytes) {
+        drop(key);
+        return;
+      }
+      total += weight - entry.weight;
+      entry.weight = weight;
+      evict();
+    },
+    delete: drop,
+    keys: () => map.keys(),
+    clear() {
+      map.clear();
+      total = 0;
+    },
+  };
 }

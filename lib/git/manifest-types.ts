@@ -103,6 +103,8 @@ export interface ManifestSet {
   readonly errors: ManifestProblem[];
   /** Entries not followed: remote bases, paths outside the repository, symlinks, submodules. */
   readonly skipped: ManifestProblem[];
+  /** The bytes of the manifest files read, when any were: what a reader pool weighs a kept set by. */
+  readonly bytes?: number;
 }
 
 export interface CollectRequest {
