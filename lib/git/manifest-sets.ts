@@ -15,7 +15,10 @@ export interface SetRead {
   readonly unchangedSince?: { readonly sha: string; readonly files: readonly string[] };
 }
 
-/** How much a reader pool's kept sets may hold (each of its three maps on its own). */
+/**
+ * How much a reader pool's kept sets may hold, each of its three maps on its own (they hold the same set
+ * objects, but for the few one map has dropped and another not yet).
+ */
 export interface SetBounds {
   /** Sets (default `KEEP_SETS`): each costs its keys and arrays, ~1 KB, whatever its files. */
   readonly sets: number;
@@ -45,7 +48,6 @@ export function createManifestSets(bounds: SetBounds) {
   const byCommit = weightedLru<Promise<ManifestSet>>(bounds);
   const byTree = weightedLru<ManifestSet>(bounds);
   const selfContained = weightedLru<ManifestSet>(bounds);
-  const used = <T>(map: WeightedLru<T>, key: string): T | undefined => map.get(key);
   const put = <T extends ManifestSet | Promise<ManifestSet>>(map: WeightedLru<T>, key: string, value: T) =>
     map.set(key, value, weightOf(value));
   const commitKey = (read: SetRead, sha = read.sha) => `${read.repoKey}@${sha}${read.readKey}`;
@@ -56,7 +58,7 @@ export function createManifestSets(bounds: SetBounds) {
     if (since === undefined) return undefined;
     const root = manifestRoot(read.path);
     if (root === undefined || root === '' || touches(since.files, root)) return undefined;
-    const before = used(selfContained, commitKey(read, since.sha));
+    const before = selfContained.get(commitKey(read, since.sha));
     if (before === undefined) return undefined;
     const answer = Promise.resolve(before);
     put(byCommit, commitKey(read), answer);
@@ -68,7 +70,7 @@ export function createManifestSets(bounds: SetBounds) {
     /** A kept answer: the set read at this commit, or at the commit before when `unchangedSince` allows. */
     known(read: SetRead): Promise<ManifestSet> | undefined {
       if (keep === 0) return undefined;
-      return used(byCommit, commitKey(read)) ?? unchanged(read);
+      return byCommit.get(commitKey(read)) ?? unchanged(read);
     },
     /** Keeps a read in flight by its commit; a failed one is dropped (the next read tries again). */
     remember(read: SetRead, set: Promise<ManifestSet>): void {
@@ -77,7 +79,7 @@ export function createManifestSets(bounds: SetBounds) {
       put(byCommit, key, set);
       // Weighed once read; a failed one is dropped.
       set.then(
-        (read) => byCommit.weigh(key, set, weightOf(read)),
+        (got) => byCommit.weigh(key, set, weightOf(got)),
         () => byCommit.delete(key),
       );
     },
@@ -91,7 +93,7 @@ export function createManifestSets(bounds: SetBounds) {
       const id = keep === 0 || root === undefined || root === '' ? undefined : await tree.directoryId?.(root);
       if (root === undefined || id === undefined) return collect(tree);
       const treeKey = `${read.repoKey}#${id}${read.readKey}`;
-      const known = used(byTree, treeKey);
+      const known = byTree.get(treeKey);
       if (known !== undefined) {
         put(selfContained, commitKey(read), known);
         return known;
