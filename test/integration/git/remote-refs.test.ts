@@ -131,6 +131,33 @@ describe('listRemoteRefs against git http-backend', () => {
     }
   });
 
+  it('fails a listing whose answer breaks off midway, retryable, instead of trusting the refs before the cut', async () => {
+    const { createServer } = await import('node:http');
+    const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, '0')}${text}`;
+    let asked = 0;
+    const cutting = createServer((req, res) => {
+      asked += 1;
+      req.resume();
+      // Two refs of a v2 listing, no flush, then the connection is dropped.
+      res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });
+      res.write(line(`${'a'.repeat(40)} refs/heads/main\n`) + line(`${'b'.repeat(40)} refs/tags/v1\n`));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(cutting.address() as { port: number }).port}/cut.git`;
+    try {
+      const error = await listRemoteRefs({ url }, { allowList: createRepoAllowList([url]) }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toMatchObject({ code: 'git-unreachable', retryable: true });
+      // Not taken for a host that does not speak v2: nothing was asked the v1 way.
+      expect(asked).toBe(1);
+    } finally {
+      cutting.close();
+    }
+  });
+
   it('gives up on a host that does not answer within the timeout', async () => {
     const { createServer } = await import('node:net');
     const silent = createServer(() => undefined);
