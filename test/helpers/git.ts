@@ -80,7 +80,7 @@ export async function startFailingOnceV2Proxy(host: TestGitHost): Promise<{
 }> {
   let failed = false;
   const seen: string[] = [];
-  const origin = new URL(host.url('x')).origin;
+  const origin = new URL(host.server.baseUrl).origin;
   const proxy = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (chunk: Buffer) => parts.push(chunk));
