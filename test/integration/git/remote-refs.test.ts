@@ -282,7 +282,8 @@ describe.each([
       const first = seen();
       expect(first[0]).toBe('POST v2');
       expect(first.slice(1)).toEqual(kind === 'v1' ? ['GET v2'] : ['GET v2', 'POST v2']);
-      // A prefix is filtered here when the host sent every ref: main-2 is not main.
+      // A prefix is filtered here when the host sent every ref: the pull-request refs go, main-2 stays (it
+      // starts with the prefix too; remoteRef takes the exact name).
       const narrow = await listRemoteRefs({ url }, { ...options, prefix: 'refs/heads/main' });
       expect([...narrow.refs.keys()].sort()).toEqual(['refs/heads/main', 'refs/heads/main-2']);
       expect(narrow.head).toBeUndefined();
