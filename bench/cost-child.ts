@@ -4,7 +4,7 @@ import type { MemoryQueue } from '../infra/local/memory-queue.js';
 import { webhookHandler } from '../lib/handlers.js';
 import type { LogFields, Logger, MetricDimensions, Metrics, SendOptions } from '../lib/ports.js';
 import type { TrackMessage } from '../lib/queue/messages.js';
-import { OPEN_PK } from '../lib/store/keys.js';
+import { OPEN_PK, SUMMARY_SK } from '../lib/store/keys.js';
 import { billedMs, type FunctionUse, type Usage } from './cost-model.js';
 import { signedPush } from './signed-push.js';
 import { rolloutSummary, startBenchWorld } from './world.js';
@@ -393,6 +393,17 @@ async function pushThrough(
   return { apps: appCount, polls, idlePolls };
 }
 
+/**
+ * A summary item's size (what each of its updates is billed at, per KB) and the parts of it that grow with
+ * the fleet: the per-cluster views, decision counts and planned clusters, and the stored push event.
+ */
+function summaryParts(item: Record<string, unknown>): { bytes: number; parts: Record<string, number> } {
+  const parts: Record<string, number> = {};
+  for (const name of ['views', 'decisionsByCluster', 'clusters', 'pushEvent'])
+    if (item[name] !== undefined) parts[name] = itemSize({ [name]: item[name] });
+  return { bytes: itemSize(item), parts };
+}
+
 /** DynamoDB's storage overhead per item, and again per index entry (its storage pricing). */
 const ITEM_OVERHEAD_BYTES = 100;
 
@@ -400,6 +411,9 @@ const ITEM_OVERHEAD_BYTES = 100;
  * Every stored item by key: the bytes it takes (its size and overhead, once more in each ALL index it has keys
  * of, and its keys in the keys-only one) and its expiry (epoch seconds; undefined: it never expires).
  */
+/** The measured push's summary item as DynamoDB sizes it, and its largest attributes' part of that. */
+const summarySizes: Map<string, { bytes: number; parts: Record<string, number> }> = new Map();
+
 async function storedItems(): Promise<Map<string, { bytes: number; expiresAt?: number }>> {
   const client = new DynamoDBClient({
     endpoint: world.dynamodb.endpoint,
@@ -419,6 +433,7 @@ async function storedItems(): Promise<Map<string, { bytes: number; expiresAt?: n
       const bytes =
         (itemSize(item) + ITEM_OVERHEAD_BYTES) * (1 + count(item)) +
         (inKeysOnly(item) ? keysOnlyBytes(item) : 0);
+      if (item.sk?.S === SUMMARY_SK) summarySizes.set(`${item.pk?.S}`, summaryParts(item));
       const expiresAt = item.expiresAt?.N === undefined ? undefined : Number(item.expiresAt.N);
       items.set(`${item.pk?.S}\n${item.sk?.S}`, { bytes, ...(expiresAt === undefined ? {} : { expiresAt }) });
     }
@@ -451,8 +466,10 @@ function addedStorage(
 try {
   await pushThrough(0, false); // warm-up: first Git reads, cold caches (not what a month of pushes sees)
   const storedBefore = await storedItems();
+  const summariesBefore = new Set(summarySizes.keys());
   const measured = await pushThrough(1, true);
   const stored = addedStorage(storedBefore, await storedItems());
+  const summary = [...summarySizes].find(([pk]) => !summariesBefore.has(pk))?.[1];
   // Here a tick ends every sync; a real one takes a while, and track polls the chain the whole time.
   const pollsPerChain = pollsFor(Number(values['sync-seconds'] ?? 60));
   // Of a chain's polls, two write (measured: its first look and its end), the rest find nothing new (the
@@ -494,6 +511,7 @@ try {
       customMetrics: metricNames.size,
       storedByteDays: stored.byteDays,
       storedNeverExpiringBytes: stored.neverExpiring,
+      ...(summary === undefined ? {} : { summary }),
     })}\n`,
   );
 } finally {

@@ -16,6 +16,8 @@ interface ChildLine {
   readonly storedByteDays: number;
   /** Bytes of the push's new items that never expire (none expected: every kept item has a TTL). */
   readonly storedNeverExpiringBytes: number;
+  /** The push's summary item as DynamoDB sizes it, and the parts that grow with the fleet. */
+  readonly summary?: { readonly bytes: number; readonly parts: Readonly<Record<string, number>> };
 }
 
 /** Fleet sizes priced (apps over clusters); 100,000 only when asked (`--fleet-size=100k`). */
@@ -81,6 +83,19 @@ export async function benchCost(options: BenchOptions): Promise<Metric[]> {
       unit: 'WRU',
       note: `most: ${top.map(([what, units]) => `${what} ${Math.round((units / line.push.dynamoWriteUnits) * 100)} %`).join(', ')}`,
     });
+    if (line.summary !== undefined) {
+      const { bytes, parts } = line.summary;
+      metrics.push({
+        scenario: 'cost',
+        metric: `${label}: the push's summary item, the size each of its updates is billed at (a unit per KB)`,
+        value: bytes,
+        unit: 'bytes',
+        note: `of which ${Object.entries(parts)
+          .sort((a, b) => b[1] - a[1])
+          .map(([name, size]) => `${name} ${size} B`)
+          .join(', ')}; every track poll's update pays them all`,
+      });
+    }
     // Where the standing cost goes: one reconcile pass and one sweep, each priced as billed.
     const passes = [
       ['reconcile pass', line.reconcile, standing.reconcilePassesPerMonth],
