@@ -404,6 +404,9 @@ function summaryParts(item: Record<string, unknown>): { bytes: number; parts: Re
   return { bytes: itemSize(item), parts };
 }
 
+/** Each summary item seen by a scan of the table (`storedItems`), by partition key. */
+const summarySizes: Map<string, { bytes: number; parts: Record<string, number> }> = new Map();
+
 /** DynamoDB's storage overhead per item, and again per index entry (its storage pricing). */
 const ITEM_OVERHEAD_BYTES = 100;
 
@@ -411,9 +414,6 @@ const ITEM_OVERHEAD_BYTES = 100;
  * Every stored item by key: the bytes it takes (its size and overhead, once more in each ALL index it has keys
  * of, and its keys in the keys-only one) and its expiry (epoch seconds; undefined: it never expires).
  */
-/** The measured push's summary item as DynamoDB sizes it, and its largest attributes' part of that. */
-const summarySizes: Map<string, { bytes: number; parts: Record<string, number> }> = new Map();
-
 async function storedItems(): Promise<Map<string, { bytes: number; expiresAt?: number }>> {
   const client = new DynamoDBClient({
     endpoint: world.dynamodb.endpoint,
