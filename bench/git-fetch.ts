@@ -10,7 +10,7 @@ import {
   makeReposRoot,
   removeReposRoot,
 } from '../infra/local/git-repos.js';
-import { startGitServer } from '../infra/local/git-server.js';
+import { type GitServer, startGitServer } from '../infra/local/git-server.js';
 import { fetchCommit } from '../lib/git/commit-fetch.js';
 import { createGitReaderPool, type GitReaderPool } from '../lib/git/manifests.js';
 import { listRemoteRefs } from '../lib/git/remote-refs.js';
@@ -120,13 +120,9 @@ async function measureListings(
   rounds: number,
   v2: boolean,
 ): Promise<{ whole: Sample; one: Sample }> {
-  const root = await makeReposRoot('bench-refs-');
-  const server = await startGitServer({ root, protocolV2: v2 });
-  try {
+  return withHost('bench-refs-', { protocolV2: v2 }, async ({ root, server, url }) => {
     const sha = await createBareRepo(root, 'r', manifests(10), { tags: ['v1.0.0'] });
-    const input = Array.from({ length: pullRefs }, (_, i) => `create refs/pull/${i}/head ${sha}\n`).join('');
-    await git(['update-ref', '--stdin'], { gitDir: bareRepoPath(root, 'r'), input });
-    const url = server.url('r');
+    await addPullRefs(root, sha, pullRefs);
     const options = { allowList: createRepoAllowList([url]) };
     const whole: Sample = { cpu: [], bytes: [] };
     const one: Sample = { cpu: [], bytes: [] };
@@ -147,10 +143,7 @@ async function measureListings(
       await sample(one, 'refs/heads/main');
     }
     return { whole, one };
-  } finally {
-    await server.close();
-    await removeReposRoot(root);
-  }
+  });
 }
 
 /**
@@ -159,32 +152,18 @@ async function measureListings(
  * its kept sets while they fit).
  */
 async function measureReadsAgain(count: number, rounds: number): Promise<number[]> {
-  const root = await makeReposRoot('bench-again-');
-  const work = await mkdtemp(join(tmpdir(), 'bench-again-dirs-'));
-  const server = await startGitServer({ root });
-  const url = server.url('r');
-  const pool = createGitReaderPool({ repositories: [url], cacheDir: work });
-  try {
-    const sha = await createBareRepo(root, 'r', manifests(count));
-    const pass = async () => {
-      const session = pool.session();
-      const before = process.cpuUsage();
-      for (let i = 0; i < count; i++)
-        await session.readManifests({ repo: { url }, sha, path: `apps/svc-${i}` });
-      const used = process.cpuUsage(before);
-      await session.close();
-      return (used.user + used.system) / 1000;
-    };
-    await pass();
-    const cpu: number[] = [];
-    for (let round = 0; round < rounds; round++) cpu.push(await pass());
-    return cpu;
-  } finally {
-    await pool.close();
-    await server.close();
-    await removeReposRoot(root);
-    await rm(work, { recursive: true, force: true });
-  }
+  return withHost('bench-again-', {}, async ({ root, work, url }) => {
+    const pool = createGitReaderPool({ repositories: [url], cacheDir: work });
+    try {
+      const sha = await createBareRepo(root, 'r', manifests(count));
+      await readEveryDirectory(pool, url, sha, count);
+      const cpu: number[] = [];
+      for (let round = 0; round < rounds; round++) cpu.push(await readEveryDirectory(pool, url, sha, count));
+      return cpu;
+    } finally {
+      await pool.close();
+    }
+  });
 }
 
 /**
@@ -193,47 +172,72 @@ async function measureReadsAgain(count: number, rounds: number): Promise<number[
  * each next commit changes one directory, and the others are the same trees.
  */
 async function measureReads(count: number, rounds: number): Promise<{ cold: number[]; next: number[] }> {
-  const root = await makeReposRoot('bench-reads-');
-  const work = await mkdtemp(join(tmpdir(), 'bench-reads-dirs-'));
-  const server = await startGitServer({ root });
-  const url = server.url('r');
-  const newPool = () => createGitReaderPool({ repositories: [url], cacheDir: work });
-  const cpuOf = async (pool: GitReaderPool, sha: string) => {
-    const session = pool.session();
-    const read = (i: number) => session.readManifests({ repo: { url }, sha, path: `apps/svc-${i}` });
-    await read(0);
-    const before = process.cpuUsage();
-    for (let i = 0; i < count; i++) await read(i);
-    const used = process.cpuUsage(before);
-    await session.close();
-    return (used.user + used.system) / 1000;
-  };
-  const pool = newPool();
-  try {
-    let sha = await createBareRepo(root, 'r', manifests(count));
-    await cpuOf(pool, sha);
-    const cold: number[] = [];
-    const next: number[] = [];
-    for (let round = 1; round <= rounds; round++) {
-      sha = (
-        await commitFiles(root, 'r', {
-          changes: { [`apps/svc-${round}/deployment.yaml`]: deployment(round, `3.0.${round}`) },
-          message: `round ${round}`,
-        })
-      ).after;
-      next.push(await cpuOf(pool, sha));
-      // The same commit through a pool of its own: every file read and parsed.
-      const fresh = newPool();
-      cold.push(await cpuOf(fresh, sha));
-      await fresh.close();
+  return withHost('bench-reads-', {}, async ({ root, work, url }) => {
+    const newPool = () => createGitReaderPool({ repositories: [url], cacheDir: work });
+    const pool = newPool();
+    try {
+      let sha = await createBareRepo(root, 'r', manifests(count));
+      await readEveryDirectory(pool, url, sha, count);
+      const cold: number[] = [];
+      const next: number[] = [];
+      for (let round = 1; round <= rounds; round++) {
+        sha = (
+          await commitFiles(root, 'r', {
+            changes: { [`apps/svc-${round}/deployment.yaml`]: deployment(round, `3.0.${round}`) },
+            message: `round ${round}`,
+          })
+        ).after;
+        next.push(await readEveryDirectory(pool, url, sha, count));
+        // The same commit through a pool of its own: every file read and parsed.
+        const fresh = newPool();
+        cold.push(await readEveryDirectory(fresh, url, sha, count));
+        await fresh.close();
+      }
+      return { cold, next };
+    } finally {
+      await pool.close();
     }
-    return { cold, next };
+  });
+}
+
+/**
+ * CPU of one session reading every app directory `apps/svc-<i>` at `sha` (after the first read, which waits
+ * for the commit's fetch when the pool does not hold it).
+ */
+async function readEveryDirectory(pool: GitReaderPool, url: string, sha: string, count: number) {
+  const session = pool.session();
+  const read = (i: number) => session.readManifests({ repo: { url }, sha, path: `apps/svc-${i}` });
+  await read(0);
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) await read(i);
+  const used = process.cpuUsage(before);
+  await session.close();
+  return (used.user + used.system) / 1000;
+}
+
+/** A repos root served by `git http-backend` on loopback and a work directory, for `body`, removed after. */
+async function withHost<T>(
+  prefix: string,
+  options: { readonly protocolV2?: boolean },
+  body: (host: { root: string; work: string; server: GitServer; url: string }) => Promise<T>,
+): Promise<T> {
+  const root = await makeReposRoot(prefix);
+  const work = await mkdtemp(join(tmpdir(), `${prefix}dirs-`));
+  const server = await startGitServer({ root, ...options });
+  try {
+    return await body({ root, work, server, url: server.url('r') });
   } finally {
-    await pool.close();
     await server.close();
     await removeReposRoot(root);
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** `count` GitHub-style pull-request refs on repository `r`, all at `sha`. */
+async function addPullRefs(root: string, sha: string, count: number): Promise<void> {
+  if (count === 0) return;
+  const input = Array.from({ length: count }, (_, i) => `create refs/pull/${i}/head ${sha}\n`).join('');
+  await git(['update-ref', '--stdin'], { gitDir: bareRepoPath(root, 'r'), input });
 }
 
 interface Sample {
@@ -246,18 +250,10 @@ async function measure(
   rounds: number,
   pullRefs: number,
 ): Promise<{ whole: Sample; seeded: Sample; fellBack: number }> {
-  const root = await makeReposRoot('bench-fetch-');
-  const work = await mkdtemp(join(tmpdir(), 'bench-fetch-dirs-'));
-  const server = await startGitServer({ root });
-  try {
+  return withHost('bench-fetch-', {}, async ({ root, work, server, url }) => {
     let sha = await createBareRepo(root, 'r', manifests(count));
-    if (pullRefs > 0) {
-      const input = Array.from({ length: pullRefs }, (_, i) => `create refs/pull/${i}/head ${sha}\n`).join(
-        '',
-      );
-      await git(['update-ref', '--stdin'], { gitDir: bareRepoPath(root, 'r'), input });
-    }
-    const base = { url: server.url('r'), http, auth: {}, fallbackDepth: 5 } as const;
+    await addPullRefs(root, sha, pullRefs);
+    const base = { url, http, auth: {}, fallbackDepth: 5 } as const;
     const whole: Sample = { cpu: [], bytes: [] };
     const seeded: Sample = { cpu: [], bytes: [] };
     let fellBack = 0;
@@ -294,11 +290,7 @@ async function measure(
       }
     }
     return { whole, seeded, fellBack };
-  } finally {
-    await server.close();
-    await removeReposRoot(root);
-    await rm(work, { recursive: true, force: true });
-  }
+  });
 }
 
 /** `count` Deployments, each file different (no delta makes the snapshot small). */
