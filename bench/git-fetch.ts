@@ -181,12 +181,7 @@ async function measureReads(count: number, rounds: number): Promise<{ cold: numb
       const cold: number[] = [];
       const next: number[] = [];
       for (let round = 1; round <= rounds; round++) {
-        sha = (
-          await commitFiles(root, 'r', {
-            changes: { [`apps/svc-${round}/deployment.yaml`]: deployment(round, `3.0.${round}`) },
-            message: `round ${round}`,
-          })
-        ).after;
+        sha = await changeOneFile(root, round, '3.0');
         next.push(await readEveryDirectory(pool, url, sha, count));
         // The same commit through a pool of its own: every file read and parsed.
         const fresh = newPool();
@@ -233,6 +228,12 @@ async function withHost<T>(
   }
 }
 
+/** The next commit of repository `r`: `apps/svc-<round>`'s Deployment at image tag `<tag>.<round>`. */
+async function changeOneFile(root: string, round: number, tag: string): Promise<string> {
+  const changes = { [`apps/svc-${round}/deployment.yaml`]: deployment(round, `${tag}.${round}`) };
+  return (await commitFiles(root, 'r', { changes, message: `round ${round}` })).after;
+}
+
 /** `count` GitHub-style pull-request refs on repository `r`, all at `sha`. */
 async function addPullRefs(root: string, sha: string, count: number): Promise<void> {
   if (count === 0) return;
@@ -261,12 +262,7 @@ async function measure(
     let held = { gitdir: join(work, 'held-0'), sha };
     await fetchCommit({ ...base, gitdir: held.gitdir, sha, cache: {} });
     for (let round = 1; round <= rounds; round++) {
-      sha = (
-        await commitFiles(root, 'r', {
-          changes: { [`apps/svc-${round}/deployment.yaml`]: deployment(round, `2.0.${round}`) },
-          message: `round ${round}`,
-        })
-      ).after;
+      sha = await changeOneFile(root, round, '2.0');
       for (const way of ['whole', 'seeded'] as const) {
         const gitdir = join(work, `${way}-${round}`);
         server.resetRequests();
