@@ -105,6 +105,7 @@ export async function listRemoteRefs(repo: GitRepo, options: ListRemoteRefsOptio
       continue;
     }
     if (!ref.ref.startsWith('refs/heads/') && !ref.ref.startsWith('refs/tags/')) continue;
+    // `ref-prefix` is a filter the host may apply loosely; the answer keeps to the prefix asked for.
     if (options.prefix !== undefined && !ref.ref.startsWith(options.prefix)) continue;
     // Apps sync to commits: an annotated tag stands for the commit it peels to.
     refs.set(ref.ref, ref.peeled ?? ref.oid);
